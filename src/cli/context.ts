@@ -1,0 +1,118 @@
+import type { Readable, Writable } from 'node:stream';
+import { resolveTarget, type Env, type Target } from '../config/config.js';
+import { BooksError, errors } from '../domain/errors.js';
+import type { Ledger, LocalLedgerOps } from '../ledger/port.js';
+import type { SqliteLedger } from '../ledger/sqlite/ledger.js';
+import type { Prompter } from './prompter.js';
+
+export type Format = 'table' | 'json' | 'csv';
+
+export interface Io {
+  stdout: Writable & { isTTY?: boolean; columns?: number };
+  stderr: Writable & { isTTY?: boolean };
+  stdin: Readable & { isTTY?: boolean };
+}
+
+export interface GlobalFlags {
+  ledger?: string;
+  profile?: string;
+  format?: Format;
+}
+
+/**
+ * What a command may use: streams, environment, clock, output format, and lazily built ledger and
+ * prompter. Tests build one with fakes; nothing here opens a file until a command asks.
+ */
+export class Context {
+  private opened: Ledger | null = null;
+  private prompterOverride: Prompter | null;
+
+  constructor(
+    readonly io: Io,
+    readonly env: Env,
+    readonly cwd: string,
+    readonly flags: GlobalFlags,
+    readonly now: () => Date = () => new Date(),
+    prompter: Prompter | null = null,
+  ) {
+    this.prompterOverride = prompter;
+  }
+
+  get format(): Format {
+    return this.flags.format ?? 'table';
+  }
+
+  get json(): boolean {
+    return this.format === 'json';
+  }
+
+  /** Colour only on a terminal, and never with NO_COLOR set. */
+  get color(): boolean {
+    return Boolean(this.io.stdout.isTTY) && this.env.NO_COLOR === undefined;
+  }
+
+  target(): Target {
+    return resolveTarget(this.flags, this.env, this.cwd);
+  }
+
+  /** The ledger the flags, environment and config name, opened once. */
+  async ledger(): Promise<Ledger> {
+    if (this.opened) return this.opened;
+    const t = this.target();
+    if (t.kind === 'remote') {
+      throw new BooksError('usage', `profile '${t.profile}' is remote (${t.url}); this version of books works on local ledgers only`);
+    }
+    const { SqliteLedger } = await import('../ledger/sqlite/ledger.js');
+    this.opened = SqliteLedger.open(t.path, this.now);
+    return this.opened;
+  }
+
+  /** The local ledger, for operations the API does not offer; a remote profile is a usage error. */
+  async local(operation: string): Promise<SqliteLedger & LocalLedgerOps> {
+    const t = this.target();
+    if (t.kind === 'remote') throw errors.usage(`${operation} works on a local ledger only; profile '${t.profile}' is remote`);
+    return (await this.ledger()) as SqliteLedger;
+  }
+
+  async prompter(): Promise<Prompter> {
+    if (!this.prompterOverride) {
+      const { inquirerPrompter } = await import('./prompter.js');
+      this.prompterOverride = inquirerPrompter(this.io);
+    }
+    return this.prompterOverride;
+  }
+
+  out(text: string): void {
+    this.io.stdout.write(text.endsWith('\n') ? text : text + '\n');
+  }
+
+  err(text: string): void {
+    this.io.stderr.write(text.endsWith('\n') ? text : text + '\n');
+  }
+
+  /** Writes the one JSON document of a `--format json` run. */
+  outJson(value: unknown): void {
+    this.out(toJson(value));
+  }
+
+  async dispose(): Promise<void> {
+    await this.opened?.close();
+  }
+}
+
+/** JSON with bigint written as exact integer digits (amount sums may pass 2^53). */
+export function toJson(value: unknown, indent = 2): string {
+  const marks: string[] = [];
+  const text = JSON.stringify(
+    value,
+    (_k, v) => {
+      if (typeof v === 'bigint') {
+        marks.push(v.toString());
+        return `\u0000big${marks.length - 1}\u0000`;
+      }
+      return v;
+    },
+    indent,
+  );
+  return marks.length ? text.replace(/"\\u0000big(\d+)\\u0000"/g, (_m, i) => marks[Number(i)]!) : text;
+}

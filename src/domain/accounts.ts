@@ -1,0 +1,82 @@
+export type Section = 'assets' | 'liabilities' | 'equity' | 'profit_and_loss';
+
+/** Every GL account type, with its balance-sheet section and type-group name, in report order. */
+export const ACCOUNT_TYPES = {
+  bank: { section: 'assets', group: 'Bank' },
+  accounts_receivable: { section: 'assets', group: 'Accounts Receivable' },
+  other_current_asset: { section: 'assets', group: 'Other Current Assets' },
+  fixed_asset: { section: 'assets', group: 'Fixed Assets' },
+  other_asset: { section: 'assets', group: 'Other Assets' },
+  accounts_payable: { section: 'liabilities', group: 'Accounts Payable' },
+  credit_card: { section: 'liabilities', group: 'Credit Cards' },
+  other_current_liability: { section: 'liabilities', group: 'Other Current Liabilities' },
+  long_term_liability: { section: 'liabilities', group: 'Long-Term Liabilities' },
+  equity: { section: 'equity', group: 'Equity' },
+  income: { section: 'profit_and_loss', group: 'Income' },
+  other_income: { section: 'profit_and_loss', group: 'Other Income' },
+  cost_of_goods_sold: { section: 'profit_and_loss', group: 'Cost of Goods Sold' },
+  expense: { section: 'profit_and_loss', group: 'Expenses' },
+  other_expense: { section: 'profit_and_loss', group: 'Other Expenses' },
+} as const satisfies Record<string, { section: Section; group: string }>;
+
+export type AccountType = keyof typeof ACCOUNT_TYPES;
+
+/** True for a known account type name. */
+export function isAccountType(s: string): s is AccountType {
+  return Object.prototype.hasOwnProperty.call(ACCOUNT_TYPES, s);
+}
+
+export const COUNTERPARTY_TYPES = ['customer', 'vendor', 'employee'] as const;
+export type CounterpartyType = (typeof COUNTERPARTY_TYPES)[number];
+
+/** The counterparty type an account type demands on its lines, if any. */
+export function requiredCounterpartyType(t: AccountType): CounterpartyType | null {
+  return t === 'accounts_receivable' ? 'customer' : t === 'accounts_payable' ? 'vendor' : null;
+}
+
+/** A GL account as `GET /v1/gl-accounts` publishes it. */
+export interface GlAccount {
+  id: string;
+  object: 'gl_account';
+  external_id: string;
+  account_number: string | null;
+  name: string;
+  account_type: AccountType;
+  parent_id: string | null;
+  is_postable: boolean;
+  is_active: boolean;
+  account_kind: 'regular';
+  currency: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface Counterparty {
+  id: string;
+  object: 'counterparty';
+  counterparty_type: string;
+  external_id: string;
+  name: string;
+  is_active: boolean;
+  created_at: string;
+  updated_at: string;
+}
+
+/** The entity a ledger belongs to. */
+export interface Entity {
+  id: string;
+  name: string;
+  currency: string;
+  /** First day of the First Month of Books (YYYY-MM-01), or null when none is applied. */
+  books_start: string | null;
+  fiscal_year_start_month: number;
+  /** Posts dated on or before this date are refused (month-end close). */
+  lock_date: string | null;
+}
+
+/** Finds an account by external id first, then by account number (what people type). */
+export function accountResolver(accounts: GlAccount[]): (ref: string) => GlAccount | undefined {
+  const byExt = new Map(accounts.map((a) => [a.external_id, a]));
+  const byNumber = new Map(accounts.filter((a) => a.account_number).map((a) => [a.account_number!, a]));
+  return (ref) => byExt.get(ref) ?? byNumber.get(ref);
+}

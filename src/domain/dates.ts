@@ -1,0 +1,68 @@
+const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/** True when `s` is a real calendar date written YYYY-MM-DD (no 2026-02-30, no 2026-2-3). */
+export function isIsoDate(s: unknown): s is string {
+  if (typeof s !== 'string') return false;
+  const m = ISO_DATE.exec(s);
+  if (!m) return false;
+  const y = Number(m[1]);
+  const mo = Number(m[2]);
+  const d = Number(m[3]);
+  return y >= 1 && mo >= 1 && mo <= 12 && d >= 1 && d <= daysInMonth(y, mo);
+}
+
+/** True when `s` is a month written YYYY-MM. */
+export function isIsoMonth(s: unknown): s is string {
+  return typeof s === 'string' && /^\d{4}-(0[1-9]|1[0-2])$/.test(s) && s >= '0001-01';
+}
+
+/** Number of days in a month of the proleptic Gregorian calendar. */
+export function daysInMonth(year: number, month: number): number {
+  return month === 2 ? (isLeap(year) ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31;
+}
+
+function isLeap(y: number): boolean {
+  return (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
+}
+
+/** Year, month and day of an ISO date that is known to be valid. */
+export function parts(date: string): [number, number, number] {
+  return [Number(date.slice(0, 4)), Number(date.slice(5, 7)), Number(date.slice(8, 10))];
+}
+
+/** Writes a date as YYYY-MM-DD. */
+export function isoDate(y: number, m: number, d: number): string {
+  return `${String(y).padStart(4, '0')}-${String(m).padStart(2, '0')}-${String(d).padStart(2, '0')}`;
+}
+
+/** The local calendar date of an instant, as YYYY-MM-DD (a bookkeeper's "today"). */
+export function localDate(now: Date): string {
+  return isoDate(now.getFullYear(), now.getMonth() + 1, now.getDate());
+}
+
+/** Adds whole months to a (year, month) pair. */
+export function addMonths(y: number, m: number, n: number): [number, number] {
+  const idx = y * 12 + (m - 1) + n;
+  return [Math.floor(idx / 12), (idx % 12) + 1];
+}
+
+/** The last day of the month of a date. */
+export function endOfMonth(y: number, m: number): string {
+  return isoDate(y, m, daysInMonth(y, m));
+}
+
+/** The day before an ISO date. */
+export function dayBefore(date: string): string {
+  const [y, m, d] = parts(date);
+  if (d > 1) return isoDate(y, m, d - 1);
+  const [py, pm] = addMonths(y, m, -1);
+  return endOfMonth(py, pm);
+}
+
+/** The day after an ISO date. */
+export function dayAfter(date: string): string {
+  const [y, m, d] = parts(date);
+  if (d < daysInMonth(y, m)) return isoDate(y, m, d + 1);
+  const [ny, nm] = addMonths(y, m, 1);
+  return isoDate(ny, nm, 1);
+}

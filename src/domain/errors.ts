@@ -1,0 +1,97 @@
+/** One problem found in input: where it is, a stable machine reason, and a sentence for people. */
+export interface Problem {
+  path: string;
+  reason: string;
+  message: string;
+  /** Spreadsheet row (header = 1) when the problem comes from a CSV file. */
+  row?: number;
+  file?: string;
+  /** Code of the problem when it differs from the error's own (a CSV error inside a CAPI33 batch). */
+  code?: string;
+}
+
+/**
+ * Codes of the API (CAPI*) plus the command line's own. The exit code and HTTP status of each are
+ * decided in one table each (src/cli/exit.ts, src/server), never at the place that raises it.
+ */
+export type ErrorCode =
+  | 'CAPI11' // bearer key missing or invalid
+  | 'CAPI33' // entry content invalid
+  | 'CAPI34' // idempotency key missing, malformed or already used
+  | 'CAPI67' // no applied First Month of Books
+  | 'CAPI69' // balance-sheet window over 5 years
+  | 'CAPI71' // key lacks the permission
+  | 'CAPI73' // accounting data being rebuilt
+  | 'invalid_parameters' // bad query parameter or flag value
+  | 'invalid_input' // bad data file (CSV, JSON) that is not an entry's content
+  | 'payload_too_large'
+  | 'not_found'
+  | 'check_failed'
+  | 'usage'
+  | 'no_ledger'
+  | 'unavailable'
+  | 'cancelled';
+
+/** An error as a value: a code, one sentence, and every problem behind it. */
+export class BooksError extends Error {
+  readonly code: ErrorCode;
+  readonly errors: Problem[];
+  /** Extra machine-readable facts (existing_journal_entry_id, retry_after, ...). */
+  readonly details: Record<string, unknown>;
+
+  constructor(code: ErrorCode, message: string, errors: Problem[] = [], details: Record<string, unknown> = {}) {
+    super(message);
+    this.name = 'BooksError';
+    this.code = code;
+    this.errors = errors;
+    this.details = details;
+  }
+}
+
+/** True for BooksError values, also across module copies. */
+export function isBooksError(e: unknown): e is BooksError {
+  return e instanceof BooksError || (typeof e === 'object' && e !== null && (e as { name?: unknown }).name === 'BooksError');
+}
+
+/** CAPI33 carrying every problem of the entry; the message is the first problem when there is one. */
+export function entryInvalid(problems: Problem[]): BooksError {
+  const first = problems[0];
+  const message =
+    problems.length === 1 && first ? first.message : `entry is invalid: ${problems.length} problems`;
+  return new BooksError('CAPI33', message, problems);
+}
+
+export const errors = {
+  idempotencyKeyMissing: (why = 'X-Idempotency-Key is missing') =>
+    new BooksError('CAPI34', why, [{ path: 'X-Idempotency-Key', reason: 'missing_idempotency_key', message: why }]),
+  idempotencyKeyUsed: (existingId: string | null) =>
+    new BooksError(
+      'CAPI34',
+      existingId
+        ? `idempotency key already used within the hour: it posted ${existingId}`
+        : 'idempotency key already used within the hour for a different request',
+      [{ path: 'X-Idempotency-Key', reason: 'duplicate_idempotency_key', message: 'already used within the last hour' }],
+      existingId ? { existing_journal_entry_id: existingId } : {},
+    ),
+  noBooksStart: () =>
+    new BooksError(
+      'CAPI67',
+      'the entity has no applied First Month of Books, so nothing can post (set it with `books books-start YYYY-MM`)',
+    ),
+  rebuilding: (retryAfterSeconds: number) =>
+    new BooksError('CAPI73', 'accounting data is being rebuilt; retry once the rebuild finishes', [], {
+      retryable: true,
+      retry_after: retryAfterSeconds,
+    }),
+  windowTooLong: (start: string, end: string) =>
+    new BooksError('CAPI69', `the window ${start}..${end} spans more than 5 years`, [
+      { path: 'end_date', reason: 'window_too_long', message: 'end_date must be before start_date + 5 years' },
+    ]),
+  unauthenticated: () => new BooksError('CAPI11', 'bearer API key missing or invalid'),
+  forbidden: (permission: string) =>
+    new BooksError('CAPI71', `the API key lacks the permission ${permission}`, [
+      { path: 'Authorization', reason: 'missing_permission', message: `needs ${permission}` },
+    ]),
+  usage: (message: string) => new BooksError('usage', message),
+  notFound: (message: string) => new BooksError('not_found', message),
+};

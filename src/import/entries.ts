@@ -1,0 +1,218 @@
+import { createHash } from 'node:crypto';
+import type { GlAccount } from '../domain/accounts.js';
+import { parseBool } from '../domain/chart.js';
+import { isIsoDate } from '../domain/dates.js';
+import type { Problem } from '../domain/errors.js';
+import { normaliseJeNumber } from '../domain/jeNumber.js';
+import { currencyExponent, MAX_ATOMS, parseDecimal } from '../domain/money.js';
+import type { CsvRecord, CsvSpec } from './csv.js';
+
+export const ENTRY_COLUMNS = [
+  'entry', 'je_number', 'entry_date', 'gl_account_id', 'line_type', 'amount', 'amount_atoms', 'debit', 'credit',
+  'currency', 'memo', 'line_memo', 'counterparty_type', 'counterparty_external_id', 'is_adjusting', 'manual_entry_reason',
+] as const;
+
+/** Columns whose value belongs to the entry, not the line: they must agree across a group's rows. */
+const ENTRY_LEVEL = ['entry_date', 'je_number', 'currency', 'memo', 'is_adjusting', 'manual_entry_reason'] as const;
+
+export type AmountForm = 'line_type+amount' | 'line_type+amount_atoms' | 'debit/credit';
+
+/** One entry of the file: the request body it stands for, where its lines came from, and its fingerprint. */
+export interface DraftEntry {
+  /** Row of the group's first line. */
+  row: number;
+  /** Row of each line, in order. */
+  lineRows: number[];
+  body: Record<string, unknown>;
+  /** Problems found in the rows themselves (cells that cannot become a body). */
+  problems: Problem[];
+  /** Stable identity: normalised content plus occurrence among identical entries in the file. */
+  fingerprint: string;
+  /** The file's amount form, to name the right column in problems. */
+  form: AmountForm;
+}
+
+/** Reads the header's columns: which amount form and grouping column the file uses. Problems name row 1. */
+export function entryFileShape(header: string[], file: string): { form: AmountForm; groupBy: 'entry' | 'je_number' } | Problem[] {
+  const has = (c: string) => header.includes(c);
+  const problems: Problem[] = [];
+  const forms: AmountForm[] = [];
+  if (has('debit') || has('credit')) forms.push('debit/credit');
+  if (has('amount')) forms.push('line_type+amount');
+  if (has('amount_atoms')) forms.push('line_type+amount_atoms');
+  const bad = (path: string, message: string) => problems.push({ file, row: 1, path, reason: 'invalid_header', message, code: 'invalid_input' });
+  if (forms.length !== 1) bad('amount', forms.length ? `the header mixes amount forms (${forms.join(', ')}); use one` : 'the header needs an amount form: line_type + amount, line_type + amount_atoms, or debit and credit');
+  const form = forms[0];
+  if (form === 'debit/credit' && !(has('debit') && has('credit'))) bad(has('debit') ? 'credit' : 'debit', 'the debit/credit form needs both a debit and a credit column');
+  if (form === 'debit/credit' && has('line_type')) bad('line_type', 'line_type does not go with debit and credit columns');
+  if (form && form !== 'debit/credit' && !has('line_type')) bad('line_type', `the ${form.split('+')[1]} column needs a line_type column`);
+  if (!has('entry') && !has('je_number')) bad('entry', 'the header needs an entry (or je_number) column to group rows into entries');
+  if (problems.length) return problems;
+  return { form: form!, groupBy: has('entry') ? 'entry' : 'je_number' };
+}
+
+export const entryCsvSpec = (file: string, delimiter: string): CsvSpec => ({ file, delimiter, columns: ENTRY_COLUMNS, required: ['entry_date', 'gl_account_id'] });
+
+/**
+ * Groups CSV rows into draft entries, contiguously by `entry` (or `je_number`); checks each cell that
+ * must be turned into the body (dates, decimals, booleans, agreement of entry-level values) and names
+ * its row and column. Entry rules themselves are left to the ledger's validation.
+ */
+export async function* groupEntries(
+  records: AsyncIterable<CsvRecord>,
+  opts: { file: string; accounts: GlAccount[]; currency: string },
+): AsyncGenerator<DraftEntry | { fatal: Problem[] }> {
+  const byExt = new Map(opts.accounts.map((a) => [a.external_id, a.external_id]));
+  const byNumber = new Map(opts.accounts.filter((a) => a.account_number).map((a) => [a.account_number!, a.external_id]));
+  const ended = new Map<string, number>();
+  const occurrences = new Map<string, number>();
+  let shape: ReturnType<typeof entryFileShape> | null = null;
+  let current: { key: string; records: CsvRecord[] } | null = null;
+
+  const finish = (g: { key: string; records: CsvRecord[] }): DraftEntry => {
+    const d = toDraft(g.records, shape as Exclude<typeof shape, Problem[] | null>, opts.file, opts.currency, (ref) => byExt.get(ref) ?? byNumber.get(ref));
+    const content = createHash('sha256').update(canonical(d.body)).digest('base64url').slice(0, 24);
+    const n = (occurrences.get(content) ?? 0) + 1;
+    occurrences.set(content, n);
+    d.fingerprint = `${content}.${n}`;
+    ended.set(g.key, g.records[g.records.length - 1]!.row);
+    return d;
+  };
+
+  for await (const rec of records) {
+    if (shape === null) {
+      shape = entryFileShape(Object.keys(rec.values), opts.file);
+      if (Array.isArray(shape)) {
+        yield { fatal: shape };
+        return;
+      }
+    }
+    const key = (rec.values[shape.groupBy] ?? '').trim();
+    const groupKey = shape.groupBy === 'je_number' ? normaliseOrRaw(key) : key;
+    if (current && current.key === groupKey) {
+      current.records.push(rec);
+      continue;
+    }
+    if (current) yield finish(current);
+    current = { key: groupKey, records: [rec] };
+    if (!key) rec.problems.push({ file: opts.file, row: rec.row, path: shape.groupBy, reason: 'missing_field', message: `${shape.groupBy} is blank; it groups rows into entries`, code: 'invalid_input' });
+    const endedAt = ended.get(groupKey);
+    if (key && endedAt !== undefined) {
+      rec.problems.push({
+        file: opts.file, row: rec.row, path: shape.groupBy, reason: 'group_not_contiguous', code: 'invalid_input',
+        message: `${shape.groupBy} '${key}' comes back on row ${rec.row} after its rows ended on row ${endedAt}; a group's rows must be contiguous`,
+      });
+    }
+  }
+  if (current) yield finish(current);
+}
+
+function normaliseOrRaw(v: string): string {
+  const n = normaliseJeNumber(v);
+  return n.ok ? n.value : v;
+}
+
+function canonical(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
+  if (v && typeof v === 'object') {
+    const o = v as Record<string, unknown>;
+    return `{${Object.keys(o).sort().map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(v) ?? 'null';
+}
+
+function toDraft(
+  records: CsvRecord[],
+  shape: { form: AmountForm; groupBy: 'entry' | 'je_number' },
+  file: string,
+  entityCurrency: string,
+  resolve: (ref: string) => string | undefined,
+): DraftEntry {
+  const first = records[0]!;
+  const problems: Problem[] = records.flatMap((r) => r.problems);
+  const add = (row: number, path: string, reason: string, message: string, code = 'CAPI33') => problems.push({ file, row, path, reason, message, code });
+
+  // Entry-level values: the first non-blank wins; a different non-blank value later is an error.
+  const level: Record<string, { value: string; row: number }> = {};
+  for (const r of records) {
+    for (const col of ENTRY_LEVEL) {
+      const v = (r.values[col] ?? '').trim();
+      if (v === '' || (shape.groupBy === 'je_number' && col === 'je_number')) continue;
+      const seen = level[col];
+      if (!seen) level[col] = { value: v, row: r.row };
+      else if (seen.value !== v) {
+        if (col === 'currency') add(r.row, col, 'mixed_currency', `currency ${v} differs from ${seen.value} on row ${seen.row}; an entry has one currency`);
+        else add(r.row, col, 'entry_values_disagree', `'${v}' differs from '${seen.value}' on row ${seen.row}; entry-level values must agree across the entry's rows (or be blank after the first)`, 'invalid_input');
+      }
+    }
+  }
+  const body: Record<string, unknown> = {};
+  const entryDate = level.entry_date?.value ?? '';
+  if (!entryDate) add(first.row, 'entry_date', 'missing_field', 'entry_date is required');
+  else if (!isIsoDate(entryDate)) add(level.entry_date!.row, 'entry_date', 'invalid_date', `'${entryDate}' is not a date (YYYY-MM-DD)`);
+  body.entry_date = entryDate;
+  const currency = level.currency?.value.toUpperCase();
+  if (currency) body.currency = currency;
+  const exponent = currencyExponent(currency ?? entityCurrency) ?? currencyExponent(entityCurrency) ?? 2;
+  const jeNumber = shape.groupBy === 'je_number' ? (first.values.je_number ?? '').trim() : level.je_number?.value;
+  if (jeNumber) body.je_number = jeNumber;
+  if (level.memo) body.memo = level.memo.value;
+  if (level.manual_entry_reason) body.manual_entry_reason = level.manual_entry_reason.value;
+  if (level.is_adjusting) {
+    const b = parseBool(level.is_adjusting.value, false);
+    if (b === null) add(level.is_adjusting.row, 'is_adjusting', 'invalid_type', `'${level.is_adjusting.value}' is not true or false`);
+    else if (b) body.is_adjusting = true;
+  }
+
+  body.lines = records.map((r) => {
+    const v = r.values;
+    const line: Record<string, unknown> = {};
+    const ref = (v.gl_account_id ?? '').trim();
+    line.gl_account_id = resolve(ref) ?? ref;
+    let side = (v.line_type ?? '').trim().toLowerCase();
+    let amountCol = shape.form === 'line_type+amount' ? 'amount' : 'amount_atoms';
+    let text = (v[amountCol] ?? '').trim();
+    if (shape.form === 'debit/credit') {
+      const dr = (v.debit ?? '').trim();
+      const cr = (v.credit ?? '').trim();
+      if ((dr === '') === (cr === '')) {
+        add(r.row, 'debit', 'invalid_amount', dr ? 'both debit and credit are filled; give exactly one' : 'neither debit nor credit is filled; give exactly one');
+        side = 'debit';
+        text = '';
+      } else [side, amountCol, text] = dr ? ['debit', 'debit', dr] : ['credit', 'credit', cr];
+    }
+    line.line_type = side;
+    if (shape.form === 'line_type+amount_atoms') {
+      const n = /^\d+$/.test(text) ? Number(text) : NaN;
+      if (!Number.isSafeInteger(n) || n < 1) add(r.row, amountCol, 'invalid_amount', text === '' ? 'amount_atoms is blank' : `'${text}' is not a whole number of atoms from 1 to ${MAX_ATOMS}`);
+      line.amount_atoms = Number.isSafeInteger(n) ? n : 0;
+    } else if (text !== '' || shape.form !== 'debit/credit') {
+      const p = parseDecimal(text, exponent);
+      if (!p.ok) add(r.row, amountCol, p.reason === 'too_many_decimals' ? 'invalid_amount' : 'invalid_amount', text === '' ? `${amountCol} is blank` : p.message);
+      else if (p.atoms < 1n || p.atoms > BigInt(MAX_ATOMS)) add(r.row, amountCol, 'invalid_amount', `'${text}' must be positive and at most ${MAX_ATOMS} atoms`);
+      line.amount_atoms = p.ok && p.atoms >= 1n && p.atoms <= BigInt(MAX_ATOMS) ? Number(p.atoms) : 0;
+    }
+    const memo = (v.line_memo ?? '').trim();
+    if (memo) line.memo = memo;
+    const cpType = (v.counterparty_type ?? '').trim().toLowerCase();
+    const cpId = (v.counterparty_external_id ?? '').trim();
+    if (cpType) line.counterparty_type = cpType;
+    if (cpId) line.counterparty_external_id = cpId;
+    return line;
+  });
+  return { row: first.row, lineRows: records.map((r) => r.row), body, problems, fingerprint: '', form: shape.form };
+}
+
+/** Where a validation path of a draft's body sits in the file: the row and the column to name. */
+export function locate(d: DraftEntry, path: string): { row: number; column: string } {
+  const form = d.form;
+  const m = /^lines\[(\d+)\](?:\.(\w+))?$/.exec(path);
+  if (!m) return { row: d.row, column: path === 'lines' ? 'entry' : path };
+  const row = d.lineRows[Number(m[1])] ?? d.row;
+  const field = m[2] ?? 'gl_account_id';
+  const column =
+    field === 'amount_atoms' || field === 'line_type'
+      ? form === 'debit/credit' ? 'debit/credit' : field === 'line_type' ? 'line_type' : form === 'line_type+amount' ? 'amount' : 'amount_atoms'
+      : field === 'memo' ? 'line_memo' : field;
+  return { row, column };
+}

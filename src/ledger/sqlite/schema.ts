@@ -1,0 +1,101 @@
+/** 'book' in ASCII: marks a SQLite file as a books ledger. */
+export const APPLICATION_ID = 0x626f6f6b;
+
+/**
+ * Migrations by `PRAGMA user_version`: entry i takes the schema from version i to i + 1. Never edit a
+ * shipped migration; append a new one.
+ */
+export const MIGRATIONS: string[] = [
+  `
+  CREATE TABLE entity (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    currency TEXT NOT NULL,
+    books_start TEXT,
+    fiscal_year_start_month INTEGER NOT NULL DEFAULT 1,
+    lock_date TEXT,
+    rebuild_started_at TEXT,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+  );
+
+  CREATE TABLE accounts (
+    key INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    external_id TEXT NOT NULL UNIQUE,
+    account_number TEXT UNIQUE,
+    name TEXT NOT NULL,
+    account_type TEXT NOT NULL,
+    parent_key INTEGER REFERENCES accounts(key),
+    is_postable INTEGER NOT NULL,
+    is_active INTEGER NOT NULL,
+    currency TEXT,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+  );
+
+  CREATE TABLE counterparties (
+    id TEXT PRIMARY KEY,
+    counterparty_type TEXT NOT NULL,
+    external_id TEXT NOT NULL,
+    name TEXT NOT NULL,
+    is_active INTEGER NOT NULL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    UNIQUE (counterparty_type, external_id)
+  );
+
+  CREATE TABLE journal_entries (
+    seq INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    je_number TEXT NOT NULL UNIQUE,
+    je_seq INTEGER,
+    entry_date TEXT NOT NULL,
+    currency TEXT NOT NULL,
+    memo TEXT,
+    source TEXT NOT NULL,
+    status TEXT NOT NULL,
+    is_adjusting INTEGER NOT NULL,
+    manual_entry_reason TEXT,
+    total_atoms INTEGER NOT NULL,
+    line_count INTEGER NOT NULL,
+    original_seq INTEGER REFERENCES journal_entries(seq),
+    fingerprint TEXT,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+  );
+  CREATE INDEX journal_entries_je_seq ON journal_entries (je_seq) WHERE je_seq IS NOT NULL;
+  CREATE INDEX journal_entries_date ON journal_entries (entry_date);
+  CREATE INDEX journal_entries_original ON journal_entries (original_seq) WHERE original_seq IS NOT NULL;
+  CREATE UNIQUE INDEX journal_entries_fingerprint ON journal_entries (fingerprint) WHERE fingerprint IS NOT NULL;
+
+  -- Lines are stored with their entry (clustered by entry_seq), so an entry reads in one range scan.
+  CREATE TABLE journal_lines (
+    entry_seq INTEGER NOT NULL REFERENCES journal_entries(seq),
+    line_no INTEGER NOT NULL,
+    account_key INTEGER NOT NULL REFERENCES accounts(key),
+    line_type TEXT NOT NULL,
+    amount_atoms INTEGER NOT NULL,
+    memo TEXT,
+    counterparty_id TEXT REFERENCES counterparties(id),
+    PRIMARY KEY (entry_seq, line_no)
+  ) WITHOUT ROWID;
+
+  -- Derived per-account, per-month totals, kept in the posting transaction so reports never rescan
+  -- the lines; books check proves them equal to the lines. net_atoms is debits minus credits.
+  CREATE TABLE account_month_totals (
+    account_key INTEGER NOT NULL,
+    month TEXT NOT NULL,
+    net_atoms INTEGER NOT NULL,
+    line_count INTEGER NOT NULL,
+    PRIMARY KEY (account_key, month)
+  ) WITHOUT ROWID;
+
+  CREATE TABLE idempotency_keys (
+    key TEXT PRIMARY KEY,
+    request_hash TEXT NOT NULL,
+    journal_entry_id TEXT NOT NULL,
+    created_at_ms INTEGER NOT NULL
+  );
+  `,
+];

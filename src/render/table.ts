@@ -1,0 +1,18 @@
+import Table from 'cli-table3';
+
+export type Align = 'left' | 'right';
+
+/** A plain grid for lists: headers, rows, right-aligned number columns, no colour codes in the borders. */
+export function grid(headers: string[], rows: string[][], align: Align[] = []): string {
+  const t = new Table({
+    head: headers,
+    colAligns: headers.map((_, i) => align[i] ?? 'left'),
+    style: { head: [], border: [], compact: true, 'padding-left': 1, 'padding-right': 1 },
+    chars: {
+      top: '', 'top-mid': '', 'top-left': '', 'top-right': '', bottom: '', 'bottom-mid': '', 'bottom-left': '', 'bottom-right': '',
+      left: '', 'left-mid': '', mid: '', 'mid-mid': '', right: '', 'right-mid': '', middle: ' ',
+    },
+  });
+  t.push(...rows);
+  return t.toString().split('\n').map((l) => l.trimEnd()).join('\n');
+}

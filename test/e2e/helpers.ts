@@ -1,0 +1,74 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import { execa, type Options } from 'execa';
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+export const BIN = join(ROOT, 'bin/books.js');
+export const FIXTURES = join(ROOT, 'fixtures');
+
+export interface RunResult {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the real `books` binary; never throws on a non-zero exit. */
+export async function books(args: string[], opts: { cwd?: string; input?: string; env?: Record<string, string> } = {}): Promise<RunResult> {
+  const options: Options = {
+    cwd: opts.cwd ?? ROOT,
+    reject: false,
+    env: { NO_COLOR: '1', BOOKS_CONFIG: join(opts.cwd ?? tmpdir(), 'no-config.json'), ...opts.env },
+    extendEnv: true,
+    ...(opts.input !== undefined ? { input: opts.input } : { stdin: 'ignore' }),
+  };
+  const r = await execa('node', [BIN, ...args], options);
+  return { exitCode: r.exitCode ?? -1, stdout: String(r.stdout), stderr: String(r.stderr) };
+}
+
+/** Runs books with --format json and parses standard output (which must be one JSON document). */
+export async function booksJson<T = any>(args: string[], opts: Parameters<typeof books>[1] = {}): Promise<{ exitCode: number; body: T; stderr: string }> {
+  const r = await books([...args, '--format', 'json'], opts);
+  return { exitCode: r.exitCode, body: JSON.parse(r.stdout) as T, stderr: r.stderr };
+}
+
+export function tempDir(): string {
+  return mkdtempSync(join(tmpdir(), 'books-test-'));
+}
+
+/** A ledger with the standard chart, the demo counterparties and the books starting January 2025. */
+export async function standardLedger(opts: { firstMonth?: string | null; currency?: string } = {}): Promise<{ dir: string; ledger: string; run: (args: string[], input?: string) => Promise<RunResult> }> {
+  const dir = tempDir();
+  const ledger = join(dir, 'books.sqlite');
+  const first = opts.firstMonth === undefined ? '2025-01' : opts.firstMonth;
+  const init = await books(['init', '--ledger', ledger, '--chart', 'standard', '--name', 'Test Co', ...(first ? ['--first-month', first] : []), ...(opts.currency ? ['--currency', opts.currency] : [])]);
+  if (init.exitCode !== 0) throw new Error(init.stderr);
+  const cps = await books(['counterparties', 'import', join(FIXTURES, 'demo/counterparties.csv'), '--ledger', ledger]);
+  if (cps.exitCode !== 0) throw new Error(cps.stderr);
+  return { dir, ledger, run: (args, input) => books([...args, '--ledger', ledger], { cwd: dir, ...(input !== undefined ? { input } : {}) }) };
+}
+
+/** Every row of every table, in a stable order: two equal snapshots mean the ledger's content is unchanged. */
+export function snapshot(path: string): string {
+  const db = new Database(path, { readonly: true, fileMustExist: true });
+  try {
+    const tables = db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`).pluck().all() as string[];
+    const out: Record<string, unknown[]> = {};
+    for (const t of tables) out[t] = db.prepare(`SELECT * FROM "${t}" ORDER BY 1, 2`).raw().all();
+    return JSON.stringify(out, (_k, v) => (typeof v === 'bigint' ? v.toString() : v));
+  } finally {
+    db.close();
+  }
+}
+
+export function writeFile(dir: string, name: string, text: string): string {
+  const p = join(dir, name);
+  writeFileSync(p, text);
+  return p;
+}
+
+export function readText(path: string): string {
+  return readFileSync(path, 'utf8');
+}
