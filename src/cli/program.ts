@@ -137,6 +137,28 @@ Entries already posted by an earlier import (same content and occurrence) are sk
     .option('--dry-run', 'validate and show the reversing entry; post nothing')
     .action(lazy(async () => (await import('../commands/je.js')).jeReverse));
 
+  const report = sub(program, 'report').description('Reports');
+  sub(report, 'balance-sheet')
+    .description('The balance sheet, one column per month, quarter or year (cumulative as of each column end)')
+    .option('--start <YYYY-MM-DD>', 'first day of the window (default 1 January of the end year)')
+    .option('--end <YYYY-MM-DD>', 'last day of the window (default today)')
+    .addOption(new Option('--period <type>', 'column grouping').choices(['monthly', 'quarterly', 'yearly']).default('monthly'))
+    .option('--depth <n>', 'deepest level shown: 1 type groups, 2 top-level accounts, ...')
+    .option('--output <file>', 'write the report to a file instead of standard output')
+    .option('--atoms', 'CSV amounts as integer atoms instead of decimals')
+    .addHelpText(
+      'after',
+      `
+Formats (--format): table (default), csv (tidy: one row per node, one column per period id),
+json (exactly the API's balance-sheet object). Null cells (nothing posted yet) are blank.
+The window may span at most 5 years (CAPI69).
+
+Examples:
+  books report balance-sheet --start 2025-01-01 --end 2025-12-31 --period quarterly
+  books report balance-sheet --format csv --output bs.csv`,
+    )
+    .action(lazy(async () => (await import('../commands/report.js')).balanceSheet));
+
   sub(program, 'close')
     .description('Lock the books through a date (month-end close): later posts dated on or before it are refused')
     .requiredOption('--through <YYYY-MM-DD>', 'last closed day')

@@ -1,5 +1,7 @@
 import type { Counterparty, Entity, GlAccount } from '../domain/accounts.js';
+import type { BalanceSheet } from '../domain/balanceSheet.js';
 import type { JournalEntry } from '../domain/entry.js';
+import type { ReportQuery } from '../domain/periods.js';
 
 export interface PostOptions {
   /** The X-Idempotency-Key of the request. */
@@ -36,6 +38,8 @@ export interface Ledger {
   post(body: unknown, options: PostOptions): Promise<JournalEntry>;
   /** Posts the mirror of an entry, given by id or je_number, and links the two. */
   reverse(idOrNumber: string, options: ReverseOptions): Promise<JournalEntry>;
+  /** The balance sheet of a checked query (see checkReportQuery); refuses a window over 5 years with CAPI69. */
+  balanceSheet(query: ReportQuery): Promise<BalanceSheet>;
   close(): Promise<void>;
 }
 

@@ -15,6 +15,9 @@ import {
 } from '../../domain/entry.js';
 import { BooksError, entryInvalid, errors, type Problem } from '../../domain/errors.js';
 import { normaliseJeNumber } from '../../domain/jeNumber.js';
+import { buildBalanceSheet, cutDates, type BalanceSheet, type Cumulative, type SheetAccount } from '../../domain/balanceSheet.js';
+import { endOfMonth, parts } from '../../domain/dates.js';
+import { splitPeriods, windowTooLong, type ReportQuery } from '../../domain/periods.js';
 import type { EntryFilter, LocalLedgerOps, PostOptions, ReverseOptions } from '../port.js';
 import { APPLICATION_ID, MIGRATIONS } from './schema.js';
 
@@ -574,6 +577,75 @@ export class SqliteLedger implements LocalLedgerOps {
       original_journal_entry_date: r.original_date,
       reversed_by_journal_entry_ids: this.reversedBy(r.seq),
     };
+  }
+
+  async balanceSheet(query: ReportQuery): Promise<BalanceSheet> {
+    if (windowTooLong(query.start_date, query.end_date)) throw errors.windowTooLong(query.start_date, query.end_date);
+    return this.balanceSheetSync(query);
+  }
+
+  /**
+   * The balance sheet from the derived monthly totals, never a scan of every line: only the lines of a
+   * clipped (partial) month at a column edge are read. One read transaction, so the figures are consistent.
+   */
+  balanceSheetSync(query: ReportQuery): BalanceSheet {
+    return this.db.transaction(() => {
+      const entity = this.entitySync();
+      const periods = splitPeriods(query.start_date, query.end_date, query.period_type, entity.fiscal_year_start_month);
+      const cuts = cutDates(periods, entity.fiscal_year_start_month);
+      const accounts = (this.db.prepare(`SELECT key, id, account_number, name, account_type, parent_key, is_postable FROM accounts`).all() as (Omit<SheetAccount, 'is_postable'> & { is_postable: number })[]).map(
+        (a) => ({ ...a, is_postable: a.is_postable === 1 }),
+      );
+      const lastMonth = cuts[cuts.length - 1]!.slice(0, 7);
+      const rows = this.db
+        .prepare(`SELECT account_key, month, net_atoms, line_count FROM account_month_totals WHERE month <= ? ORDER BY account_key, month`)
+        .safeIntegers(true)
+        .raw()
+        .all(lastMonth) as [bigint, string, bigint, bigint][];
+      // Cuts inside a month need that month's lines up to the cut, read by date.
+      const partial = this.db
+        .prepare(
+          `SELECT l.account_key, SUM(CASE WHEN l.line_type = 'debit' THEN l.amount_atoms ELSE -l.amount_atoms END), COUNT(*)
+           FROM journal_entries e JOIN journal_lines l ON l.entry_seq = e.seq WHERE e.entry_date >= ? AND e.entry_date <= ? GROUP BY l.account_key`,
+        )
+        .safeIntegers(true)
+        .raw();
+      const partials = cuts.map((d) => {
+        const [y, m] = parts(d);
+        if (d === endOfMonth(y, m)) return null;
+        const map = new Map<number, [bigint, number]>();
+        for (const [k, net, n] of partial.all(`${d.slice(0, 7)}-01`, d) as [bigint, bigint, bigint][]) map.set(Number(k), [net, Number(n)]);
+        return map;
+      });
+      const totals = new Map<number, Cumulative>();
+      let i = 0;
+      while (i < rows.length) {
+        const key = Number(rows[i]![0]);
+        let j = i;
+        while (j < rows.length && Number(rows[j]![0]) === key) j++;
+        // Walk the account's months and the sorted cuts together, carrying the running sums.
+        const net: bigint[] = [];
+        const count: number[] = [];
+        let k = i;
+        let sum = 0n;
+        let n = 0;
+        cuts.forEach((d, c) => {
+          const month = d.slice(0, 7);
+          const p = partials[c];
+          while (k < j && (p ? rows[k]![1] < month : rows[k]![1] <= month)) {
+            sum += rows[k]![2];
+            n += Number(rows[k]![3]);
+            k++;
+          }
+          const extra = p?.get(key);
+          net.push(extra ? sum + extra[0] : sum);
+          count.push(extra ? n + extra[1] : n);
+        });
+        totals.set(key, { net, count });
+        i = j;
+      }
+      return buildBalanceSheet({ accounts, periods, fiscalYearStartMonth: entity.fiscal_year_start_month, currency: entity.currency, cuts, totals });
+    })();
   }
 
   /** Every invariant the ledger relies on; an empty list means the file is sound. */

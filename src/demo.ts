@@ -1,0 +1,26 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { run } from './main.js';
+
+/**
+ * `npm start`: builds ./demo.sqlite from the demo fixtures (a bakery's chart, counterparties and a year
+ * of entries) through the same commands a bookkeeper runs, then prints its monthly balance sheet.
+ */
+const fixtures = fileURLToPath(new URL('../fixtures/demo/', import.meta.url));
+const ledger = process.env.BOOKS_DEMO_LEDGER ?? 'demo.sqlite';
+
+async function step(args: string[]): Promise<void> {
+  const code = await run([...args, '--ledger', ledger]);
+  if (code !== 0) {
+    process.stderr.write(`demo: books ${args.join(' ')} failed (exit ${code})\n`);
+    process.exit(code);
+  }
+}
+
+if (!existsSync(ledger)) {
+  await step(['init', '--name', 'Harbor Bakery', '--currency', 'USD', '--first-month', '2025-01', '--chart', join(fixtures, 'accounts.csv')]);
+  await step(['counterparties', 'import', join(fixtures, 'counterparties.csv')]);
+  await step(['je', 'import', join(fixtures, 'entries.csv')]);
+}
+await step(['report', 'balance-sheet', '--start', '2025-01-01', '--end', '2025-12-31', '--period', 'monthly']);
