@@ -22,6 +22,7 @@ export async function books(args: string[], opts: { cwd?: string; input?: string
     reject: false,
     env: { NO_COLOR: '1', BOOKS_CONFIG: join(opts.cwd ?? tmpdir(), 'no-config.json'), ...opts.env },
     extendEnv: true,
+    stripFinalNewline: false,
     ...(opts.input !== undefined ? { input: opts.input } : { stdin: 'ignore' }),
   };
   const r = await execa('node', [BIN, ...args], options);
@@ -71,4 +72,20 @@ export function writeFile(dir: string, name: string, text: string): string {
 
 export function readText(path: string): string {
   return readFileSync(path, 'utf8');
+}
+
+/** The demo bakery ledger (fixtures/demo), built through the CLI. */
+export async function demoLedger(opts: { fiscalYearStartMonth?: number } = {}): Promise<{ dir: string; ledger: string; run: (args: string[], input?: string) => Promise<RunResult> }> {
+  const dir = tempDir();
+  const ledger = join(dir, 'demo.sqlite');
+  const run = (args: string[], input?: string) => books([...args, '--ledger', ledger], { cwd: dir, ...(input !== undefined ? { input } : {}) });
+  for (const args of [
+    ['init', '--name', 'Harbor Bakery', '--first-month', '2025-01', '--chart', join(FIXTURES, 'demo/accounts.csv'), '--fiscal-year-start-month', String(opts.fiscalYearStartMonth ?? 1)],
+    ['counterparties', 'import', join(FIXTURES, 'demo/counterparties.csv')],
+    ['je', 'import', join(FIXTURES, 'demo/entries.csv')],
+  ]) {
+    const r = await run(args);
+    if (r.exitCode !== 0) throw new Error(`books ${args.join(' ')}: ${r.stderr}`);
+  }
+  return { dir, ledger, run };
 }
