@@ -102,6 +102,12 @@ export class Context {
 
 /** JSON with bigint written as exact integer digits (amount sums may pass 2^53). */
 export function toJson(value: unknown, indent = 2): string {
+  try {
+    return JSON.stringify(value, null, indent);
+  } catch (e) {
+    // JSON.stringify refuses bigint; only then pay for a replacer on every value.
+    if (!(e instanceof TypeError)) throw e;
+  }
   const marks: string[] = [];
   const text = JSON.stringify(
     value,

@@ -15,9 +15,11 @@ async function collect(ctx: Context, path: string, columns: readonly string[], r
   const { stream, name } = path === STANDARD_CHART ? { stream: createReadStream(path), name: 'standard chart' } : openInput(ctx, path);
   const records: CsvRecord[] = [];
   const problems: Problem[] = [];
-  for await (const r of readCsv(stream, { file: name, columns, required, delimiter: delimiterOf(delimiter) })) {
-    records.push(r);
-    problems.push(...r.problems);
+  for await (const batch of readCsv(stream, { file: name, columns, required, delimiter: delimiterOf(delimiter) })) {
+    for (const r of batch) {
+      records.push(r);
+      problems.push(...r.problems);
+    }
   }
   return { records, problems, name };
 }

@@ -10,7 +10,7 @@ export function openInput(ctx: Context, path: string): { stream: Readable; name:
   if (path === '-') return { stream: ctx.io.stdin, name: 'stdin' };
   const full = resolve(ctx.cwd, path);
   if (!existsSync(full)) throw errors.usage(`cannot read ${path}: no such file`);
-  return { stream: createReadStream(full), name: path };
+  return { stream: createReadStream(full, { highWaterMark: 1 << 20 }), name: path };
 }
 
 /** Reads a whole text input (file or `-`). */

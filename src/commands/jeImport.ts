@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import type { Context } from '../cli/context.js';
 import { BooksError, type Problem } from '../domain/errors.js';
 import { delimiterOf, readCsv } from '../import/csv.js';
-import { entryCsvSpec, groupEntries, locate } from '../import/entries.js';
+import { entryCsvSpec, groupEntries, locate, type DraftEntry } from '../import/entries.js';
 import { Progress } from '../render/progress.js';
 import { openInput } from './io.js';
 
@@ -26,7 +26,6 @@ export async function jeImport(ctx: Context, path: string, opts: { delimiter?: s
   const { stream, name } = openInput(ctx, path);
   const size = path === '-' ? null : statSync(resolve(ctx.cwd, path)).size;
   let bytes = 0;
-  stream.on('data', (c: Buffer | string) => (bytes += c.length));
   const progress = new Progress(ctx.io.stderr, size, 'importing');
 
   const summary: ImportSummary = { posted: 0, skipped: 0, lines: 0, dry_run: opts.dryRun ?? false, skipped_rows: [] };
@@ -38,30 +37,32 @@ export async function jeImport(ctx: Context, path: string, opts: { delimiter?: s
   };
 
   const batch = ledger.beginImport({ dryRun: opts.dryRun ?? false, allowDuplicates: opts.allowDuplicates ?? false });
+  const take = (d: DraftEntry) => {
+    const result = batch.add(d.body, d.fingerprint, d.problems.length > 0);
+    d.problems.forEach(report);
+    if (result.status === 'invalid') {
+      // A cell already reported for its row and column is not reported again by the entry rules.
+      const taken = new Set(d.problems.map((p) => `${p.row}|${p.path}`));
+      for (const p of result.problems) {
+        const at = locate(d, p.path);
+        const column = at.column === 'debit/credit' ? (taken.has(`${at.row}|debit`) ? 'debit' : 'debit/credit') : at.column;
+        if (!taken.has(`${at.row}|${column}`)) report({ file: name, row: at.row, path: column, reason: p.reason, message: p.message, code: 'CAPI33' });
+      }
+    } else if (result.status === 'skipped') {
+      summary.skipped++;
+      if (summary.skipped_rows.length < 1000) summary.skipped_rows.push(d.row);
+    } else if (d.problems.length === 0) {
+      summary.posted++;
+      summary.lines += (d.body.lines as unknown[]).length;
+    }
+  };
   try {
-    for await (const d of groupEntries(readCsv(stream, entryCsvSpec(name, delimiter)), { file: name, accounts, currency: entity.currency })) {
-      if ('fatal' in d) {
-        d.fatal.forEach(report);
+    for await (const drafts of groupEntries(readCsv(stream, { ...entryCsvSpec(name, delimiter), onBytes: (n) => (bytes += n) }), { file: name, accounts, currency: entity.currency })) {
+      if ('fatal' in drafts) {
+        drafts.fatal.forEach(report);
         break;
       }
-      const result = batch.add(d.body, d.fingerprint, d.problems.length > 0);
-      d.problems.forEach(report);
-      if (result.status === 'invalid') {
-        // A cell already reported for its row and column is not reported again by the entry rules.
-        const taken = new Set(d.problems.map((p) => `${p.row}|${p.path}`));
-        for (const p of result.problems) {
-          const at = locate(d, p.path);
-          const column = at.column === 'debit/credit' ? (taken.has(`${at.row}|debit`) ? 'debit' : 'debit/credit') : at.column;
-          if (taken.has(`${at.row}|${column}`)) continue;
-          report({ file: name, row: at.row, path: column, reason: p.reason, message: p.message, code: 'CAPI33' });
-        }
-      } else if (result.status === 'skipped') {
-        summary.skipped++;
-        if (summary.skipped_rows.length < 1000) summary.skipped_rows.push(d.row);
-      } else if (d.problems.length === 0) {
-        summary.posted++;
-        summary.lines += (d.body.lines as unknown[]).length;
-      }
+      drafts.forEach(take);
       progress.update(bytes, `${summary.posted + summary.skipped} entries`);
     }
   } catch (e) {

@@ -4,7 +4,7 @@ import type { Context } from '../cli/context.js';
 import { toJson } from '../cli/context.js';
 import { localDate } from '../domain/dates.js';
 import { BooksError } from '../domain/errors.js';
-import { currencyExponent } from '../domain/money.js';
+import { exponentOf } from '../domain/money.js';
 import { checkReportQuery } from '../domain/periods.js';
 import { balanceSheetCsv, balanceSheetTable } from '../render/balanceSheet.js';
 import { dateFlag } from './io.js';
@@ -30,7 +30,7 @@ export async function balanceSheet(ctx: Context, opts: BalanceSheetOptions): Pro
   }
   const ledger = await ctx.ledger();
   const sheet = await ledger.balanceSheet(checked.query);
-  const exponent = currencyExponent(sheet.reporting_currency) ?? 2;
+  const exponent = exponentOf(sheet.reporting_currency);
 
   let text: string;
   if (ctx.format === 'json') text = toJson(sheet) + '\n';

@@ -2,18 +2,22 @@
 export const MAX_ATOMS = Number.MAX_SAFE_INTEGER;
 
 const exponentCache = new Map<string, number | null>();
+let known: Set<string> | null = null;
 
 /** ISO 4217 minor-unit exponent of a currency code (USD 2, JPY 0, BHD 3), or null for an unknown code. */
 export function currencyExponent(code: string): number | null {
   const cached = exponentCache.get(code);
   if (cached !== undefined) return cached;
-  let result: number | null = null;
-  if (/^[A-Z]{3}$/.test(code) && Intl.supportedValuesOf('currency').includes(code)) {
-    result = new Intl.NumberFormat('en', { style: 'currency', currency: code }).resolvedOptions()
-      .maximumFractionDigits ?? null;
-  }
+  // The list of codes costs ~10 ms to build, so it is built once and only when a code is new.
+  known ??= new Set(Intl.supportedValuesOf('currency'));
+  const result = /^[A-Z]{3}$/.test(code) && known.has(code) ? exponentOf(code) : null;
   exponentCache.set(code, result);
   return result;
+}
+
+/** The exponent of a code already known to be valid (an entity's own currency). */
+export function exponentOf(code: string): number {
+  return new Intl.NumberFormat('en', { style: 'currency', currency: code }).resolvedOptions().maximumFractionDigits ?? 2;
 }
 
 export type ParsedAmount = { ok: true; atoms: bigint } | { ok: false; reason: 'invalid_amount' | 'too_many_decimals'; message: string };
@@ -59,6 +63,7 @@ export function atomsToDecimal(atoms: bigint | number, exponent: number): string
  * (`(1,250.00)`), as accountants print them.
  */
 export function formatAmount(atoms: bigint | number, exponent: number): string {
+  if (typeof atoms === 'number' && exponent === 2 && Math.abs(atoms) < 1e15) return formatCents(atoms);
   const plain = atomsToDecimal(atoms, exponent);
   const neg = plain.startsWith('-');
   const body = neg ? plain.slice(1) : plain;
@@ -72,4 +77,13 @@ export function formatAmount(atoms: bigint | number, exponent: number): string {
 /** Converts an exact bigint to a number when it fits, for JSON; larger values stay bigint. */
 export function toJsonInteger(v: bigint): number | bigint {
   return v <= BigInt(MAX_ATOMS) && v >= -BigInt(MAX_ATOMS) ? Number(v) : v;
+}
+
+/** The common case of formatAmount (exponent 2, a safe number) without bigint arithmetic. */
+function formatCents(atoms: number): string {
+  const a = Math.abs(atoms);
+  const cents = a % 100;
+  const whole = String((a - cents) / 100).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  const text = `${whole}.${cents < 10 ? '0' : ''}${cents}`;
+  return atoms < 0 ? `(${text})` : text;
 }

@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
-import { parse } from 'csv-parse';
 import { BooksError, type Problem } from '../domain/errors.js';
+import { CsvParser, CsvSyntaxError, type RawRecord } from './csvParser.js';
 
 export interface CsvRecord {
   /** Row as a spreadsheet shows it: the header is row 1, the first data row is row 2. */
@@ -18,6 +18,8 @@ export interface CsvSpec {
   columns: readonly string[];
   /** Columns that must be present. */
   required: readonly string[];
+  /** Told the size of each chunk read, for progress. */
+  onBytes?: (n: number) => void;
 }
 
 /** `;`, `,`, `tab` or `\t` as a delimiter character; anything longer is a usage error. */
@@ -29,20 +31,17 @@ export function delimiterOf(flag: string | undefined): string {
 }
 
 /**
- * Streams a CSV file: UTF-8 with or without BOM, CRLF or LF, case-insensitive header checked against
- * the spec (unknown, duplicate and missing columns refused, naming them). Blank lines are skipped but
- * still counted, so row numbers match a spreadsheet. Malformed quoting ends the read with an error
- * naming the row.
+ * Streams a CSV file in batches of records: UTF-8 with or without BOM, CRLF or LF, case-insensitive
+ * header checked against the spec (unknown, duplicate and missing columns refused, naming them).
+ * Blank lines are skipped but still counted, so row numbers match a spreadsheet. Malformed quoting
+ * ends the read with an error naming the row.
  */
-export async function* readCsv(input: Readable, spec: CsvSpec): AsyncGenerator<CsvRecord> {
-  const parser = input.pipe(
-    parse({ bom: true, delimiter: spec.delimiter ?? ',', relax_column_count: true, skip_empty_lines: false, info: true }),
-  );
+export async function* readCsv(input: Readable, spec: CsvSpec): AsyncGenerator<CsvRecord[]> {
+  const parser = new CsvParser(spec.delimiter ?? ',');
   let header: string[] | null = null;
-  try {
-    for await (const item of parser as AsyncIterable<{ record: string[]; info: { records: number } }>) {
-      const row = item.info.records;
-      const cells = item.record;
+  const shape = (raw: RawRecord[]): CsvRecord[] => {
+    const out: CsvRecord[] = [];
+    for (const { row, cells } of raw) {
       if (header === null) {
         header = checkHeader(cells, spec);
         continue;
@@ -53,16 +52,23 @@ export async function* readCsv(input: Readable, spec: CsvSpec): AsyncGenerator<C
         problems.push({ file: spec.file, row, path: '', reason: 'ragged_row', message: `has ${cells.length} cells; the header has ${header.length}`, code: 'invalid_input' });
       }
       const values: Record<string, string> = {};
-      header.forEach((h, i) => (values[h] = cells[i] ?? ''));
-      yield { row, values, problems };
+      for (let i = 0; i < header.length; i++) values[header[i]!] = cells[i] ?? '';
+      out.push({ row, values, problems });
     }
+    return out;
+  };
+  try {
+    for await (const chunk of input) {
+      spec.onBytes?.((chunk as Buffer | string).length);
+      const batch = shape(parser.push(chunk as Buffer | string));
+      if (batch.length) yield batch;
+    }
+    const rest = shape(parser.end());
+    if (rest.length) yield rest;
   } catch (e) {
-    if (e instanceof BooksError) throw e;
-    const err = e as { code?: string; message: string; records?: number; lines?: number };
-    if (typeof err.code === 'string' && err.code.startsWith('CSV_')) {
-      const row = (err.records ?? 0) + 1;
-      throw new BooksError('invalid_input', `${spec.file}:${row}: the CSV cannot be read: ${err.message}`, [
-        { file: spec.file, row, path: '', reason: 'malformed_csv', message: err.message, code: 'invalid_input' },
+    if (e instanceof CsvSyntaxError) {
+      throw new BooksError('invalid_input', `${spec.file}:${e.row}: the CSV cannot be read: ${e.message}`, [
+        { file: spec.file, row: e.row, path: '', reason: 'malformed_csv', message: e.message, code: 'invalid_input' },
       ]);
     }
     throw e;

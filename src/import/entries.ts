@@ -59,9 +59,9 @@ export const entryCsvSpec = (file: string, delimiter: string): CsvSpec => ({ fil
  * its row and column. Entry rules themselves are left to the ledger's validation.
  */
 export async function* groupEntries(
-  records: AsyncIterable<CsvRecord>,
+  batches: AsyncIterable<CsvRecord[]>,
   opts: { file: string; accounts: GlAccount[]; currency: string },
-): AsyncGenerator<DraftEntry | { fatal: Problem[] }> {
+): AsyncGenerator<DraftEntry[] | { fatal: Problem[] }> {
   const byExt = new Map(opts.accounts.map((a) => [a.external_id, a.external_id]));
   const byNumber = new Map(opts.accounts.filter((a) => a.account_number).map((a) => [a.account_number!, a.external_id]));
   const ended = new Map<string, number>();
@@ -71,54 +71,52 @@ export async function* groupEntries(
 
   const finish = (g: { key: string; records: CsvRecord[] }): DraftEntry => {
     const d = toDraft(g.records, shape as Exclude<typeof shape, Problem[] | null>, opts.file, opts.currency, (ref) => byExt.get(ref) ?? byNumber.get(ref));
-    const content = createHash('sha256').update(canonical(d.body)).digest('base64url').slice(0, 24);
+    // toDraft builds bodies field by field in a fixed order, so equal content gives equal JSON.
+    const content = createHash('sha256').update(JSON.stringify(d.body)).digest('base64url').slice(0, 24);
     const n = (occurrences.get(content) ?? 0) + 1;
     occurrences.set(content, n);
-    d.fingerprint = `${content}.${n}`;
-    ended.set(g.key, g.records[g.records.length - 1]!.row);
+    // The date leads so that a date-ordered file writes the fingerprint index in order.
+    d.fingerprint = `${String(d.body.entry_date)}:${content}.${n}`;
+    // A copy: the key is a slice of a whole input chunk, which it would otherwise keep alive.
+    ended.set(Buffer.from(g.key).toString(), g.records[g.records.length - 1]!.row);
     return d;
   };
 
-  for await (const rec of records) {
-    if (shape === null) {
-      shape = entryFileShape(Object.keys(rec.values), opts.file);
-      if (Array.isArray(shape)) {
-        yield { fatal: shape };
-        return;
+  for await (const batch of batches) {
+    const done: DraftEntry[] = [];
+    for (const rec of batch) {
+      if (shape === null) {
+        shape = entryFileShape(Object.keys(rec.values), opts.file);
+        if (Array.isArray(shape)) {
+          yield { fatal: shape };
+          return;
+        }
+      }
+      const key = (rec.values[shape.groupBy] ?? '').trim();
+      const groupKey = shape.groupBy === 'je_number' ? normaliseOrRaw(key) : key;
+      if (current && current.key === groupKey) {
+        current.records.push(rec);
+        continue;
+      }
+      if (current) done.push(finish(current));
+      current = { key: groupKey, records: [rec] };
+      if (!key) rec.problems.push({ file: opts.file, row: rec.row, path: shape.groupBy, reason: 'missing_field', message: `${shape.groupBy} is blank; it groups rows into entries`, code: 'invalid_input' });
+      const endedAt = ended.get(groupKey);
+      if (key && endedAt !== undefined) {
+        rec.problems.push({
+          file: opts.file, row: rec.row, path: shape.groupBy, reason: 'group_not_contiguous', code: 'invalid_input',
+          message: `${shape.groupBy} '${key}' comes back on row ${rec.row} after its rows ended on row ${endedAt}; a group's rows must be contiguous`,
+        });
       }
     }
-    const key = (rec.values[shape.groupBy] ?? '').trim();
-    const groupKey = shape.groupBy === 'je_number' ? normaliseOrRaw(key) : key;
-    if (current && current.key === groupKey) {
-      current.records.push(rec);
-      continue;
-    }
-    if (current) yield finish(current);
-    current = { key: groupKey, records: [rec] };
-    if (!key) rec.problems.push({ file: opts.file, row: rec.row, path: shape.groupBy, reason: 'missing_field', message: `${shape.groupBy} is blank; it groups rows into entries`, code: 'invalid_input' });
-    const endedAt = ended.get(groupKey);
-    if (key && endedAt !== undefined) {
-      rec.problems.push({
-        file: opts.file, row: rec.row, path: shape.groupBy, reason: 'group_not_contiguous', code: 'invalid_input',
-        message: `${shape.groupBy} '${key}' comes back on row ${rec.row} after its rows ended on row ${endedAt}; a group's rows must be contiguous`,
-      });
-    }
+    if (done.length) yield done;
   }
-  if (current) yield finish(current);
+  if (current) yield [finish(current)];
 }
 
 function normaliseOrRaw(v: string): string {
   const n = normaliseJeNumber(v);
   return n.ok ? n.value : v;
-}
-
-function canonical(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
-  if (v && typeof v === 'object') {
-    const o = v as Record<string, unknown>;
-    return `{${Object.keys(o).sort().map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`).join(',')}}`;
-  }
-  return JSON.stringify(v) ?? 'null';
 }
 
 function toDraft(

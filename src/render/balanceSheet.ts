@@ -64,7 +64,8 @@ export function balanceSheetTable(sheet: BalanceSheet, opts: TableOptions): stri
   const rows = tableRows(sheet, opts.depth ?? Infinity);
   const fmt = (c: Cell | undefined) => (c === null || c === undefined ? '' : formatAmount(c, opts.exponent));
   const labelWidth = Math.max(...rows.map((r) => r.label.length), 'Balance Sheet'.length);
-  const columns = sheet.periods.map((p, i) => ({ head: p.label, width: Math.max(p.label.length, ...rows.map((r) => fmt(r.cells[i]).length)), i }));
+  const text = rows.map((r) => r.cells.map(fmt));
+  const columns = sheet.periods.map((p, i) => ({ head: p.label, width: Math.max(p.label.length, ...text.map((t) => t[i]!.length)), i }));
   const blocks: (typeof columns)[] = [];
   const width = opts.width ?? Infinity;
   for (const col of columns) {
@@ -78,8 +79,8 @@ export function balanceSheetTable(sheet: BalanceSheet, opts: TableOptions): stri
   for (const block of blocks) {
     if (out.length) out.push('');
     out.push(bold(['Balance Sheet'.padEnd(labelWidth), ...block.map((c) => c.head.padStart(c.width))].join('  ').trimEnd()));
-    for (const r of rows) {
-      const line = [r.label.padEnd(labelWidth), ...block.map((c) => fmt(r.cells[c.i]).padStart(c.width))].join('  ').trimEnd();
+    for (const [k, r] of rows.entries()) {
+      const line = [r.label.padEnd(labelWidth), ...block.map((c) => text[k]![c.i]!.padStart(c.width))].join('  ').trimEnd();
       out.push(r.strong ? bold(line) : line);
     }
   }

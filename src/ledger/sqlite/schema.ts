@@ -64,7 +64,8 @@ export const MIGRATIONS: string[] = [
     created_at TEXT NOT NULL,
     updated_at TEXT NOT NULL
   );
-  CREATE INDEX journal_entries_je_seq ON journal_entries (je_seq) WHERE je_seq IS NOT NULL;
+  -- Not partial: MAX(je_seq), run for every auto-numbered entry, needs a plain index to be O(log n).
+  CREATE INDEX journal_entries_je_seq ON journal_entries (je_seq);
   CREATE INDEX journal_entries_date ON journal_entries (entry_date);
   CREATE INDEX journal_entries_original ON journal_entries (original_seq) WHERE original_seq IS NOT NULL;
   CREATE UNIQUE INDEX journal_entries_fingerprint ON journal_entries (fingerprint) WHERE fingerprint IS NOT NULL;

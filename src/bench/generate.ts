@@ -1,0 +1,96 @@
+import { createWriteStream } from 'node:fs';
+import { once } from 'node:events';
+
+/** A small deterministic PRNG (mulberry32), so every run benchmarks the same ledger. */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const TYPES = [
+  'bank', 'accounts_receivable', 'other_current_asset', 'fixed_asset', 'other_asset', 'accounts_payable', 'credit_card',
+  'other_current_liability', 'long_term_liability', 'equity', 'income', 'cost_of_goods_sold', 'expense',
+] as const;
+
+export interface Shape {
+  lines: number;
+  startYear: number;
+  years: number;
+}
+
+/**
+ * Writes a chart (195 accounts nested three deep: type header → group header → 12 leaves per type),
+ * 300 counterparties and entries of 2-4 lines over `years` years with AR/AP counterparties, until the
+ * file holds exactly `lines` journal lines. Returns the number of entries.
+ */
+export async function generate(dir: string, shape: Shape): Promise<{ entries: number; accounts: number }> {
+  const rand = rng(20260101);
+  const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)]!;
+  const chart = ['external_id,account_number,name,account_type,parent_external_id,is_postable,is_active,currency'];
+  const leaves: { id: string; type: string }[] = [];
+  TYPES.forEach((type, t) => {
+    const top = `${type}-top`;
+    chart.push(`${top},${1000 + t * 100},${type} header,${type},,false,true,`);
+    for (let g = 0; g < 2; g++) {
+      const group = `${type}-g${g}`;
+      chart.push(`${group},${1000 + t * 100 + (g + 1) * 10},${type} group ${g},${type},${top},false,true,`);
+      for (let l = 0; l < 6; l++) {
+        const id = `${type}-${g}-${l}`;
+        chart.push(`${id},${1000 + t * 100 + (g + 1) * 10 + l + 1},${type} account ${g}.${l},${type},${group},true,true,`);
+        leaves.push({ id, type });
+      }
+    }
+  });
+  const counterparties = ['counterparty_type,external_id,name,is_active'];
+  for (let i = 1; i <= 200; i++) counterparties.push(`customer,C${i},Customer ${i},true`);
+  for (let i = 1; i <= 100; i++) counterparties.push(`vendor,V${i},Vendor ${i},true`);
+  await write(`${dir}/accounts.csv`, chart.join('\n') + '\n');
+  await write(`${dir}/counterparties.csv`, counterparties.join('\n') + '\n');
+
+  const out = createWriteStream(`${dir}/entries.csv`);
+  out.write('entry,entry_date,gl_account_id,line_type,amount,counterparty_type,counterparty_external_id,memo\n');
+  const days = shape.years * 365;
+  const entriesEstimate = Math.round(shape.lines / 2.65);
+  let written = 0;
+  let entry = 0;
+  let chunk = '';
+  const counterparty = (type: string) => (type === 'accounts_receivable' ? `customer,C${1 + Math.floor(rand() * 200)}` : type === 'accounts_payable' ? `vendor,V${1 + Math.floor(rand() * 100)}` : ',');
+  while (written < shape.lines) {
+    const left = shape.lines - written;
+    const r = rand();
+    let n = r < 0.55 ? 2 : r < 0.8 ? 3 : 4;
+    if (left - n === 1 || left < n) n = left;
+    entry++;
+    const day = Math.min(days - 1, Math.floor((entry / entriesEstimate) * days));
+    const d = new Date(Date.UTC(shape.startYear, 0, 1 + day)).toISOString().slice(0, 10);
+    const amounts = Array.from({ length: n - 1 }, () => 1 + Math.floor(rand() * 500_000));
+    const total = amounts.reduce((s, a) => s + a, 0);
+    const rows: [string, string, number][] = amounts.map((a) => [pick(leaves).id, 'debit', a]);
+    rows.push([pick(leaves).id, 'credit', total]);
+    if (rand() < 0.5) rows.forEach((row) => (row[1] = row[1] === 'debit' ? 'credit' : 'debit'));
+    for (const [account, side, atoms] of rows) {
+      const type = leaves.find((l) => l.id === account)!.type;
+      chunk += `E${entry},${d},${account},${side},${(atoms / 100).toFixed(2)},${counterparty(type)},entry ${entry}\n`;
+    }
+    written += n;
+    if (chunk.length > 1 << 16) {
+      if (!out.write(chunk)) await once(out, 'drain');
+      chunk = '';
+    }
+  }
+  out.end(chunk);
+  await once(out, 'finish');
+  return { entries: entry, accounts: chart.length - 1 };
+}
+
+async function write(path: string, text: string): Promise<void> {
+  const s = createWriteStream(path);
+  s.end(text);
+  await once(s, 'finish');
+}
