@@ -65,5 +65,10 @@ function report(err: BooksError, io: Io, json: boolean): void {
   if (listed) for (const p of err.errors) lines.push(`  ${problemLine(p, err.code)}`);
   const more = err.details.more_errors;
   if (typeof more === 'number' && more > 0) lines.push(`  … and ${more} more`);
-  io.stderr.write(lines.join('\n') + '\n');
+  io.stderr.write(printable(lines.join('\n')) + '\n');
+}
+
+/** Control characters from input (a binary file, an escape sequence in a cell) are shown, not sent to the terminal. */
+function printable(text: string): string {
+  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f\u009b]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
 }

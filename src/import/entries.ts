@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { GlAccount } from '../domain/accounts.js';
 import { parseBool } from '../domain/chart.js';
 import { isIsoDate } from '../domain/dates.js';
@@ -72,13 +72,13 @@ export async function* groupEntries(
   const finish = (g: { key: string; records: CsvRecord[] }): DraftEntry => {
     const d = toDraft(g.records, shape as Exclude<typeof shape, Problem[] | null>, opts.file, opts.currency, (ref) => byExt.get(ref) ?? byNumber.get(ref));
     // toDraft builds bodies field by field in a fixed order, so equal content gives equal JSON.
-    const content = createHash('sha256').update(JSON.stringify(d.body)).digest('base64url').slice(0, 24);
+    const content = hash('sha256', JSON.stringify(d.body), 'base64url').slice(0, 24);
     const n = (occurrences.get(content) ?? 0) + 1;
     occurrences.set(content, n);
     // The date leads so that a date-ordered file writes the fingerprint index in order.
     d.fingerprint = `${String(d.body.entry_date)}:${content}.${n}`;
-    // A copy: the key is a slice of a whole input chunk, which it would otherwise keep alive.
-    ended.set(Buffer.from(g.key).toString(), g.records[g.records.length - 1]!.row);
+    // V8 keeps slices of 13 characters or more as views of the whole input chunk: copy those.
+    ended.set(g.key.length < 13 ? g.key : Buffer.from(g.key).toString(), g.records[g.records.length - 1]!.row);
     return d;
   };
 

@@ -368,6 +368,7 @@ export class SqliteLedger implements LocalLedgerOps {
        VALUES (?, ?, ?, ?, ?, ?, ?, 'posted', ?, ?, ?, ?, ?, ?, ?, ?)`,
     ).run(newId('je'), jeNumber, jeSeq, entry.entry_date, entry.currency, entry.memo, meta.source, +entry.is_adjusting, entry.manual_entry_reason, entry.total_atoms, entry.lines.length, meta.originalSeq, meta.fingerprint, ts, ts);
     const seq = Number(info.lastInsertRowid);
+    if (this.jeCounter !== null && jeSeq !== null && jeSeq > this.jeCounter) this.jeCounter = jeSeq;
     const insertLine = this.stmt('insertLine', `INSERT INTO journal_lines (entry_seq, line_no, account_key, line_type, amount_atoms, memo, counterparty_id) VALUES (?, ?, ?, ?, ?, ?, ?)`);
     const month = entry.entry_date.slice(0, 7);
     const sums = totals ?? new MonthTotals();
@@ -418,11 +419,13 @@ export class SqliteLedger implements LocalLedgerOps {
     return s;
   }
 
+  /** Largest JE-n so far while a batch holds the write lock, so that it need not ask for every entry. */
+  jeCounter: number | null = null;
+
   /** JE-(largest numeric n + 1); inside the IMMEDIATE transaction, so concurrent writers never share n. */
   private nextJeNumber(): [string, number] {
-    const max = this.stmt('maxJe', `SELECT MAX(je_seq) FROM journal_entries`).pluck().get() as number | null;
-    const n = (max ?? 0) + 1;
-    return [`JE-${n}`, n];
+    const max = this.jeCounter ?? (this.stmt('maxJe', `SELECT MAX(je_seq) FROM journal_entries`).pluck().get() as number | null) ?? 0;
+    return [`JE-${max + 1}`, max + 1];
   }
 
   /** How an entry would look once posted, without writing it. */
@@ -750,15 +753,18 @@ export class ImportBatch {
   private readonly totals = new MonthTotals();
   private failed = false;
   private done = false;
-  private readonly hasFingerprint: Database.Statement;
+  private readonly fingerprintsOn: Database.Statement;
   private readonly baseTaken: (n: string) => boolean;
+  private fpDate: string | null = null;
+  private fpSet = new Set<string>();
 
   constructor(
     private readonly ledger: SqliteLedger,
     private readonly ctx: ValidationContext,
     private readonly options: { dryRun: boolean; allowDuplicates: boolean },
   ) {
-    this.hasFingerprint = ledger.db.prepare(`SELECT 1 FROM journal_entries WHERE fingerprint = ?`).pluck();
+    this.fingerprintsOn = ledger.db.prepare(`SELECT fingerprint FROM journal_entries WHERE fingerprint >= ? AND fingerprint < ?`).pluck();
+    ledger.jeCounter = (ledger.db.prepare(`SELECT MAX(je_seq) FROM journal_entries`).pluck().get() as number | null) ?? 0;
     this.baseTaken = ctx.jeNumberTaken;
     // Numbers used earlier in the same file count as taken even when nothing was written (dry run, or after an error).
     ctx.jeNumberTaken = (n) => this.numbers.has(n) || this.baseTaken(n);
@@ -766,7 +772,7 @@ export class ImportBatch {
 
   /** Validates one entry and, while the batch is clean and not a dry run, writes it. */
   add(body: unknown, fingerprint: string, hasRowProblems: boolean): BatchResult {
-    const fpTaken = this.hasFingerprint.get(fingerprint) !== undefined;
+    const fpTaken = this.fingerprintTaken(fingerprint);
     if (fpTaken && !this.options.allowDuplicates) return { status: 'skipped', je_number: null };
     const { entry, problems } = validateEntry(body, this.ctx);
     if (!entry) {
@@ -777,7 +783,21 @@ export class ImportBatch {
     if (hasRowProblems) this.failed = true;
     if (this.failed || this.options.dryRun) return { status: 'would_post', je_number: entry.je_number };
     const seq = this.ledger.insertEntry(entry, { source: 'csv_import', fingerprint: fpTaken ? null : fingerprint, originalSeq: null }, this.totals);
+    this.fpSet.add(fingerprint);
     return { status: 'posted', je_number: String(seq) };
+  }
+
+  /**
+   * Fingerprints start with the entry's date: the ledger's fingerprints of one date are read at once,
+   * so a date-ordered file asks once per date instead of once per entry.
+   */
+  private fingerprintTaken(fp: string): boolean {
+    const date = fp.slice(0, fp.indexOf(':') + 1);
+    if (date !== this.fpDate) {
+      this.fpDate = date;
+      this.fpSet = new Set(this.fingerprintsOn.all(date, `${date.slice(0, -1)};`) as string[]);
+    }
+    return this.fpSet.has(fp);
   }
 
   /** Makes the batch visible (or, for a dry run or a failed batch, discards it). */
@@ -787,11 +807,13 @@ export class ImportBatch {
     this.ledger.flushTotals(this.totals);
     this.ledger.db.exec('COMMIT');
     this.done = true;
+    this.ledger.jeCounter = null;
   }
 
   rollback(): void {
     if (this.done) return;
     this.done = true;
+    this.ledger.jeCounter = null;
     if (this.ledger.db.inTransaction) this.ledger.db.exec('ROLLBACK');
   }
 }
