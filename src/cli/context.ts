@@ -2,7 +2,7 @@ import type { Readable, Writable } from 'node:stream';
 import { resolveTarget, type Env, type Target } from '../config/config.js';
 import { BooksError, errors } from '../domain/errors.js';
 import type { Ledger, LocalLedgerOps } from '../ledger/port.js';
-import type { SqliteLedger } from '../ledger/sqlite/ledger.js';
+import type { EntityInit, SqliteLedger } from '../ledger/sqlite/ledger.js';
 import type { Prompter } from './prompter.js';
 
 export type Format = 'table' | 'json' | 'csv';
@@ -65,6 +65,12 @@ export class Context {
     const { SqliteLedger } = await import('../ledger/sqlite/ledger.js');
     this.opened = SqliteLedger.open(t.path, this.now);
     return this.opened;
+  }
+
+  /** Creates a new local ledger file (books init); refuses a path that exists. */
+  async createLocal(path: string, init: EntityInit): Promise<SqliteLedger> {
+    const { SqliteLedger } = await import('../ledger/sqlite/ledger.js');
+    return SqliteLedger.create(path, init, this.now);
   }
 
   /** The local ledger, for operations the API does not offer; a remote profile is a usage error. */

@@ -25,8 +25,7 @@ export async function init(ctx: Context, opts: InitOptions): Promise<void> {
   // Check the chart before the file exists, so a bad chart leaves nothing behind.
   const chartPath = opts.chart === undefined ? undefined : opts.chart === 'standard' ? STANDARD_CHART : resolve(ctx.cwd, opts.chart);
   const chart = chartPath ? await readChart(ctx, chartPath, []) : [];
-  const { SqliteLedger } = await import('../ledger/sqlite/ledger.js');
-  const ledger = SqliteLedger.create(target.path, { name: opts.name.trim(), currency, books_start: firstMonth ? `${firstMonth}-01` : null, fiscal_year_start_month: fy }, ctx.now);
+  const ledger = await ctx.createLocal(target.path, { name: opts.name.trim(), currency, books_start: firstMonth ? `${firstMonth}-01` : null, fiscal_year_start_month: fy });
   try {
     const loaded = chart.length ? ledger.upsertAccounts(chart) : { created: 0 };
     const entity = ledger.entitySync();

@@ -745,7 +745,7 @@ export class MonthTotals {
   }
 }
 
-export type BatchResult = { status: 'posted' | 'would_post' | 'skipped'; je_number: string | null } | { status: 'invalid'; problems: Problem[] };
+export type BatchResult = { status: 'posted' | 'would_post' | 'skipped' } | { status: 'invalid'; problems: Problem[] };
 
 /** One import in progress (see SqliteLedger.beginImport). */
 export class ImportBatch {
@@ -773,7 +773,7 @@ export class ImportBatch {
   /** Validates one entry and, while the batch is clean and not a dry run, writes it. */
   add(body: unknown, fingerprint: string, hasRowProblems: boolean): BatchResult {
     const fpTaken = this.fingerprintTaken(fingerprint);
-    if (fpTaken && !this.options.allowDuplicates) return { status: 'skipped', je_number: null };
+    if (fpTaken && !this.options.allowDuplicates) return { status: 'skipped' };
     const { entry, problems } = validateEntry(body, this.ctx);
     if (!entry) {
       this.failed = true;
@@ -781,10 +781,10 @@ export class ImportBatch {
     }
     if (entry.je_number) this.numbers.add(entry.je_number);
     if (hasRowProblems) this.failed = true;
-    if (this.failed || this.options.dryRun) return { status: 'would_post', je_number: entry.je_number };
-    const seq = this.ledger.insertEntry(entry, { source: 'csv_import', fingerprint: fpTaken ? null : fingerprint, originalSeq: null }, this.totals);
+    if (this.failed || this.options.dryRun) return { status: 'would_post' };
+    this.ledger.insertEntry(entry, { source: 'csv_import', fingerprint: fpTaken ? null : fingerprint, originalSeq: null }, this.totals);
     this.fpSet.add(fingerprint);
-    return { status: 'posted', je_number: String(seq) };
+    return { status: 'posted' };
   }
 
   /**
