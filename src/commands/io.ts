@@ -5,21 +5,22 @@ import type { Context } from '../cli/context.js';
 import { isIsoDate, isIsoMonth } from '../domain/dates.js';
 import { BooksError, errors } from '../domain/errors.js';
 
-/** Opens a file argument for streaming, or standard input for `-`; a missing file is a usage error. */
-export function openInput(ctx: Context, path: string): { stream: Readable; name: string } {
-  if (path === '-') return { stream: ctx.io.stdin, name: 'stdin' };
+/** The full path of a file argument; a missing file is a usage error naming it. */
+export function existingFile(ctx: Context, path: string): string {
   const full = resolve(ctx.cwd, path);
   if (!existsSync(full)) throw errors.usage(`cannot read ${path}: no such file`);
-  return { stream: createReadStream(full, { highWaterMark: 1 << 20 }), name: path };
+  return full;
+}
+
+/** Opens a file argument for streaming, or standard input for `-`. */
+export function openInput(ctx: Context, path: string): { stream: Readable; name: string } {
+  if (path === '-') return { stream: ctx.io.stdin, name: 'stdin' };
+  return { stream: createReadStream(existingFile(ctx, path), { highWaterMark: 1 << 20 }), name: path };
 }
 
 /** Reads a whole text input (file or `-`). */
 export async function readText(ctx: Context, path: string): Promise<string> {
-  if (path !== '-') {
-    const full = resolve(ctx.cwd, path);
-    if (!existsSync(full)) throw errors.usage(`cannot read ${path}: no such file`);
-    return readFileSync(full, 'utf8');
-  }
+  if (path !== '-') return readFileSync(existingFile(ctx, path), 'utf8');
   const chunks: Buffer[] = [];
   for await (const c of ctx.io.stdin) chunks.push(Buffer.isBuffer(c) ? c : Buffer.from(c));
   return Buffer.concat(chunks).toString('utf8');

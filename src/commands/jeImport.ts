@@ -1,11 +1,10 @@
 import { statSync } from 'node:fs';
-import { resolve } from 'node:path';
 import type { Context } from '../cli/context.js';
 import { BooksError, type Problem } from '../domain/errors.js';
 import { delimiterOf, readCsv } from '../import/csv.js';
 import { entryCsvSpec, groupEntries, locate, type DraftEntry } from '../import/entries.js';
 import { Progress } from '../render/progress.js';
-import { openInput } from './io.js';
+import { existingFile, openInput } from './io.js';
 
 /** At most this many problems are carried in the error; the rest are counted. */
 const MAX_LISTED = 100;
@@ -24,7 +23,7 @@ export async function jeImport(ctx: Context, path: string, opts: { delimiter?: s
   const ledger = await ctx.local('je import');
   const [entity, accounts] = [await ledger.entity(), await ledger.accounts()];
   const { stream, name } = openInput(ctx, path);
-  const size = path === '-' ? null : statSync(resolve(ctx.cwd, path)).size;
+  const size = path === '-' ? null : statSync(existingFile(ctx, path)).size;
   let bytes = 0;
   const progress = new Progress(ctx.io.stderr, size, 'importing');
 
@@ -57,7 +56,8 @@ export async function jeImport(ctx: Context, path: string, opts: { delimiter?: s
     }
   };
   try {
-    for await (const drafts of groupEntries(readCsv(stream, { ...entryCsvSpec(name, delimiter), onBytes: (n) => (bytes += n) }), { file: name, accounts, currency: entity.currency })) {
+    const csv = readCsv(stream, { ...entryCsvSpec(name, delimiter), onBytes: (n) => (bytes += n) });
+    for await (const drafts of groupEntries(csv, { file: name, accounts, currency: entity.currency })) {
       if ('fatal' in drafts) {
         drafts.fatal.forEach(report);
         break;
