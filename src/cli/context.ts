@@ -1,6 +1,7 @@
 import type { Readable, Writable } from 'node:stream';
 import { resolveTarget, type Env, type Target } from '../config/config.js';
 import { BooksError, errors } from '../domain/errors.js';
+import { toJson } from '../domain/json.js';
 import type { Ledger, LocalLedgerOps } from '../ledger/port.js';
 import type { EntityInit, SqliteLedger } from '../ledger/sqlite/ledger.js';
 import type { Prompter } from './prompter.js';
@@ -106,25 +107,4 @@ export class Context {
   }
 }
 
-/** JSON with bigint written as exact integer digits (amount sums may pass 2^53). */
-export function toJson(value: unknown, indent = 2): string {
-  try {
-    return JSON.stringify(value, null, indent);
-  } catch (e) {
-    // JSON.stringify refuses bigint; only then pay for a replacer on every value.
-    if (!(e instanceof TypeError)) throw e;
-  }
-  const marks: string[] = [];
-  const text = JSON.stringify(
-    value,
-    (_k, v) => {
-      if (typeof v === 'bigint') {
-        marks.push(v.toString());
-        return `\u0000big${marks.length - 1}\u0000`;
-      }
-      return v;
-    },
-    indent,
-  );
-  return marks.length ? text.replace(/"\\u0000big(\d+)\\u0000"/g, (_m, i) => marks[Number(i)]!) : text;
-}
+export { toJson };

@@ -159,6 +159,33 @@ Examples:
     )
     .action(lazy(async () => (await import('../commands/report.js')).balanceSheet));
 
+  const keys = sub(program, 'keys').description('API keys of a local ledger, for books serve');
+  sub(keys, 'create')
+    .description('Mint a key; it is printed once, on its own line, and only its hash is kept')
+    .requiredOption('--permission <p>', 'customer_api:post_journal_entries or customer_api:read (repeatable)', collect, [])
+    .option('--name <name>', 'a label for the key')
+    .action(lazy(async () => (await import('../commands/keys.js')).keysCreate));
+  sub(keys, 'list')
+    .description('List keys (never the keys themselves)')
+    .action(lazy(async () => (await import('../commands/keys.js')).keysList));
+  sub(keys, 'revoke')
+    .description('Revoke a key at once')
+    .argument('<id>', 'key id')
+    .action(lazy(async () => (await import('../commands/keys.js')).keysRevoke));
+
+  sub(program, 'serve')
+    .description('Serve the accounting API over the local ledger (POST /v1/journal-entries, GET /v1/reports/balance-sheet, ...)')
+    .option('--host <host>', 'address to bind', '127.0.0.1')
+    .option('--port <port>', 'port (0 picks a free one)', '8080')
+    .addHelpText(
+      'after',
+      `
+Prints "listening on http://HOST:PORT" when ready and one line per request on standard error (never
+keys or bodies). Requests carry "Authorization: Bearer KEY" (books keys create). Stops on SIGINT or
+SIGTERM after the requests in flight.`,
+    )
+    .action(lazy(async () => (await import('../commands/serve.js')).serve));
+
   sub(program, 'close')
     .description('Lock the books through a date (month-end close): later posts dated on or before it are refused')
     .requiredOption('--through <YYYY-MM-DD>', 'last closed day')

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-import { execa, type Options } from 'execa';
+import { execa, type Options, type ResultPromise } from 'execa';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const BIN = join(ROOT, 'bin/books.js');
@@ -89,3 +89,36 @@ export async function demoLedger(opts: { fiscalYearStartMonth?: number } = {}): 
   }
   return { dir, ledger, run };
 }
+
+export interface Served {
+  url: string;
+  child: ResultPromise;
+  log: () => string;
+  stop: () => Promise<void>;
+}
+
+/** Starts the real `books serve --port 0` and waits for its "listening on" line. */
+export async function serve(ledger: string): Promise<Served> {
+  const child = execa('node', [BIN, 'serve', '--port', '0', '--ledger', ledger], { reject: false, env: { NO_COLOR: '1' } });
+  let err = '';
+  child.stderr!.on('data', (c) => (err += c));
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (c) => {
+      out += c;
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) resolve(m[1]!);
+    });
+    child.on('exit', () => reject(new Error(`serve exited: ${err}`)));
+  });
+  return {
+    url,
+    child,
+    log: () => err,
+    stop: async () => {
+      child.kill('SIGTERM');
+      await child;
+    },
+  };
+}
+

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import type { AccountType, Counterparty, Entity, GlAccount } from '../../domain/accounts.js';
@@ -15,6 +15,7 @@ import {
 } from '../../domain/entry.js';
 import { BooksError, entryInvalid, errors, type Problem } from '../../domain/errors.js';
 import { normaliseJeNumber } from '../../domain/jeNumber.js';
+import { keyId, type ApiKeyInfo, type Permission } from '../../domain/keys.js';
 import { buildBalanceSheet, cutDates, type BalanceSheet, type Cumulative, type SheetAccount } from '../../domain/balanceSheet.js';
 import { endOfMonth, parts } from '../../domain/dates.js';
 import { splitPeriods, windowTooLong, type ReportQuery } from '../../domain/periods.js';
@@ -664,6 +665,44 @@ export class SqliteLedger implements LocalLedgerOps {
     })();
   }
 
+  /** Mints an API key with its permissions; returns the key once. Only its SHA-256 is stored. */
+  createKey(name: string | null, permissions: Permission[]): ApiKeyInfo & { key: string } {
+    const id = randomBytes(9).toString('base64url');
+    const key = `bk.${id}.${randomBytes(32).toString('base64url')}`;
+    const created = this.now().toISOString();
+    const perms = [...new Set(permissions)].sort() as Permission[];
+    this.write(() =>
+      this.db.prepare(`INSERT INTO api_keys (id, name, key_hash, permissions, created_at) VALUES (?, ?, ?, ?, ?)`).run(id, name, sha256(key), JSON.stringify(perms), created),
+    );
+    return { id, name, permissions: perms, created_at: created, revoked_at: null, key };
+  }
+
+  listKeys(): ApiKeyInfo[] {
+    return (this.db.prepare(`SELECT id, name, permissions, created_at, revoked_at FROM api_keys ORDER BY created_at, id`).all() as (Omit<ApiKeyInfo, 'permissions'> & { permissions: string })[]).map(
+      (k) => ({ ...k, permissions: JSON.parse(k.permissions) as Permission[] }),
+    );
+  }
+
+  /** Revokes a key at once; revoking twice is harmless. */
+  revokeKey(id: string): ApiKeyInfo {
+    return this.write(() => {
+      const found = this.db.prepare(`SELECT 1 FROM api_keys WHERE id = ?`).get(id);
+      if (!found) throw errors.notFound(`no API key '${id}'`);
+      this.db.prepare(`UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?`).run(this.now().toISOString(), id);
+      return this.listKeys().find((k) => k.id === id)!;
+    });
+  }
+
+  /** The permissions of a valid, unrevoked key, or null; hashes are compared in constant time. */
+  authenticate(key: string): Permission[] | null {
+    const id = keyId(key);
+    const row = id ? (this.db.prepare(`SELECT key_hash, permissions, revoked_at FROM api_keys WHERE id = ?`).get(id) as { key_hash: string; permissions: string; revoked_at: string | null } | undefined) : undefined;
+    const given = Buffer.from(sha256(key), 'hex');
+    const stored = Buffer.from(row?.key_hash ?? '0'.repeat(64), 'hex');
+    const same = timingSafeEqual(given, stored);
+    return row && same && row.revoked_at === null ? (JSON.parse(row.permissions) as Permission[]) : null;
+  }
+
   /** Every invariant the ledger relies on; an empty list means the file is sound. */
   checkInvariants(): Problem[] {
     const problems: Problem[] = [];
@@ -816,6 +855,10 @@ export class ImportBatch {
     this.ledger.jeCounter = null;
     if (this.ledger.db.inTransaction) this.ledger.db.exec('ROLLBACK');
   }
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
 }
 
 function entryTypeLabel(adjusting: boolean, originalId: string | null): string {

@@ -99,4 +99,15 @@ export const MIGRATIONS: string[] = [
     created_at_ms INTEGER NOT NULL
   );
   `,
+  `
+  -- API keys for books serve: only a SHA-256 of each key is stored; the key is shown once.
+  CREATE TABLE api_keys (
+    id TEXT PRIMARY KEY,
+    name TEXT,
+    key_hash TEXT NOT NULL,
+    permissions TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    revoked_at TEXT
+  );
+  `,
 ];
