@@ -1,6 +1,6 @@
 import type { Readable, Writable } from 'node:stream';
 import { resolveTarget, type Env, type Target } from '../config/config.js';
-import { BooksError, errors } from '../domain/errors.js';
+import { errors } from '../domain/errors.js';
 import { toJson } from '../domain/json.js';
 import type { Ledger, LocalLedgerOps } from '../ledger/port.js';
 import type { EntityInit, SqliteLedger } from '../ledger/sqlite/ledger.js';
@@ -61,11 +61,16 @@ export class Context {
     if (this.opened) return this.opened;
     const t = this.target();
     if (t.kind === 'remote') {
-      throw new BooksError('usage', `profile '${t.profile}' is remote (${t.url}); this version of books works on local ledgers only`);
+      const { HttpLedger } = await import('../ledger/http/ledger.js');
+      const backoff = Number(this.env.BOOKS_RETRY_BACKOFF_MS);
+      const remote = new HttpLedger({ baseUrl: t.url, apiKey: t.apiKey, apiKeyEnv: t.apiKeyEnv, currency: t.currency, env: this.env, ...(backoff > 0 ? { backoffMs: backoff } : {}) });
+      this.opened = remote;
+      return remote;
     }
     const { SqliteLedger } = await import('../ledger/sqlite/ledger.js');
-    this.opened = SqliteLedger.open(t.path, this.now);
-    return this.opened;
+    const local = SqliteLedger.open(t.path, this.now);
+    this.opened = local;
+    return local;
   }
 
   /** Creates a new local ledger file (books init); refuses a path that exists. */

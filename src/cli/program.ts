@@ -186,6 +186,27 @@ SIGTERM after the requests in flight.`,
     )
     .action(lazy(async () => (await import('../commands/serve.js')).serve));
 
+  const profile = sub(program, 'profile').description('Named ledgers: local files or remote services');
+  sub(profile, 'add')
+    .description('Add (or replace) a profile: --url for a remote service, --ledger for a local file')
+    .argument('<name>', 'profile name')
+    .option('--url <url>', 'base URL of the accounting service (remote)')
+    .option('--api-key-env <var>', 'environment variable holding the API key (default BOOKS_API_KEY)')
+    .option('--currency <code>', "the service's functional currency, for reading amounts (default USD)")
+    .option('--ledger <path>', 'ledger file (local)')
+    .action(lazy(async () => (await import('../commands/profile.js')).profileAdd));
+  sub(profile, 'use')
+    .description('Make a profile the default')
+    .argument('<name>', 'profile name')
+    .action(lazy(async () => (await import('../commands/profile.js')).profileUse));
+  sub(profile, 'list')
+    .description('List profiles (and whether each remote key is set; never the key)')
+    .action(lazy(async () => (await import('../commands/profile.js')).profileList));
+  sub(profile, 'remove')
+    .description('Remove a profile')
+    .argument('<name>', 'profile name')
+    .action(lazy(async () => (await import('../commands/profile.js')).profileRemove));
+
   sub(program, 'close')
     .description('Lock the books through a date (month-end close): later posts dated on or before it are refused')
     .requiredOption('--through <YYYY-MM-DD>', 'last closed day')

@@ -5,7 +5,7 @@ import { currencyExponent, formatAmount } from '../domain/money.js';
 import { entryText } from '../render/entry.js';
 import { grid } from '../render/table.js';
 import { dateFlag } from './io.js';
-import { printPosted } from './jePost.js';
+import { alreadyPosted, printPosted } from './jePost.js';
 
 export async function jeList(ctx: Context, opts: { from?: string; to?: string }): Promise<void> {
   const filter = { from: dateFlag('--from', opts.from), to: dateFlag('--to', opts.to) };
@@ -34,6 +34,10 @@ export async function jeReverse(ctx: Context, id: string, opts: { date?: string;
   const date = dateFlag('--date', opts.date);
   if (!id.trim()) throw errors.usage('name the entry to reverse by id or JE number');
   const ledger = await ctx.ledger();
-  const entry = await ledger.reverse(id, { idempotencyKey: opts.idempotencyKey ?? randomUUID(), ...(date ? { entryDate: date } : {}), dryRun: opts.dryRun ?? false });
-  printPosted(ctx, entry, currencyExponent(entry.currency) ?? 2, opts.dryRun ?? false);
+  try {
+    const entry = await ledger.reverse(id, { idempotencyKey: opts.idempotencyKey ?? randomUUID(), ...(date ? { entryDate: date } : {}), dryRun: opts.dryRun ?? false });
+    printPosted(ctx, entry, currencyExponent(entry.currency) ?? 2, opts.dryRun ?? false);
+  } catch (e) {
+    if (!alreadyPosted(ctx, e)) throw e;
+  }
 }

@@ -20,7 +20,7 @@ export interface ImportSummary {
 
 export async function jeImport(ctx: Context, path: string, opts: { delimiter?: string; dryRun?: boolean; allowDuplicates?: boolean }): Promise<void> {
   const delimiter = delimiterOf(opts.delimiter);
-  const ledger = await ctx.local('je import');
+  const ledger = await ctx.ledger();
   const [entity, accounts] = [await ledger.entity(), await ledger.accounts()];
   const { stream, name } = openInput(ctx, path);
   const size = path === '-' ? null : statSync(existingFile(ctx, path)).size;
@@ -35,9 +35,11 @@ export async function jeImport(ctx: Context, path: string, opts: { delimiter?: s
     if (problems.length < MAX_LISTED) problems.push(p);
   };
 
-  const batch = ledger.beginImport({ dryRun: opts.dryRun ?? false, allowDuplicates: opts.allowDuplicates ?? false });
+  // A remote service may turn out to have some entries already; their lines are then not counted.
+  const linesAt = ledger.kind === 'remote' ? new Map<number, number>() : null;
+  const batch = await ledger.beginImport({ dryRun: opts.dryRun ?? false, allowDuplicates: opts.allowDuplicates ?? false });
   const take = (d: DraftEntry) => {
-    const result = batch.add(d.body, d.fingerprint, d.problems.length > 0);
+    const result = batch.add(d.body, d.fingerprint, d.problems.length > 0, d.row);
     d.problems.forEach(report);
     if (result.status === 'invalid') {
       // A cell already reported for its row and column is not reported again by the entry rules.
@@ -53,6 +55,7 @@ export async function jeImport(ctx: Context, path: string, opts: { delimiter?: s
     } else if (d.problems.length === 0) {
       summary.posted++;
       summary.lines += (d.body.lines as unknown[]).length;
+      if (linesAt) linesAt.set(d.row, (d.body.lines as unknown[]).length);
     }
   };
   try {
@@ -83,7 +86,12 @@ export async function jeImport(ctx: Context, path: string, opts: { delimiter?: s
     batch.rollback();
     throw new BooksError('invalid_input', `${name} has a header but no entries; nothing was posted`, [{ file: name, row: 2, path: '', reason: 'no_entries', message: 'no data rows', code: 'invalid_input' }]);
   }
-  batch.commit();
+  const { alreadyPosted } = await batch.commit();
+  // Entries a remote service already had (an earlier run posted them) count as skipped, not posted.
+  summary.posted -= alreadyPosted.length;
+  summary.skipped += alreadyPosted.length;
+  for (const row of alreadyPosted) summary.lines -= linesAt?.get(row) ?? 0;
+  summary.skipped_rows.push(...alreadyPosted.slice(0, Math.max(0, 1000 - summary.skipped_rows.length)));
   if (ctx.json) return ctx.outJson(summary);
   const verb = summary.dry_run ? 'would post' : 'posted';
   ctx.out(`${verb} ${summary.posted} entr${summary.posted === 1 ? 'y' : 'ies'} (${summary.lines} lines), skipped ${summary.skipped}`);

@@ -59,9 +59,8 @@ export async function interactiveEntry(ctx: Context, ledger: Ledger, opts: JePos
     if (picked === FINISH) {
       const body = { entry_date: date, lines, ...(memo ? { memo } : {}), ...(opts.jeNumber ? { je_number: opts.jeNumber } : {}), ...(opts.adjusting ? { is_adjusting: true } : {}), ...(opts.reason ? { manual_entry_reason: opts.reason } : {}) };
       try {
-        // The same validation the API runs, before asking to post.
-        const preview = await ledger.post(body, { idempotencyKey: key, dryRun: true });
-        ctx.err(entryText(preview, exponent, 'Ready to post '));
+        // The same validation the API runs, before asking to post (a remote service has no dry run).
+        if (ledger.kind === 'local') ctx.err(entryText(await ledger.post(body, { idempotencyKey: key, dryRun: true }), exponent, 'Ready to post '));
       } catch (e) {
         if (!isBooksError(e)) throw e;
         ctx.err(`error ${e.code}: ${e.message}`);

@@ -3,7 +3,7 @@ import type { Context } from '../cli/context.js';
 import { accountResolver, type GlAccount } from '../domain/accounts.js';
 import { localDate } from '../domain/dates.js';
 import type { JournalEntry } from '../domain/entry.js';
-import { BooksError, entryInvalid, type Problem } from '../domain/errors.js';
+import { BooksError, entryInvalid, isBooksError, type Problem } from '../domain/errors.js';
 import { currencyExponent, MAX_ATOMS, parseDecimal } from '../domain/money.js';
 import { entryText } from '../render/entry.js';
 import { readText } from './io.js';
@@ -99,8 +99,24 @@ export async function jePost(ctx: Context, opts: JePostOptions): Promise<void> {
     throw new BooksError('usage', 'no lines given: use --debit/--credit, --file PATH|-, or run on a terminal for interactive entry');
   }
 
-  const entry = await ledger.post(body, { idempotencyKey: key, dryRun: opts.dryRun ?? false });
-  printPosted(ctx, entry, exponent, opts.dryRun ?? false);
+  try {
+    const entry = await ledger.post(body, { idempotencyKey: key, dryRun: opts.dryRun ?? false });
+    printPosted(ctx, entry, exponent, opts.dryRun ?? false);
+  } catch (e) {
+    if (!alreadyPosted(ctx, e)) throw e;
+  }
+}
+
+/**
+ * A remote post whose first attempt went through but whose answer was lost comes back as a duplicate
+ * on the retry: that is success, said as such. Returns false for any other error.
+ */
+export function alreadyPosted(ctx: Context, e: unknown): boolean {
+  if (!isBooksError(e) || e.details.already_posted !== true) return false;
+  const id = (e.details.existing_journal_entry_id as string | undefined) ?? null;
+  if (ctx.json) ctx.outJson({ already_posted: true, existing_journal_entry_id: id });
+  else ctx.out(`Already posted${id ? ` as ${id}` : ''}: an earlier attempt went through.`);
+  return true;
 }
 
 /** Shows a posted (or would-be) entry; `--format json` prints the entry object itself. */

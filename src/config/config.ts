@@ -3,7 +3,7 @@ import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { BooksError, errors } from '../domain/errors.js';
 
-export type Profile = { kind: 'local'; ledger: string } | { kind: 'remote'; url: string; api_key_env?: string; api_key?: string };
+export type Profile = { kind: 'local'; ledger: string } | { kind: 'remote'; url: string; api_key_env?: string; api_key?: string; currency?: string };
 
 export interface Config {
   default?: string;
@@ -13,7 +13,7 @@ export interface Config {
 /** Where the ledger a command works on is: a local file or a remote service. */
 export type Target =
   | { kind: 'local'; path: string; profile: string | null }
-  | { kind: 'remote'; url: string; apiKeyEnv: string; apiKey: string | undefined; profile: string };
+  | { kind: 'remote'; url: string; apiKeyEnv: string; apiKey: string | undefined; profile: string; currency: string };
 
 export type Env = Record<string, string | undefined>;
 
@@ -73,5 +73,5 @@ function fromProfile(name: string, env: Env, cwd: string, source: string): Targe
   }
   if (p.kind === 'local') return { kind: 'local', path: resolve(cwd, p.ledger), profile: name };
   const apiKeyEnv = p.api_key_env ?? 'BOOKS_API_KEY';
-  return { kind: 'remote', url: p.url, apiKeyEnv, apiKey: env[apiKeyEnv] ?? p.api_key, profile: name };
+  return { kind: 'remote', url: p.url, apiKeyEnv, apiKey: env[apiKeyEnv] ?? p.api_key, profile: name, currency: p.currency ?? 'USD' };
 }

@@ -24,6 +24,22 @@ export interface EntryFilter {
   to?: string;
 }
 
+export type BatchResult = { status: 'posted' | 'would_post' | 'skipped' } | { status: 'invalid'; problems: import('../domain/errors.js').Problem[] };
+
+/** A batch import in progress: every entry is added (validated) first, then the batch commits or rolls back. */
+export interface ImportBatch {
+  /** Validates one entry of the file; a local ledger also writes it while the batch is clean. */
+  add(body: unknown, fingerprint: string, hasRowProblems: boolean, row: number): BatchResult;
+  /** Makes the batch visible; returns the rows of entries found already posted while committing. */
+  commit(): Promise<{ alreadyPosted: number[] }>;
+  rollback(): void;
+}
+
+export interface ImportOptions {
+  dryRun: boolean;
+  allowDuplicates: boolean;
+}
+
 /**
  * What every command needs of a ledger, local or remote. Implementations raise BooksError values
  * with the codes of spec part 7, so that commands and exit codes do not care which one they hold.
@@ -40,6 +56,8 @@ export interface Ledger {
   reverse(idOrNumber: string, options: ReverseOptions): Promise<JournalEntry>;
   /** The balance sheet of a checked query (see checkReportQuery); refuses a window over 5 years with CAPI69. */
   balanceSheet(query: ReportQuery): Promise<BalanceSheet>;
+  /** Starts a batch import (see ImportBatch). */
+  beginImport(options: ImportOptions): Promise<ImportBatch>;
   close(): Promise<void>;
 }
 

@@ -19,7 +19,7 @@ import { keyId, type ApiKeyInfo, type Permission } from '../../domain/keys.js';
 import { buildBalanceSheet, cutDates, type BalanceSheet, type Cumulative, type SheetAccount } from '../../domain/balanceSheet.js';
 import { endOfMonth, parts } from '../../domain/dates.js';
 import { splitPeriods, windowTooLong, type ReportQuery } from '../../domain/periods.js';
-import type { EntryFilter, LocalLedgerOps, PostOptions, ReverseOptions } from '../port.js';
+import type { BatchResult, EntryFilter, ImportBatch as ImportBatchPort, ImportOptions, LocalLedgerOps, PostOptions, ReverseOptions } from '../port.js';
 import { APPLICATION_ID, MIGRATIONS } from './schema.js';
 
 const IDEMPOTENCY_WINDOW_MS = 60 * 60 * 1000;
@@ -396,7 +396,7 @@ export class SqliteLedger implements LocalLedgerOps {
    * Starts an all-or-nothing import: one IMMEDIATE transaction held while the caller streams entries
    * in; nothing is visible to others until commit, and a killed process leaves none of it.
    */
-  beginImport(options: { dryRun: boolean; allowDuplicates: boolean }): ImportBatch {
+  async beginImport(options: ImportOptions): Promise<ImportBatch> {
     try {
       this.db.exec('BEGIN IMMEDIATE');
     } catch (e) {
@@ -784,10 +784,8 @@ export class MonthTotals {
   }
 }
 
-export type BatchResult = { status: 'posted' | 'would_post' | 'skipped' } | { status: 'invalid'; problems: Problem[] };
-
 /** One import in progress (see SqliteLedger.beginImport). */
-export class ImportBatch {
+export class ImportBatch implements ImportBatchPort {
   private readonly numbers = new Set<string>();
   private readonly totals = new MonthTotals();
   private failed = false;
@@ -840,13 +838,17 @@ export class ImportBatch {
   }
 
   /** Makes the batch visible (or, for a dry run or a failed batch, discards it). */
-  commit(): void {
-    if (this.done) return;
-    if (this.failed || this.options.dryRun) return this.rollback();
+  async commit(): Promise<{ alreadyPosted: number[] }> {
+    if (this.done) return { alreadyPosted: [] };
+    if (this.failed || this.options.dryRun) {
+      this.rollback();
+      return { alreadyPosted: [] };
+    }
     this.ledger.flushTotals(this.totals);
     this.ledger.db.exec('COMMIT');
     this.done = true;
     this.ledger.jeCounter = null;
+    return { alreadyPosted: [] };
   }
 
   rollback(): void {
