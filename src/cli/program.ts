@@ -213,6 +213,10 @@ SIGTERM after the requests in flight.`,
     .option('--reopen', 'allow moving the lock date earlier')
     .action(lazy(async () => (await import('../commands/check.js')).close));
 
+  sub(program, 'rebuild')
+    .description('Recompute the derived balance data from the journal lines; posts wait with CAPI73 meanwhile')
+    .action(lazy(async () => (await import('../commands/check.js')).rebuild));
+
   sub(program, 'check')
     .description("Verify the ledger's invariants; exit 1 naming each problem")
     .action(lazy(async () => (await import('../commands/check.js')).check));

@@ -19,3 +19,11 @@ export async function close(ctx: Context, opts: { through: string; reopen?: bool
   if (ctx.json) return ctx.outJson({ lock_date: entity.lock_date, previous_lock_date: previous });
   ctx.out(`The books are closed through ${entity.lock_date}${previous ? ` (were closed through ${previous})` : ''}.`);
 }
+
+export async function rebuild(ctx: Context): Promise<void> {
+  const ledger = await ctx.local('rebuild');
+  const started = Date.now();
+  const r = ledger.rebuild();
+  if (ctx.json) return ctx.outJson({ ...r, seconds: (Date.now() - started) / 1000 });
+  ctx.out(`Rebuilt ${r.totals} account-month totals from ${r.lines} lines in ${((Date.now() - started) / 1000).toFixed(1)} s.`);
+}

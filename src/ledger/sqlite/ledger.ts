@@ -23,6 +23,7 @@ import type { BatchResult, EntryFilter, ImportBatch as ImportBatchPort, ImportOp
 import { APPLICATION_ID, MIGRATIONS } from './schema.js';
 
 const IDEMPOTENCY_WINDOW_MS = 60 * 60 * 1000;
+const REBUILD_STALE_MS = 10 * 60 * 1000;
 const BUSY_TIMEOUT_MS = 30_000;
 
 export interface EntityInit {
@@ -318,8 +319,7 @@ export class SqliteLedger implements LocalLedgerOps {
   private gate(idempotencyKey: string, hash: string): ValidationContext {
     const ctx = this.validationContext();
     if (!ctx.entity.books_start) throw errors.noBooksStart();
-    const rebuilding = this.entitySync().rebuild_started_at;
-    if (rebuilding) throw errors.rebuilding(5);
+    if (this.rebuilding()) throw errors.rebuilding(1);
     const used = this.db.prepare(`SELECT request_hash, journal_entry_id, created_at_ms FROM idempotency_keys WHERE key = ?`).get(idempotencyKey) as
       | { request_hash: string; journal_entry_id: string; created_at_ms: number }
       | undefined;
@@ -405,7 +405,7 @@ export class SqliteLedger implements LocalLedgerOps {
     try {
       const ctx = this.validationContext();
       if (!ctx.entity.books_start) throw errors.noBooksStart();
-      if (this.entitySync().rebuild_started_at) throw errors.rebuilding(5);
+      if (this.rebuilding()) throw errors.rebuilding(1);
       return new ImportBatch(this, ctx, options);
     } catch (e) {
       this.db.exec('ROLLBACK');
@@ -703,6 +703,51 @@ export class SqliteLedger implements LocalLedgerOps {
     return row && same && row.revoked_at === null ? (JSON.parse(row.permissions) as Permission[]) : null;
   }
 
+  /**
+   * True while a rebuild runs. A mark older than REBUILD_STALE_MS belongs to a rebuild that died (a
+   * rebuild of a million lines takes seconds), so it no longer blocks posting.
+   */
+  private rebuilding(): boolean {
+    const started = this.entitySync().rebuild_started_at;
+    return started !== null && this.now().getTime() - Date.parse(started) < REBUILD_STALE_MS;
+  }
+
+  /**
+   * Recomputes the derived monthly totals from the lines. Posts are refused with CAPI73 meanwhile: the
+   * mark is committed first, the totals are computed from a snapshot without holding the write lock,
+   * then written and the mark cleared in one short transaction.
+   */
+  rebuild(): { totals: number; lines: number } {
+    this.write(() => {
+      if (this.rebuilding()) throw new BooksError('CAPI73', 'a rebuild is already running; try again when it finishes', [], { retryable: true, retry_after: 1 });
+      this.db.prepare(`UPDATE entity SET rebuild_started_at = ?`).run(this.now().toISOString());
+    });
+    try {
+      const rows = this.db
+        .prepare(
+          `SELECT l.account_key, substr(e.entry_date, 1, 7) AS month, SUM(CASE WHEN l.line_type = 'debit' THEN l.amount_atoms ELSE -l.amount_atoms END) AS net, COUNT(*) AS n
+           FROM journal_lines l JOIN journal_entries e ON e.seq = l.entry_seq GROUP BY 1, 2`,
+        )
+        .safeIntegers(true)
+        .raw()
+        .all() as [bigint, string, bigint, bigint][];
+      return this.write(() => {
+        this.db.exec('DELETE FROM account_month_totals');
+        const insert = this.db.prepare(`INSERT INTO account_month_totals (account_key, month, net_atoms, line_count) VALUES (?, ?, ?, ?)`);
+        let lines = 0;
+        for (const [k, month, net, n] of rows) {
+          insert.run(k, month, net, n);
+          lines += Number(n);
+        }
+        this.db.prepare(`UPDATE entity SET rebuild_started_at = NULL`).run();
+        return { totals: rows.length, lines };
+      });
+    } catch (e) {
+      this.write(() => this.db.prepare(`UPDATE entity SET rebuild_started_at = NULL`).run());
+      throw e;
+    }
+  }
+
   /** Every invariant the ledger relies on; an empty list means the file is sound. */
   checkInvariants(): Problem[] {
     const problems: Problem[] = [];
@@ -761,6 +806,8 @@ export class SqliteLedger implements LocalLedgerOps {
       .pluck()
       .all() as string[];
     for (const c of parentCycle) add(`accounts[${c}]`, 'parent_cycle', `account '${c}' is its own ancestor`);
+    const mark = this.entitySync().rebuild_started_at;
+    if (mark && !this.rebuilding()) add('entity.rebuild_started_at', 'stale_rebuild', `a rebuild started at ${mark} never finished; run books rebuild`);
     return problems;
   }
 }
