@@ -128,7 +128,8 @@ function toError(status: number, text: string, where: string): BooksError {
   }
   const code = typeof p.code === 'string' && KNOWN.has(p.code) ? (p.code as ErrorCode) : status === 401 ? 'CAPI11' : status === 403 ? 'CAPI71' : status === 404 ? 'not_found' : status === 413 ? 'payload_too_large' : 'unavailable';
   const problems = Array.isArray(p.errors) ? (p.errors as Problem[]) : [];
-  const { type: _t, title: _ti, status: _s, code: _c, detail: _d, errors: _e, retryable: _r, ...details } = p;
+  const { type: _t, title: _ti, status: _s, code: _c, detail: _d, errors: _e, retryable, ...rest } = p;
+  const details = retryable === true ? { retryable: true, ...rest } : rest;
   // Built as the local ledger builds them, so that both print the same.
   if (code === 'CAPI33' && problems.length) return new BooksError(code, entryInvalid(problems).message, problems, details);
   const message = typeof p.detail === 'string' && p.detail ? p.detail : problems[0]?.message ?? `${where} answered ${status}`;
