@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generate } from './generate.js';
+import { httpBench } from './http.js';
 
 /**
  * `npm run bench`: generates ledgers of 100k and 1M journal lines (5 years, 195 accounts nested three
@@ -103,4 +104,8 @@ if (process.env.NODE_EXTRA_CA_CERTS) {
   const args = [bin, 'report', 'balance-sheet', '--ledger', ledger, '--start', '2021-01-01', '--end', '2025-12-31', '--format', 'json', '--output', join(data, 'bs.json')];
   rows.push(`| report balance-sheet, 60 columns, json (1m lines), without NODE_EXTRA_CA_CERTS (${reportRounds} runs) | ${fmt(await rounds(reportRounds, args, env))} |`);
 }
+const post = await httpBench(bin, data, quick ? 5 : 15);
+rows.push(
+  `| POST /v1/journal-entries, 4-line entries, 8 connections, ${quick ? 5 : 15} s over loopback | ${post.rate.toFixed(0)} entries/s; latency p50 ${post.p50.toFixed(1)} ms, p99 ${post.p99.toFixed(1)} ms, max ${post.max.toFixed(0)} ms; ${post.entries} posted, ${post.errors} errors | |`,
+);
 console.log(`| what (whole process) | median (min–max) | peak RSS |\n| --- | --- | --- |\n${rows.join('\n')}`);

@@ -35,6 +35,14 @@ export interface EntityInit {
 
 export type Clock = () => Date;
 
+/** What insertEntry wrote: enough to answer without reading the entry back. */
+interface Inserted {
+  seq: number;
+  id: string;
+  je_number: string;
+  ts: string;
+}
+
 let idPool = Buffer.alloc(0);
 let idPoolAt = 0;
 
@@ -143,9 +151,18 @@ export class SqliteLedger implements LocalLedgerOps {
 
   /** Runs fn in one IMMEDIATE transaction: the write lock is taken up front, so writers queue instead of failing. */
   write<T>(fn: () => T): T {
+    if (this.db.inTransaction) return fn();
     try {
-      return this.db.transaction(fn).immediate();
+      this.prep('BEGIN IMMEDIATE').run();
     } catch (e) {
+      throw busyToUnavailable(e);
+    }
+    try {
+      const result = fn();
+      this.prep('COMMIT').run();
+      return result;
+    } catch (e) {
+      if (this.db.inTransaction) this.prep('ROLLBACK').run();
       throw busyToUnavailable(e);
     }
   }
@@ -159,7 +176,7 @@ export class SqliteLedger implements LocalLedgerOps {
   }
 
   entitySync(): Entity & { rebuild_started_at: string | null } {
-    return this.db.prepare(`SELECT id, name, currency, books_start, fiscal_year_start_month, lock_date, rebuild_started_at FROM entity`).get() as Entity & {
+    return this.prep(`SELECT id, name, currency, books_start, fiscal_year_start_month, lock_date, rebuild_started_at FROM entity`).get() as Entity & {
       rebuild_started_at: string | null;
     };
   }
@@ -168,7 +185,7 @@ export class SqliteLedger implements LocalLedgerOps {
   setBooksStart(month: string): Entity {
     const start = `${month}-01`;
     return this.write(() => {
-      const earlier = this.db.prepare(`SELECT je_number, entry_date FROM journal_entries WHERE entry_date < ? ORDER BY entry_date LIMIT 1`).get(start) as
+      const earlier = this.prep(`SELECT je_number, entry_date FROM journal_entries WHERE entry_date < ? ORDER BY entry_date LIMIT 1`).get(start) as
         | { je_number: string; entry_date: string }
         | undefined;
       if (earlier) {
@@ -176,7 +193,7 @@ export class SqliteLedger implements LocalLedgerOps {
           { path: 'first_month', reason: 'entries_before_start', message: `${earlier.je_number} is dated ${earlier.entry_date}` },
         ]);
       }
-      this.db.prepare(`UPDATE entity SET books_start = ?, updated_at = ?`).run(start, this.now().toISOString());
+      this.prep(`UPDATE entity SET books_start = ?, updated_at = ?`).run(start, this.now().toISOString());
       return this.entitySync();
     });
   }
@@ -188,14 +205,14 @@ export class SqliteLedger implements LocalLedgerOps {
       if (previous && date < previous && !reopen) {
         throw errors.usage(`the books are closed through ${previous}; moving the lock back to ${date} reopens a closed period: add --reopen to do so`);
       }
-      this.db.prepare(`UPDATE entity SET lock_date = ?, updated_at = ?`).run(date, this.now().toISOString());
+      this.prep(`UPDATE entity SET lock_date = ?, updated_at = ?`).run(date, this.now().toISOString());
       return { previous, entity: this.entitySync() };
     });
   }
 
   async accounts(): Promise<GlAccount[]> {
-    const rows = this.db
-      .prepare(
+    const rows = this
+      .prep(
         `SELECT a.id, a.external_id, a.account_number, a.name, a.account_type, p.id AS parent_id, a.is_postable, a.is_active, a.currency, a.created_at, a.updated_at
          FROM accounts a LEFT JOIN accounts p ON p.key = a.parent_key ORDER BY a.account_number IS NULL, a.account_number, a.external_id`,
       )
@@ -219,8 +236,8 @@ export class SqliteLedger implements LocalLedgerOps {
 
   /** The chart as chart-file checking needs it. */
   existingAccounts(): ExistingAccount[] {
-    return this.db
-      .prepare(`SELECT a.external_id, a.account_number, a.account_type, p.external_id AS parent_external_id FROM accounts a LEFT JOIN accounts p ON p.key = a.parent_key`)
+    return this
+      .prep(`SELECT a.external_id, a.account_number, a.account_type, p.external_id AS parent_external_id FROM accounts a LEFT JOIN accounts p ON p.key = a.parent_key`)
       .all() as ExistingAccount[];
   }
 
@@ -228,17 +245,17 @@ export class SqliteLedger implements LocalLedgerOps {
   upsertAccounts(rows: ChartRow[]): { created: number; updated: number } {
     return this.write(() => {
       const ts = this.now().toISOString();
-      const find = this.db.prepare(`SELECT key FROM accounts WHERE external_id = ?`).pluck();
-      const insert = this.db.prepare(
+      const find = this.prep(`SELECT key FROM accounts WHERE external_id = ?`).pluck();
+      const insert = this.prep(
         `INSERT INTO accounts (id, external_id, account_number, name, account_type, is_postable, is_active, currency, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       );
-      const update = this.db.prepare(
+      const update = this.prep(
         `UPDATE accounts SET account_number = NULL WHERE external_id = ?`,
       );
-      const set = this.db.prepare(
+      const set = this.prep(
         `UPDATE accounts SET account_number = ?, name = ?, account_type = ?, is_postable = ?, is_active = ?, currency = ?, updated_at = ? WHERE external_id = ?`,
       );
-      const setParent = this.db.prepare(`UPDATE accounts SET parent_key = (SELECT key FROM accounts WHERE external_id = ?) WHERE external_id = ?`);
+      const setParent = this.prep(`UPDATE accounts SET parent_key = (SELECT key FROM accounts WHERE external_id = ?) WHERE external_id = ?`);
       let created = 0;
       let updated = 0;
       // Numbers may move between accounts within one file: clear them first so UNIQUE holds midway.
@@ -258,8 +275,8 @@ export class SqliteLedger implements LocalLedgerOps {
   }
 
   async counterparties(): Promise<Counterparty[]> {
-    const rows = this.db
-      .prepare(`SELECT id, counterparty_type, external_id, name, is_active, created_at, updated_at FROM counterparties ORDER BY counterparty_type, external_id`)
+    const rows = this
+      .prep(`SELECT id, counterparty_type, external_id, name, is_active, created_at, updated_at FROM counterparties ORDER BY counterparty_type, external_id`)
       .all() as (Omit<Counterparty, 'is_active' | 'object'> & { is_active: number })[];
     return rows.map((r) => ({ ...r, object: 'counterparty', is_active: r.is_active === 1 }));
   }
@@ -268,8 +285,8 @@ export class SqliteLedger implements LocalLedgerOps {
   upsertCounterparties(rows: CounterpartyRow[]): { created: number; updated: number } {
     return this.write(() => {
       const ts = this.now().toISOString();
-      const upd = this.db.prepare(`UPDATE counterparties SET name = ?, is_active = ?, updated_at = ? WHERE counterparty_type = ? AND external_id = ?`);
-      const ins = this.db.prepare(
+      const upd = this.prep(`UPDATE counterparties SET name = ?, is_active = ?, updated_at = ? WHERE counterparty_type = ? AND external_id = ?`);
+      const ins = this.prep(
         `INSERT INTO counterparties (id, counterparty_type, external_id, name, is_active, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
       );
       let created = 0;
@@ -287,11 +304,11 @@ export class SqliteLedger implements LocalLedgerOps {
 
   /** Look-ups for entry validation, memoised for one transaction. */
   validationContext(): ValidationContext {
-    const accountStmt = this.db.prepare(
+    const accountStmt = this.prep(
       `SELECT key, id, external_id, account_number, name, account_type, is_active, is_postable, currency FROM accounts WHERE external_id = ?`,
     );
-    const cpStmt = this.db.prepare(`SELECT id, counterparty_type, external_id, name, is_active FROM counterparties WHERE counterparty_type = ? AND external_id = ?`);
-    const jeStmt = this.db.prepare(`SELECT 1 FROM journal_entries WHERE je_number = ?`).pluck();
+    const cpStmt = this.prep(`SELECT id, counterparty_type, external_id, name, is_active FROM counterparties WHERE counterparty_type = ? AND external_id = ?`);
+    const jeStmt = this.prep(`SELECT 1 FROM journal_entries WHERE je_number = ?`).pluck();
     const accounts = new Map<string, AccountRef | undefined>();
     const cps = new Map<string, CounterpartyRef | undefined>();
     return {
@@ -319,8 +336,8 @@ export class SqliteLedger implements LocalLedgerOps {
   private gate(idempotencyKey: string, hash: string): ValidationContext {
     const ctx = this.validationContext();
     if (!ctx.entity.books_start) throw errors.noBooksStart();
-    if (this.rebuilding()) throw errors.rebuilding(1);
-    const used = this.db.prepare(`SELECT request_hash, journal_entry_id, created_at_ms FROM idempotency_keys WHERE key = ?`).get(idempotencyKey) as
+    if (this.rebuilding(ctx.entity as Entity & { rebuild_started_at: string | null })) throw errors.rebuilding(1);
+    const used = this.prep(`SELECT request_hash, journal_entry_id, created_at_ms FROM idempotency_keys WHERE key = ?`).get(idempotencyKey) as
       | { request_hash: string; journal_entry_id: string; created_at_ms: number }
       | undefined;
     if (used && this.now().getTime() - used.created_at_ms < IDEMPOTENCY_WINDOW_MS) {
@@ -341,36 +358,35 @@ export class SqliteLedger implements LocalLedgerOps {
       const ctx = this.gate(options.idempotencyKey, hash);
       const { entry, problems } = validateEntry(body, ctx);
       if (!entry) throw entryInvalid(problems);
-      if (options.dryRun) return this.preview(entry, options.source ?? 'manual_api');
-      const seq = this.insertEntry(entry, { source: options.source ?? 'manual_api', fingerprint: options.fingerprint ?? null, originalSeq: null });
-      const id = this.recordKey(options.idempotencyKey, hash, seq);
-      return this.loadEntry(id)!;
+      const source = options.source ?? 'manual_api';
+      if (options.dryRun) return this.asEntry(entry, source, null);
+      const inserted = this.insertEntry(entry, { source, fingerprint: options.fingerprint ?? null, originalSeq: null });
+      this.recordKey(options.idempotencyKey, hash, inserted.id);
+      return this.asEntry(entry, source, inserted);
     });
   }
 
-  private recordKey(key: string, hash: string, seq: number): string {
-    const id = this.db.prepare(`SELECT id FROM journal_entries WHERE seq = ?`).pluck().get(seq) as string;
-    this.db
-      .prepare(`INSERT INTO idempotency_keys (key, request_hash, journal_entry_id, created_at_ms) VALUES (?, ?, ?, ?) ON CONFLICT (key) DO UPDATE SET request_hash = excluded.request_hash, journal_entry_id = excluded.journal_entry_id, created_at_ms = excluded.created_at_ms`)
+  private recordKey(key: string, hash: string, id: string): void {
+    this
+      .prep(`INSERT INTO idempotency_keys (key, request_hash, journal_entry_id, created_at_ms) VALUES (?, ?, ?, ?) ON CONFLICT (key) DO UPDATE SET request_hash = excluded.request_hash, journal_entry_id = excluded.journal_entry_id, created_at_ms = excluded.created_at_ms`)
       .run(key, hash, id, this.now().getTime());
-    return id;
   }
 
   /**
    * Writes a valid entry, its lines and the derived monthly totals; returns the entry's seq. Call inside
    * a write transaction. A batch passes `totals` to add them up in memory and write them once at commit.
    */
-  insertEntry(entry: ValidEntry, meta: { source: string; fingerprint: string | null; originalSeq: number | null }, totals?: MonthTotals): number {
+  insertEntry(entry: ValidEntry, meta: { source: string; fingerprint: string | null; originalSeq: number | null }, totals?: MonthTotals): Inserted {
     const ts = this.now().toISOString();
+    const id = newId('je');
     const [jeNumber, jeSeq] = entry.je_number !== null ? [entry.je_number, entry.je_seq] : this.nextJeNumber();
-    const info = this.stmt(
-      'insertEntry',
+    const info = this.prep(
       `INSERT INTO journal_entries (id, je_number, je_seq, entry_date, currency, memo, source, status, is_adjusting, manual_entry_reason, total_atoms, line_count, original_seq, fingerprint, created_at, updated_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, 'posted', ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(newId('je'), jeNumber, jeSeq, entry.entry_date, entry.currency, entry.memo, meta.source, +entry.is_adjusting, entry.manual_entry_reason, entry.total_atoms, entry.lines.length, meta.originalSeq, meta.fingerprint, ts, ts);
+    ).run(id, jeNumber, jeSeq, entry.entry_date, entry.currency, entry.memo, meta.source, +entry.is_adjusting, entry.manual_entry_reason, entry.total_atoms, entry.lines.length, meta.originalSeq, meta.fingerprint, ts, ts);
     const seq = Number(info.lastInsertRowid);
     if (this.jeCounter !== null && jeSeq !== null && jeSeq > this.jeCounter) this.jeCounter = jeSeq;
-    const insertLine = this.stmt('insertLine', `INSERT INTO journal_lines (entry_seq, line_no, account_key, line_type, amount_atoms, memo, counterparty_id) VALUES (?, ?, ?, ?, ?, ?, ?)`);
+    const insertLine = this.prep(`INSERT INTO journal_lines (entry_seq, line_no, account_key, line_type, amount_atoms, memo, counterparty_id) VALUES (?, ?, ?, ?, ?, ?, ?)`);
     const month = entry.entry_date.slice(0, 7);
     const sums = totals ?? new MonthTotals();
     entry.lines.forEach((l, i) => {
@@ -378,13 +394,12 @@ export class SqliteLedger implements LocalLedgerOps {
       sums.add(l.account.key, month, l.line_type === 'debit' ? l.amount_atoms : -l.amount_atoms);
     });
     if (!totals) this.flushTotals(sums);
-    return seq;
+    return { seq, id, je_number: jeNumber, ts };
   }
 
   /** Adds accumulated (account, month) sums to the derived totals table. */
   flushTotals(totals: MonthTotals): void {
-    const bump = this.stmt(
-      'bumpTotals',
+    const bump = this.prep(
       `INSERT INTO account_month_totals (account_key, month, net_atoms, line_count) VALUES (?, ?, ?, ?)
        ON CONFLICT (account_key, month) DO UPDATE SET net_atoms = net_atoms + excluded.net_atoms, line_count = line_count + excluded.line_count`,
     );
@@ -414,9 +429,14 @@ export class SqliteLedger implements LocalLedgerOps {
   }
 
   private readonly stmts = new Map<string, Database.Statement>();
-  private stmt(name: string, sql: string): Database.Statement {
-    let s = this.stmts.get(name);
-    if (!s) this.stmts.set(name, (s = this.db.prepare(sql)));
+  /**
+   * Prepared statements, kept by their SQL: preparing costs more than running a small statement, and a
+   * served ledger runs the same few for every request. A given SQL text is always used in one mode
+   * (pluck, raw, safeIntegers), so sharing it is safe.
+   */
+  private prep(sql: string): Database.Statement {
+    let s = this.stmts.get(sql);
+    if (!s) this.stmts.set(sql, (s = this.db.prepare(sql)));
     return s;
   }
 
@@ -425,16 +445,20 @@ export class SqliteLedger implements LocalLedgerOps {
 
   /** JE-(largest numeric n + 1); inside the IMMEDIATE transaction, so concurrent writers never share n. */
   private nextJeNumber(): [string, number] {
-    const max = this.jeCounter ?? (this.stmt('maxJe', `SELECT MAX(je_seq) FROM journal_entries`).pluck().get() as number | null) ?? 0;
+    const max = this.jeCounter ?? (this.prep(`SELECT MAX(je_seq) FROM journal_entries`).pluck().get() as number | null) ?? 0;
     return [`JE-${max + 1}`, max + 1];
   }
 
-  /** How an entry would look once posted, without writing it. */
-  private preview(entry: ValidEntry, source: string): JournalEntry {
-    const ts = this.now().toISOString();
-    const [jeNumber] = entry.je_number !== null ? [entry.je_number] : this.nextJeNumber();
+  /**
+   * The response for a valid entry: as stored when `inserted` is given (the same fields `je show` reads
+   * back), or as it would post (id empty, status draft) for a dry run.
+   */
+  private asEntry(entry: ValidEntry, source: string, inserted: Inserted | null, original: { id: string; date: string } | null = null): JournalEntry {
+    const ts = inserted?.ts ?? this.now().toISOString();
+    const jeNumber = inserted?.je_number ?? entry.je_number ?? this.nextJeNumber()[0];
+    const id = inserted?.id ?? '';
     return {
-      id: '',
+      id,
       object: 'journal_entry',
       created_at: ts,
       updated_at: ts,
@@ -446,13 +470,13 @@ export class SqliteLedger implements LocalLedgerOps {
       total_debit_atoms: entry.total_atoms,
       total_credit_atoms: entry.total_atoms,
       currency: entry.currency,
-      lines: entry.lines.map((l) => ({
-        id: '',
+      lines: entry.lines.map((l, i) => ({
+        id: inserted ? `jel_${inserted.seq}_${i + 1}` : '',
         object: 'journal_entry_line',
         created_at: ts,
         updated_at: ts,
         is_deleted: false,
-        journal_entry_id: '',
+        journal_entry_id: id,
         account_id: l.account.id,
         account_number: l.account.account_number,
         account_name: l.account.name,
@@ -464,18 +488,18 @@ export class SqliteLedger implements LocalLedgerOps {
         counterparty_external_id: l.counterparty?.external_id ?? null,
         counterparty_name: l.counterparty?.name ?? null,
       })),
-      status: 'draft',
+      status: inserted ? 'posted' : 'draft',
       manual_entry_reason: entry.manual_entry_reason,
       policy_key: null,
       tags: {},
       attachments: [],
       is_adjusting: entry.is_adjusting,
-      entry_type_label: entryTypeLabel(entry.is_adjusting, null),
+      entry_type_label: entryTypeLabel(entry.is_adjusting, original?.id ?? null),
       counterparty_name: singleCounterparty(entry.lines.map((l) => l.counterparty?.name ?? null)),
-      source_description: null,
+      source_description: source === 'csv_import' ? 'CSV import' : null,
       source_svc_object: null,
-      original_journal_entry_id: null,
-      original_journal_entry_date: null,
+      original_journal_entry_id: original?.id ?? null,
+      original_journal_entry_date: original?.date ?? null,
       reversed_by_journal_entry_ids: [],
     };
   }
@@ -492,7 +516,7 @@ export class SqliteLedger implements LocalLedgerOps {
         throw entryInvalid([{ path: 'id', reason: 'already_reversed', message: `${original.je_number} is already reversed by ${reversedBy.join(', ')}` }]);
       }
       const full = this.loadEntry(original.id)!;
-      const accountExt = this.db.prepare(`SELECT external_id FROM accounts WHERE id = ?`).pluck();
+      const accountExt = this.prep(`SELECT external_id FROM accounts WHERE id = ?`).pluck();
       const body = {
         entry_date: options.entryDate ?? original.entry_date,
         currency: original.currency,
@@ -508,16 +532,17 @@ export class SqliteLedger implements LocalLedgerOps {
       };
       const { entry, problems } = validateEntry(body, ctx);
       if (!entry) throw entryInvalid(problems);
-      if (options.dryRun) return { ...this.preview(entry, 'manual_api'), original_journal_entry_id: original.id, original_journal_entry_date: original.entry_date };
-      const seq = this.insertEntry(entry, { source: 'manual_api', fingerprint: null, originalSeq: original.seq });
-      this.db.prepare(`UPDATE journal_entries SET status = 'reversed', updated_at = ? WHERE seq = ?`).run(this.now().toISOString(), original.seq);
-      const id = this.recordKey(options.idempotencyKey, hash, seq);
-      return this.loadEntry(id)!;
+      const link = { id: original.id, date: original.entry_date };
+      if (options.dryRun) return this.asEntry(entry, 'manual_api', null, link);
+      const inserted = this.insertEntry(entry, { source: 'manual_api', fingerprint: null, originalSeq: original.seq });
+      this.prep(`UPDATE journal_entries SET status = 'reversed', updated_at = ? WHERE seq = ?`).run(this.now().toISOString(), original.seq);
+      this.recordKey(options.idempotencyKey, hash, inserted.id);
+      return this.asEntry(entry, 'manual_api', inserted, link);
     });
   }
 
   private reversedBy(seq: number): string[] {
-    return this.db.prepare(`SELECT id FROM journal_entries WHERE original_seq = ? ORDER BY seq`).pluck().all(seq) as string[];
+    return this.prep(`SELECT id FROM journal_entries WHERE original_seq = ? ORDER BY seq`).pluck().all(seq) as string[];
   }
 
   private findEntryRow(idOrNumber: string): EntryRow {
@@ -528,7 +553,7 @@ export class SqliteLedger implements LocalLedgerOps {
   }
 
   private entryQuery(where: string): Database.Statement {
-    return this.db.prepare(
+    return this.prep(
       `SELECT e.seq, e.id, e.je_number, e.entry_date, e.currency, e.memo, e.source, e.status, e.is_adjusting, e.manual_entry_reason, e.total_atoms,
               o.id AS original_id, o.entry_date AS original_date, e.created_at, e.updated_at
        FROM journal_entries e LEFT JOIN journal_entries o ON o.seq = e.original_seq WHERE ${where}`,
@@ -550,8 +575,7 @@ export class SqliteLedger implements LocalLedgerOps {
   }
 
   private toEntry(r: EntryRow): JournalEntry {
-    const lines = this.stmt(
-      'lines',
+    const lines = this.prep(
       `SELECT l.line_no, l.line_type, l.amount_atoms, l.memo, a.id AS account_id, a.account_number, a.name AS account_name, a.account_type,
               c.counterparty_type, c.external_id AS counterparty_external_id, c.name AS counterparty_name
        FROM journal_lines l JOIN accounts a ON a.key = l.account_key LEFT JOIN counterparties c ON c.id = l.counterparty_id
@@ -609,14 +633,14 @@ export class SqliteLedger implements LocalLedgerOps {
       const entity = this.entitySync();
       const periods = splitPeriods(query.start_date, query.end_date, query.period_type, entity.fiscal_year_start_month);
       const cuts = cutDates(periods, entity.fiscal_year_start_month);
-      const accounts = (this.db.prepare(`SELECT key, id, account_number, name, account_type, parent_key, is_postable FROM accounts`).all() as (Omit<SheetAccount, 'is_postable'> & { is_postable: number })[]).map(
+      const accounts = (this.prep(`SELECT key, id, account_number, name, account_type, parent_key, is_postable FROM accounts`).all() as (Omit<SheetAccount, 'is_postable'> & { is_postable: number })[]).map(
         (a) => ({ ...a, is_postable: a.is_postable === 1 }),
       );
       const lastMonth = cuts[cuts.length - 1]!.slice(0, 7);
       // One row per account with its months packed as text: building thousands of small row arrays
       // through the driver costs more than splitting one string.
-      const packed = this.db
-        .prepare(
+      const packed = this
+        .prep(
           `SELECT account_key, group_concat(month || ' ' || net_atoms || ' ' || line_count, ',')
            FROM (SELECT account_key, month, net_atoms, line_count FROM account_month_totals WHERE month <= ? ORDER BY account_key, month)
            GROUP BY account_key`,
@@ -624,8 +648,8 @@ export class SqliteLedger implements LocalLedgerOps {
         .raw()
         .all(lastMonth) as [number, string][];
       // Cuts inside a month need that month's lines up to the cut, read by date.
-      const partial = this.db
-        .prepare(
+      const partial = this
+        .prep(
           `SELECT l.account_key, SUM(CASE WHEN l.line_type = 'debit' THEN l.amount_atoms ELSE -l.amount_atoms END), COUNT(*)
            FROM journal_entries e JOIN journal_lines l ON l.entry_seq = e.seq WHERE e.entry_date >= ? AND e.entry_date <= ? GROUP BY l.account_key`,
         )
@@ -672,13 +696,13 @@ export class SqliteLedger implements LocalLedgerOps {
     const created = this.now().toISOString();
     const perms = [...new Set(permissions)].sort() as Permission[];
     this.write(() =>
-      this.db.prepare(`INSERT INTO api_keys (id, name, key_hash, permissions, created_at) VALUES (?, ?, ?, ?, ?)`).run(id, name, sha256(key), JSON.stringify(perms), created),
+      this.prep(`INSERT INTO api_keys (id, name, key_hash, permissions, created_at) VALUES (?, ?, ?, ?, ?)`).run(id, name, sha256(key), JSON.stringify(perms), created),
     );
     return { id, name, permissions: perms, created_at: created, revoked_at: null, key };
   }
 
   listKeys(): ApiKeyInfo[] {
-    return (this.db.prepare(`SELECT id, name, permissions, created_at, revoked_at FROM api_keys ORDER BY created_at, id`).all() as (Omit<ApiKeyInfo, 'permissions'> & { permissions: string })[]).map(
+    return (this.prep(`SELECT id, name, permissions, created_at, revoked_at FROM api_keys ORDER BY created_at, id`).all() as (Omit<ApiKeyInfo, 'permissions'> & { permissions: string })[]).map(
       (k) => ({ ...k, permissions: JSON.parse(k.permissions) as Permission[] }),
     );
   }
@@ -686,9 +710,9 @@ export class SqliteLedger implements LocalLedgerOps {
   /** Revokes a key at once; revoking twice is harmless. */
   revokeKey(id: string): ApiKeyInfo {
     return this.write(() => {
-      const found = this.db.prepare(`SELECT 1 FROM api_keys WHERE id = ?`).get(id);
+      const found = this.prep(`SELECT 1 FROM api_keys WHERE id = ?`).get(id);
       if (!found) throw errors.notFound(`no API key '${id}'`);
-      this.db.prepare(`UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?`).run(this.now().toISOString(), id);
+      this.prep(`UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?`).run(this.now().toISOString(), id);
       return this.listKeys().find((k) => k.id === id)!;
     });
   }
@@ -696,7 +720,7 @@ export class SqliteLedger implements LocalLedgerOps {
   /** The permissions of a valid, unrevoked key, or null; hashes are compared in constant time. */
   authenticate(key: string): Permission[] | null {
     const id = keyId(key);
-    const row = id ? (this.db.prepare(`SELECT key_hash, permissions, revoked_at FROM api_keys WHERE id = ?`).get(id) as { key_hash: string; permissions: string; revoked_at: string | null } | undefined) : undefined;
+    const row = id ? (this.prep(`SELECT key_hash, permissions, revoked_at FROM api_keys WHERE id = ?`).get(id) as { key_hash: string; permissions: string; revoked_at: string | null } | undefined) : undefined;
     const given = Buffer.from(sha256(key), 'hex');
     const stored = Buffer.from(row?.key_hash ?? '0'.repeat(64), 'hex');
     const same = timingSafeEqual(given, stored);
@@ -707,8 +731,8 @@ export class SqliteLedger implements LocalLedgerOps {
    * True while a rebuild runs. A mark older than REBUILD_STALE_MS belongs to a rebuild that died (a
    * rebuild of a million lines takes seconds), so it no longer blocks posting.
    */
-  private rebuilding(): boolean {
-    const started = this.entitySync().rebuild_started_at;
+  private rebuilding(entity = this.entitySync()): boolean {
+    const started = entity.rebuild_started_at;
     return started !== null && this.now().getTime() - Date.parse(started) < REBUILD_STALE_MS;
   }
 
@@ -720,11 +744,11 @@ export class SqliteLedger implements LocalLedgerOps {
   rebuild(): { totals: number; lines: number } {
     this.write(() => {
       if (this.rebuilding()) throw new BooksError('CAPI73', 'a rebuild is already running; try again when it finishes', [], { retryable: true, retry_after: 1 });
-      this.db.prepare(`UPDATE entity SET rebuild_started_at = ?`).run(this.now().toISOString());
+      this.prep(`UPDATE entity SET rebuild_started_at = ?`).run(this.now().toISOString());
     });
     try {
-      const rows = this.db
-        .prepare(
+      const rows = this
+        .prep(
           `SELECT l.account_key, substr(e.entry_date, 1, 7) AS month, SUM(CASE WHEN l.line_type = 'debit' THEN l.amount_atoms ELSE -l.amount_atoms END) AS net, COUNT(*) AS n
            FROM journal_lines l JOIN journal_entries e ON e.seq = l.entry_seq GROUP BY 1, 2`,
         )
@@ -733,17 +757,17 @@ export class SqliteLedger implements LocalLedgerOps {
         .all() as [bigint, string, bigint, bigint][];
       return this.write(() => {
         this.db.exec('DELETE FROM account_month_totals');
-        const insert = this.db.prepare(`INSERT INTO account_month_totals (account_key, month, net_atoms, line_count) VALUES (?, ?, ?, ?)`);
+        const insert = this.prep(`INSERT INTO account_month_totals (account_key, month, net_atoms, line_count) VALUES (?, ?, ?, ?)`);
         let lines = 0;
         for (const [k, month, net, n] of rows) {
           insert.run(k, month, net, n);
           lines += Number(n);
         }
-        this.db.prepare(`UPDATE entity SET rebuild_started_at = NULL`).run();
+        this.prep(`UPDATE entity SET rebuild_started_at = NULL`).run();
         return { totals: rows.length, lines };
       });
     } catch (e) {
-      this.write(() => this.db.prepare(`UPDATE entity SET rebuild_started_at = NULL`).run());
+      this.write(() => this.prep(`UPDATE entity SET rebuild_started_at = NULL`).run());
       throw e;
     }
   }
@@ -757,8 +781,8 @@ export class SqliteLedger implements LocalLedgerOps {
     for (const r of this.db.pragma('foreign_key_check') as { table: string; rowid: number; parent: string }[]) {
       add(r.table, 'foreign_key', `${r.table} row ${r.rowid} points at a missing ${r.parent} row`);
     }
-    const unbalanced = this.db
-      .prepare(
+    const unbalanced = this
+      .prep(
         `SELECT e.je_number, e.total_atoms, e.line_count,
                 COALESCE(SUM(CASE WHEN l.line_type = 'debit' THEN l.amount_atoms END), 0) AS d,
                 COALESCE(SUM(CASE WHEN l.line_type = 'credit' THEN l.amount_atoms END), 0) AS c, COUNT(l.line_no) AS n
@@ -769,12 +793,12 @@ export class SqliteLedger implements LocalLedgerOps {
     for (const u of unbalanced) {
       add(u.je_number, 'unbalanced', `${u.je_number}: debits ${u.d}, credits ${u.c}, recorded total ${u.total_atoms}, ${u.n} lines (recorded ${u.line_count})`);
     }
-    const badLines = this.db
-      .prepare(`SELECT e.je_number, l.line_no FROM journal_lines l JOIN journal_entries e ON e.seq = l.entry_seq WHERE l.amount_atoms < 1 OR l.line_type NOT IN ('debit', 'credit')`)
+    const badLines = this
+      .prep(`SELECT e.je_number, l.line_no FROM journal_lines l JOIN journal_entries e ON e.seq = l.entry_seq WHERE l.amount_atoms < 1 OR l.line_type NOT IN ('debit', 'credit')`)
       .all() as { je_number: string; line_no: number }[];
     for (const b of badLines) add(`${b.je_number}.lines[${b.line_no - 1}]`, 'invalid_line', `${b.je_number} line ${b.line_no} has an invalid side or amount`);
-    const drift = this.db
-      .prepare(
+    const drift = this
+      .prep(
         `WITH actual AS (
            SELECT l.account_key, substr(e.entry_date, 1, 7) AS month,
                   SUM(CASE WHEN l.line_type = 'debit' THEN l.amount_atoms ELSE -l.amount_atoms END) AS net, COUNT(*) AS n
@@ -792,13 +816,13 @@ export class SqliteLedger implements LocalLedgerOps {
     for (const d of drift) {
       add(`account_month_totals[${d.external_id}, ${d.month}]`, 'derived_mismatch', `derived total for account '${d.external_id}' in ${d.month} is ${d.tnet ?? 'missing'} atoms over ${d.tn ?? 0} lines; the lines say ${d.net ?? 0} over ${d.n ?? 0}`);
     }
-    const reversals = this.db
-      .prepare(`SELECT o.je_number FROM journal_entries o WHERE o.status = 'reversed' AND NOT EXISTS (SELECT 1 FROM journal_entries r WHERE r.original_seq = o.seq)`)
+    const reversals = this
+      .prep(`SELECT o.je_number FROM journal_entries o WHERE o.status = 'reversed' AND NOT EXISTS (SELECT 1 FROM journal_entries r WHERE r.original_seq = o.seq)`)
       .pluck()
       .all() as string[];
     for (const r of reversals) add(r, 'reversal_link', `${r} is marked reversed but no entry reverses it`);
-    const parentCycle = this.db
-      .prepare(
+    const parentCycle = this
+      .prep(
         `WITH RECURSIVE up(start, key, depth) AS (SELECT key, parent_key, 1 FROM accounts WHERE parent_key IS NOT NULL
            UNION ALL SELECT up.start, a.parent_key, depth + 1 FROM up JOIN accounts a ON a.key = up.key WHERE a.parent_key IS NOT NULL AND depth < 1000)
          SELECT DISTINCT a.external_id FROM up JOIN accounts a ON a.key = up.start WHERE up.key = up.start`,
