@@ -106,6 +106,6 @@ if (process.env.NODE_EXTRA_CA_CERTS) {
 }
 const post = await httpBench(bin, data, quick ? 5 : 15);
 rows.push(
-  `| POST /v1/journal-entries, 4-line entries, 8 connections, ${quick ? 5 : 15} s over loopback | ${post.rate.toFixed(0)} entries/s; latency p50 ${post.p50.toFixed(1)} ms, p99 ${post.p99.toFixed(1)} ms, max ${post.max.toFixed(0)} ms; ${post.entries} posted, ${post.errors} errors | |`,
+  `| POST /v1/journal-entries, 4-line entries, 8 connections, ${quick ? 5 : 15} s over loopback (client: ${post.client}) | ${post.rate.toFixed(0)} entries/s; latency p50 ${post.p50.toFixed(1)} ms, p99 ${post.p99.toFixed(1)} ms; ${post.entries} posted, ${post.errors} errors | |`,
 );
 console.log(`| what (whole process) | median (min–max) | peak RSS |\n| --- | --- | --- |\n${rows.join('\n')}`);
