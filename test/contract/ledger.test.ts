@@ -102,6 +102,7 @@ describe('the Ledger contract: SQLite and HTTP give identical results', () => {
     const sheet = await both('sheet', (l) => l.balanceSheet({ start_date: '2025-01-01', end_date: '2025-06-30', period_type: 'monthly' }));
     expect(sheet).toMatchObject({ ok: { reporting_currency: 'USD' } });
     expect(await both('long', (l) => l.balanceSheet({ start_date: '2020-01-01', end_date: '2025-01-01', period_type: 'yearly' }))).toMatchObject({ error: { code: 'CAPI69' } });
+    expect(await both('backwards', (l) => l.balanceSheet({ start_date: '2025-02-01', end_date: '2025-01-01', period_type: 'monthly' }))).toMatchObject({ error: { code: 'invalid_parameters', reasons: ['end_date:end_before_start'] } });
   });
 
   it('refuses posts during a rebuild (CAPI73) the same way', async () => {

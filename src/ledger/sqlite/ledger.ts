@@ -18,7 +18,7 @@ import { normaliseJeNumber } from '../../domain/jeNumber.js';
 import { keyId, type ApiKeyInfo, type Permission } from '../../domain/keys.js';
 import { buildBalanceSheet, cutDates, type BalanceSheet, type Cumulative, type SheetAccount } from '../../domain/balanceSheet.js';
 import { endOfMonth, parts } from '../../domain/dates.js';
-import { splitPeriods, windowTooLong, type ReportQuery } from '../../domain/periods.js';
+import { checkReportQuery, splitPeriods, windowTooLong, type ReportQuery } from '../../domain/periods.js';
 import type { BatchResult, EntryFilter, ImportBatch as ImportBatchPort, ImportOptions, LocalLedgerOps, PostOptions, ReverseOptions } from '../port.js';
 import { APPLICATION_ID, MIGRATIONS } from './schema.js';
 
@@ -620,6 +620,8 @@ export class SqliteLedger implements LocalLedgerOps {
   }
 
   async balanceSheet(query: ReportQuery): Promise<BalanceSheet> {
+    const checked = checkReportQuery(query);
+    if ('problems' in checked) throw new BooksError('invalid_parameters', checked.problems.map((p) => p.message).join('; '), checked.problems);
     if (windowTooLong(query.start_date, query.end_date)) throw errors.windowTooLong(query.start_date, query.end_date);
     return this.balanceSheetSync(query);
   }
