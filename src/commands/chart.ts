@@ -4,7 +4,7 @@ import type { Context } from '../cli/context.js';
 import { ACCOUNT_TYPES, type GlAccount } from '../domain/accounts.js';
 import { CHART_COLUMNS, checkChart, checkCounterparties, COUNTERPARTY_COLUMNS, type ChartRow, type ExistingAccount } from '../domain/chart.js';
 import { BooksError, type Problem } from '../domain/errors.js';
-import { delimiterOf, readCsv, type CsvRecord } from '../import/csv.js';
+import { delimiterOf, readCsv, valuesOf } from '../import/csv.js';
 import { grid } from '../render/table.js';
 import { openInput } from './io.js';
 
@@ -13,12 +13,12 @@ export const STANDARD_CHART = fileURLToPath(new URL('../../fixtures/charts/stand
 
 async function collect(ctx: Context, path: string, columns: readonly string[], required: readonly string[], delimiter?: string) {
   const { stream, name } = path === STANDARD_CHART ? { stream: createReadStream(path), name: 'standard chart' } : openInput(ctx, path);
-  const records: CsvRecord[] = [];
+  const records: { row: number; values: Record<string, string> }[] = [];
   const problems: Problem[] = [];
-  for await (const batch of readCsv(stream, { file: name, columns, required, delimiter: delimiterOf(delimiter) })) {
+  for await (const { header, records: batch } of readCsv(stream, { file: name, columns, required, delimiter: delimiterOf(delimiter) })) {
     for (const r of batch) {
-      records.push(r);
-      problems.push(...r.problems);
+      records.push({ row: r.row, values: valuesOf(header, r) });
+      if (r.problems) problems.push(...r.problems);
     }
   }
   return { records, problems, name };

@@ -127,7 +127,7 @@ export function validateEntry(body: unknown, ctx: ValidationContext): { entry: V
     add('', 'invalid_body', 'the entry must be a JSON object');
     return { entry: null, problems };
   }
-  for (const k of Object.keys(body)) {
+  for (const k in body) {
     if (!ENTRY_FIELDS.has(k)) add(k, 'unknown_field', `unknown field '${k}'`);
   }
 
@@ -169,50 +169,58 @@ export function validateEntry(body: unknown, ctx: ValidationContext): { entry: V
   const reason = optionalText(body, 'manual_entry_reason', add);
 
   const lines: ValidLine[] = [];
-  let debits = 0n;
-  let credits = 0n;
+  // Sums as numbers while they stay exact (below 2^53); past that, summed again as bigint below.
+  let debits = 0;
+  let credits = 0;
   let amountsValid = true;
-  if (body.lines === undefined) add('lines', 'missing_field', 'lines is required');
-  else if (!Array.isArray(body.lines)) add('lines', 'invalid_type', 'lines must be an array');
+  const rawLines = body.lines;
+  if (rawLines === undefined) add('lines', 'missing_field', 'lines is required');
+  else if (!Array.isArray(rawLines)) add('lines', 'invalid_type', 'lines must be an array');
   else {
-    if (body.lines.length < MIN_LINES || body.lines.length > MAX_LINES) {
-      add('lines', 'line_count', `an entry has ${MIN_LINES} to ${MAX_LINES} lines; this one has ${body.lines.length}`);
+    if (rawLines.length < MIN_LINES || rawLines.length > MAX_LINES) {
+      add('lines', 'line_count', `an entry has ${MIN_LINES} to ${MAX_LINES} lines; this one has ${rawLines.length}`);
     }
-    body.lines.forEach((raw: unknown, i: number) => {
-      const p = `lines[${i}]`;
+    for (let i = 0; i < rawLines.length; i++) {
+      const raw: unknown = rawLines[i];
+      // Paths are built only for a problem: most lines have none.
+      const at = (field: string) => `lines[${i}]${field ? `.${field}` : ''}`;
       if (!isObj(raw)) {
-        add(p, 'invalid_type', 'a line must be an object');
+        add(at(''), 'invalid_type', 'a line must be an object');
         amountsValid = false;
-        return;
+        continue;
       }
-      for (const k of Object.keys(raw)) {
-        if (!LINE_FIELDS.has(k)) add(`${p}.${k}`, 'unknown_field', `unknown field '${k}'`);
+      for (const k in raw) {
+        if (!LINE_FIELDS.has(k)) add(at(k), 'unknown_field', `unknown field '${k}'`);
       }
-      const account = checkAccount(raw.gl_account_id, `${p}.gl_account_id`, currency, ctx, add);
+      const account = checkAccount(raw.gl_account_id, at, currency, ctx, add);
       const lineType = raw.line_type;
       if (lineType !== 'debit' && lineType !== 'credit') {
-        add(`${p}.line_type`, 'invalid_line_type', `line_type must be 'debit' or 'credit', not '${String(lineType)}'`);
+        add(at('line_type'), 'invalid_line_type', `line_type must be 'debit' or 'credit', not '${String(lineType)}'`);
       }
       const amount = raw.amount_atoms;
       if (typeof amount !== 'number' || !Number.isSafeInteger(amount) || amount < 1) {
         amountsValid = false;
-        add(`${p}.amount_atoms`, 'invalid_amount', amountMessage(amount));
-      } else if (lineType === 'debit') debits += BigInt(amount);
-      else if (lineType === 'credit') credits += BigInt(amount);
+        add(at('amount_atoms'), 'invalid_amount', amountMessage(amount));
+      } else if (lineType === 'debit') debits += amount;
+      else if (lineType === 'credit') credits += amount;
       else amountsValid = false;
-      const counterparty = checkCounterparty(raw, p, account, ctx, add);
-      const lineMemo = optionalText(raw, 'memo', add, `${p}.`);
+      const counterparty = checkCounterparty(raw, at, account, ctx, add);
+      const lineMemo = raw.memo === undefined ? null : optionalText(raw, 'memo', add, at('') + '.');
       if (account && (lineType === 'debit' || lineType === 'credit') && typeof amount === 'number') {
         lines.push({ account, line_type: lineType, amount_atoms: amount, memo: lineMemo, counterparty });
       }
-    });
+    }
   }
 
-  if (amountsValid && Array.isArray(body.lines) && body.lines.length > 0) {
-    if (debits !== credits) {
+  let total = debits;
+  if (amountsValid && Array.isArray(rawLines) && rawLines.length > 0) {
+    if (debits > MAX_ATOMS || credits > MAX_ATOMS) {
+      const exact = (side: string) => (rawLines as Obj[]).reduce((s, l) => (l.line_type === side ? s + BigInt(l.amount_atoms as number) : s), 0n);
+      const [d, c] = [exact('debit'), exact('credit')];
+      if (d !== c) add('lines', 'unbalanced', `entry is not balanced: debits ${formatAmount(d, exponent)} ≠ credits ${formatAmount(c, exponent)}`);
+      else add('lines', 'total_too_large', `the entry's debit total ${d} atoms exceeds ${MAX_ATOMS}`);
+    } else if (debits !== credits) {
       add('lines', 'unbalanced', `entry is not balanced: debits ${formatAmount(debits, exponent)} ≠ credits ${formatAmount(credits, exponent)}`);
-    } else if (debits > BigInt(MAX_ATOMS)) {
-      add('lines', 'total_too_large', `the entry's debit total ${debits} atoms exceeds ${MAX_ATOMS}`);
     }
   }
 
@@ -227,7 +235,7 @@ export function validateEntry(body: unknown, ctx: ValidationContext): { entry: V
       memo,
       manual_entry_reason: reason,
       lines,
-      total_atoms: Number(debits),
+      total_atoms: total,
     },
     problems: [],
   };
@@ -251,16 +259,19 @@ function optionalText(o: Obj, field: string, add: (p: string, r: string, m: stri
 
 function checkAccount(
   v: unknown,
-  path: string,
+  at: (field: string) => string,
   currency: string,
   ctx: ValidationContext,
   add: (p: string, r: string, m: string) => void,
 ): AccountRef | null {
   if (typeof v !== 'string' || v === '') {
+    const path = at('gl_account_id');
     add(path, 'unknown_account', v === undefined ? 'gl_account_id is required' : 'gl_account_id must be a non-empty string');
     return null;
   }
   const a = ctx.account(v);
+  if (a && a.is_active && a.is_postable && (a.currency === null || a.currency === currency)) return a;
+  const path = at('gl_account_id');
   if (!a) add(path, 'unknown_account', `no GL account with external id '${v}'`);
   else if (!a.is_active) add(path, 'inactive_account', `GL account '${v}' (${a.name}) is inactive`);
   else if (!a.is_postable) add(path, 'unpostable_account', `GL account '${v}' (${a.name}) is a header account and cannot be posted to`);
@@ -272,7 +283,7 @@ function checkAccount(
 
 function checkCounterparty(
   line: Obj,
-  p: string,
+  at: (field: string) => string,
   account: AccountRef | null,
   ctx: ValidationContext,
   add: (p: string, r: string, m: string) => void,
@@ -282,24 +293,24 @@ function checkCounterparty(
   const needed = account ? requiredCounterpartyType(account.account_type) : null;
   const given = type !== undefined && type !== null || id !== undefined && id !== null;
   if (!given) {
-    if (needed) add(`${p}.counterparty_external_id`, 'invalid_counterparty', `lines on ${account!.account_type} accounts need a ${needed} counterparty`);
+    if (needed) add(at('counterparty_external_id'), 'invalid_counterparty', `lines on ${account!.account_type} accounts need a ${needed} counterparty`);
     return null;
   }
   if (typeof type !== 'string' || type === '') {
-    add(`${p}.counterparty_type`, 'invalid_counterparty', 'counterparty_type is required with counterparty_external_id');
+    add(at('counterparty_type'), 'invalid_counterparty', 'counterparty_type is required with counterparty_external_id');
     return null;
   }
   if (typeof id !== 'string' || id === '') {
-    add(`${p}.counterparty_external_id`, 'invalid_counterparty', 'counterparty_external_id is required with counterparty_type');
+    add(at('counterparty_external_id'), 'invalid_counterparty', 'counterparty_external_id is required with counterparty_type');
     return null;
   }
   if (needed && type !== needed) {
-    add(`${p}.counterparty_type`, 'invalid_counterparty', `lines on ${account!.account_type} accounts need a ${needed}, not a ${type}`);
+    add(at('counterparty_type'), 'invalid_counterparty', `lines on ${account!.account_type} accounts need a ${needed}, not a ${type}`);
     return null;
   }
   const cp = ctx.counterparty(type, id);
-  if (!cp) add(`${p}.counterparty_external_id`, 'invalid_counterparty', `no ${type} with external id '${id}'`);
-  else if (!cp.is_active) add(`${p}.counterparty_external_id`, 'invalid_counterparty', `${type} '${id}' (${cp.name}) is inactive`);
+  if (!cp) add(at('counterparty_external_id'), 'invalid_counterparty', `no ${type} with external id '${id}'`);
+  else if (!cp.is_active) add(at('counterparty_external_id'), 'invalid_counterparty', `${type} '${id}' (${cp.name}) is inactive`);
   else return cp;
   return null;
 }

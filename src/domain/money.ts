@@ -87,3 +87,33 @@ function formatCents(atoms: number): string {
   const text = `${whole}.${cents < 10 ? '0' : ''}${cents}`;
   return atoms < 0 ? `(${text})` : text;
 }
+
+/**
+ * The common case of parseDecimal, without regular expressions or bigint: plain digits with an
+ * optional point (`1250`, `1250.5`, `.75`) and at most the currency's decimals, 15 digits in all, as
+ * exact atoms (every step is an integer below 2^53). Null for anything else, which parseDecimal
+ * then judges.
+ */
+export function plainDecimalAtoms(text: string, exponent: number): number | null {
+  const len = text.length;
+  let atoms = 0;
+  let digits = 0;
+  let decimals = -1;
+  for (let i = 0; i < len; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 46) {
+      if (decimals !== -1) return null;
+      decimals = 0;
+      continue;
+    }
+    if (c < 48 || c > 57) return null;
+    if (decimals !== -1 && ++decimals > exponent) return null;
+    atoms = atoms * 10 + (c - 48);
+    digits++;
+  }
+  if (digits === 0) return null;
+  if (decimals === -1) decimals = 0;
+  if (digits + exponent - decimals > 15) return null;
+  for (; decimals < exponent; decimals++) atoms *= 10;
+  return atoms;
+}

@@ -5,10 +5,23 @@ import { CsvParser, CsvSyntaxError, type RawRecord } from './csvParser.js';
 export interface CsvRecord {
   /** Row as a spreadsheet shows it: the header is row 1, the first data row is row 2. */
   row: number;
-  /** Cells by lower-cased column name. */
-  values: Record<string, string>;
-  /** Problems of the row's shape (ragged); the caller adds those of its values. */
-  problems: Problem[];
+  /** Cells in the header's column order; a ragged row may have fewer or more. */
+  cells: string[];
+  /** Problems of the row's shape (ragged), or null; the caller adds those of its values. */
+  problems: Problem[] | null;
+}
+
+/** Records read so far, with the file's header (lower-cased column names) they are cut by. */
+export interface CsvBatch {
+  header: string[];
+  records: CsvRecord[];
+}
+
+/** A record's cells by column name, for callers that read few rows (charts, counterparties). */
+export function valuesOf(header: string[], record: CsvRecord): Record<string, string> {
+  const values: Record<string, string> = {};
+  for (let i = 0; i < header.length; i++) values[header[i]!] = record.cells[i] ?? '';
+  return values;
 }
 
 export interface CsvSpec {
@@ -31,40 +44,39 @@ export function delimiterOf(flag: string | undefined): string {
 }
 
 /**
- * Streams a CSV file in batches of records: UTF-8 with or without BOM, CRLF or LF, case-insensitive
- * header checked against the spec (unknown, duplicate and missing columns refused, naming them).
+ * Streams a CSV file in batches of records, cells by column position: UTF-8 with or without BOM, CRLF
+ * or LF, a case-insensitive header checked against the spec (unknown, duplicate and missing columns
+ * refused, naming them).
  * Blank lines are skipped but still counted, so row numbers match a spreadsheet. Malformed quoting
  * ends the read with an error naming the row.
  */
-export async function* readCsv(input: Readable, spec: CsvSpec): AsyncGenerator<CsvRecord[]> {
+export async function* readCsv(input: Readable, spec: CsvSpec): AsyncGenerator<CsvBatch> {
   const parser = new CsvParser(spec.delimiter ?? ',');
   let header: string[] | null = null;
-  const shape = (raw: RawRecord[]): CsvRecord[] => {
-    const out: CsvRecord[] = [];
+  const shape = (raw: RawRecord[]): CsvBatch | null => {
+    const records: CsvRecord[] = [];
     for (const { row, cells } of raw) {
       if (header === null) {
         header = checkHeader(cells, spec);
         continue;
       }
       if (cells.length === 1 && cells[0] === '') continue;
-      const problems: Problem[] = [];
-      if (cells.length !== header.length) {
-        problems.push({ file: spec.file, row, path: '', reason: 'ragged_row', message: `has ${cells.length} cells; the header has ${header.length}`, code: 'invalid_input' });
-      }
-      const values: Record<string, string> = {};
-      for (let i = 0; i < header.length; i++) values[header[i]!] = cells[i] ?? '';
-      out.push({ row, values, problems });
+      const problems =
+        cells.length === header.length
+          ? null
+          : [{ file: spec.file, row, path: '', reason: 'ragged_row', message: `has ${cells.length} cells; the header has ${header.length}`, code: 'invalid_input' }];
+      records.push({ row, cells, problems });
     }
-    return out;
+    return header && records.length ? { header, records } : null;
   };
   try {
     for await (const chunk of input) {
       spec.onBytes?.((chunk as Buffer | string).length);
       const batch = shape(parser.push(chunk as Buffer | string));
-      if (batch.length) yield batch;
+      if (batch) yield batch;
     }
     const rest = shape(parser.end());
-    if (rest.length) yield rest;
+    if (rest) yield rest;
   } catch (e) {
     if (e instanceof CsvSyntaxError) {
       throw new BooksError('invalid_input', `${spec.file}:${e.row}: the CSV cannot be read: ${e.message}`, [

@@ -4,8 +4,8 @@ import { parseBool } from '../domain/chart.js';
 import { isIsoDate } from '../domain/dates.js';
 import type { Problem } from '../domain/errors.js';
 import { normaliseJeNumber } from '../domain/jeNumber.js';
-import { currencyExponent, MAX_ATOMS, parseDecimal } from '../domain/money.js';
-import type { CsvRecord, CsvSpec } from './csv.js';
+import { currencyExponent, MAX_ATOMS, parseDecimal, plainDecimalAtoms } from '../domain/money.js';
+import type { CsvBatch, CsvRecord, CsvSpec } from './csv.js';
 
 export const ENTRY_COLUMNS = [
   'entry', 'je_number', 'entry_date', 'gl_account_id', 'line_type', 'amount', 'amount_atoms', 'debit', 'credit',
@@ -53,24 +53,42 @@ export function entryFileShape(header: string[], file: string): { form: AmountFo
 
 export const entryCsvSpec = (file: string, delimiter: string): CsvSpec => ({ file, delimiter, columns: ENTRY_COLUMNS, required: ['entry_date', 'gl_account_id'] });
 
+type Column = (typeof ENTRY_COLUMNS)[number];
+type Shape = { form: AmountForm; groupBy: 'entry' | 'je_number' };
+
+/** Where each column sits in the file (-1 when absent), worked out once from the header. */
+interface Layout extends Shape {
+  at: Record<Column, number>;
+  /** Entry-level columns the file has, with their positions. */
+  level: [(typeof ENTRY_LEVEL)[number], number][];
+  file: string;
+  currency: string;
+  resolve: (ref: string) => string | undefined;
+}
+
+const NO_PROBLEMS: Problem[] = Object.freeze([]) as unknown as Problem[];
+
+const cell = (r: CsvRecord, i: number): string => (i < 0 ? '' : (r.cells[i] ?? ''));
+
 /**
  * Groups CSV rows into draft entries, contiguously by `entry` (or `je_number`); checks each cell that
  * must be turned into the body (dates, decimals, booleans, agreement of entry-level values) and names
  * its row and column. Entry rules themselves are left to the ledger's validation.
  */
 export async function* groupEntries(
-  batches: AsyncIterable<CsvRecord[]>,
+  batches: AsyncIterable<CsvBatch>,
   opts: { file: string; accounts: GlAccount[]; currency: string },
 ): AsyncGenerator<DraftEntry[] | { fatal: Problem[] }> {
   const byExt = new Map(opts.accounts.map((a) => [a.external_id, a.external_id]));
   const byNumber = new Map(opts.accounts.filter((a) => a.account_number).map((a) => [a.account_number!, a.external_id]));
+  const resolve = (ref: string) => byExt.get(ref) ?? byNumber.get(ref);
   const ended = new Map<string, number>();
   const occurrences = new Map<string, number>();
-  let shape: ReturnType<typeof entryFileShape> | null = null;
+  let layout: Layout | null = null;
   let current: { key: string; records: CsvRecord[] } | null = null;
 
-  const finish = (g: { key: string; records: CsvRecord[] }): DraftEntry => {
-    const d = toDraft(g.records, shape as Exclude<typeof shape, Problem[] | null>, opts.file, opts.currency, (ref) => byExt.get(ref) ?? byNumber.get(ref));
+  const finish = (g: { key: string; records: CsvRecord[] }, l: Layout): DraftEntry => {
+    const d = toDraft(g.records, l);
     // toDraft builds bodies field by field in a fixed order, so equal content gives equal JSON.
     const content = hash('sha256', JSON.stringify(d.body), 'base64url').slice(0, 24);
     const n = (occurrences.get(content) ?? 0) + 1;
@@ -82,36 +100,41 @@ export async function* groupEntries(
     return d;
   };
 
-  for await (const batch of batches) {
-    const done: DraftEntry[] = [];
-    for (const rec of batch) {
-      if (shape === null) {
-        shape = entryFileShape(Object.keys(rec.values), opts.file);
-        if (Array.isArray(shape)) {
-          yield { fatal: shape };
-          return;
-        }
+  for await (const { header, records } of batches) {
+    if (layout === null) {
+      const shape = entryFileShape(header, opts.file);
+      if (Array.isArray(shape)) {
+        yield { fatal: shape };
+        return;
       }
-      const key = (rec.values[shape.groupBy] ?? '').trim();
-      const groupKey = shape.groupBy === 'je_number' ? normaliseOrRaw(key) : key;
+      const at = Object.fromEntries(ENTRY_COLUMNS.map((c) => [c, header.indexOf(c)])) as Record<Column, number>;
+      const level = ENTRY_LEVEL.filter((c) => at[c] >= 0 && !(shape.groupBy === 'je_number' && c === 'je_number')).map((c) => [c, at[c]] as [(typeof ENTRY_LEVEL)[number], number]);
+      layout = { ...shape, at, level, file: opts.file, currency: opts.currency, resolve };
+    }
+    const l = layout;
+    const groupAt = l.at[l.groupBy];
+    const done: DraftEntry[] = [];
+    for (const rec of records) {
+      const key = cell(rec, groupAt).trim();
+      const groupKey = l.groupBy === 'je_number' ? normaliseOrRaw(key) : key;
       if (current && current.key === groupKey) {
         current.records.push(rec);
         continue;
       }
-      if (current) done.push(finish(current));
+      if (current) done.push(finish(current, l));
       current = { key: groupKey, records: [rec] };
-      if (!key) rec.problems.push({ file: opts.file, row: rec.row, path: shape.groupBy, reason: 'missing_field', message: `${shape.groupBy} is blank; it groups rows into entries`, code: 'invalid_input' });
+      if (!key) (rec.problems ??= []).push({ file: l.file, row: rec.row, path: l.groupBy, reason: 'missing_field', message: `${l.groupBy} is blank; it groups rows into entries`, code: 'invalid_input' });
       const endedAt = ended.get(groupKey);
       if (key && endedAt !== undefined) {
-        rec.problems.push({
-          file: opts.file, row: rec.row, path: shape.groupBy, reason: 'group_not_contiguous', code: 'invalid_input',
-          message: `${shape.groupBy} '${key}' comes back on row ${rec.row} after its rows ended on row ${endedAt}; a group's rows must be contiguous`,
+        (rec.problems ??= []).push({
+          file: l.file, row: rec.row, path: l.groupBy, reason: 'group_not_contiguous', code: 'invalid_input',
+          message: `${l.groupBy} '${key}' comes back on row ${rec.row} after its rows ended on row ${endedAt}; a group's rows must be contiguous`,
         });
       }
     }
     if (done.length) yield done;
   }
-  if (current) yield [finish(current)];
+  if (current && layout) yield [finish(current, layout)];
 }
 
 function normaliseOrRaw(v: string): string {
@@ -119,23 +142,31 @@ function normaliseOrRaw(v: string): string {
   return n.ok ? n.value : v;
 }
 
-function toDraft(
-  records: CsvRecord[],
-  shape: { form: AmountForm; groupBy: 'entry' | 'je_number' },
-  file: string,
-  entityCurrency: string,
-  resolve: (ref: string) => string | undefined,
-): DraftEntry {
+/** A problem of a cell, in the shape every import problem takes. */
+function problem(file: string, row: number, path: string, reason: string, message: string, code = 'CAPI33'): Problem {
+  return { file, row, path, reason, message, code };
+}
+
+function toDraft(records: CsvRecord[], l: Layout): DraftEntry {
   const first = records[0]!;
-  const problems: Problem[] = records.flatMap((r) => r.problems);
-  const add = (row: number, path: string, reason: string, message: string, code = 'CAPI33') => problems.push({ file, row, path, reason, message, code });
+  const file = l.file;
+  let problems = NO_PROBLEMS;
+  const add = (row: number, path: string, reason: string, message: string, code?: string) => {
+    if (problems === NO_PROBLEMS) problems = [];
+    problems.push(problem(file, row, path, reason, message, code));
+  };
+  for (const r of records) {
+    if (!r.problems) continue;
+    if (problems === NO_PROBLEMS) problems = [];
+    problems.push(...r.problems);
+  }
 
   // Entry-level values: the first non-blank wins; a different non-blank value later is an error.
-  const level: Record<string, { value: string; row: number }> = {};
+  const level: Partial<Record<(typeof ENTRY_LEVEL)[number], { value: string; row: number }>> = {};
   for (const r of records) {
-    for (const col of ENTRY_LEVEL) {
-      const v = (r.values[col] ?? '').trim();
-      if (v === '' || (shape.groupBy === 'je_number' && col === 'je_number')) continue;
+    for (const [col, i] of l.level) {
+      const v = cell(r, i).trim();
+      if (v === '') continue;
       const seen = level[col];
       if (!seen) level[col] = { value: v, row: r.row };
       else if (seen.value !== v) {
@@ -151,8 +182,8 @@ function toDraft(
   body.entry_date = entryDate;
   const currency = level.currency?.value.toUpperCase();
   if (currency) body.currency = currency;
-  const exponent = currencyExponent(currency ?? entityCurrency) ?? currencyExponent(entityCurrency) ?? 2;
-  const jeNumber = shape.groupBy === 'je_number' ? (first.values.je_number ?? '').trim() : level.je_number?.value;
+  const exponent = currencyExponent(currency ?? l.currency) ?? currencyExponent(l.currency) ?? 2;
+  const jeNumber = l.groupBy === 'je_number' ? cell(first, l.at.je_number).trim() : level.je_number?.value;
   if (jeNumber) body.je_number = jeNumber;
   if (level.memo) body.memo = level.memo.value;
   if (level.manual_entry_reason) body.manual_entry_reason = level.manual_entry_reason.value;
@@ -162,43 +193,60 @@ function toDraft(
     else if (b) body.is_adjusting = true;
   }
 
-  body.lines = records.map((r) => {
-    const v = r.values;
+  const at = l.at;
+  const lines: Record<string, unknown>[] = [];
+  const lineRows: number[] = [];
+  for (const r of records) {
     const line: Record<string, unknown> = {};
-    const ref = (v.gl_account_id ?? '').trim();
-    line.gl_account_id = resolve(ref) ?? ref;
-    let side = (v.line_type ?? '').trim().toLowerCase();
-    let amountCol = shape.form === 'line_type+amount' ? 'amount' : 'amount_atoms';
-    let text = (v[amountCol] ?? '').trim();
-    if (shape.form === 'debit/credit') {
-      const dr = (v.debit ?? '').trim();
-      const cr = (v.credit ?? '').trim();
+    const ref = cell(r, at.gl_account_id).trim();
+    line.gl_account_id = l.resolve(ref) ?? ref;
+    let side = cell(r, at.line_type).trim().toLowerCase();
+    let amountCol: string = l.form === 'line_type+amount' ? 'amount' : 'amount_atoms';
+    let text = cell(r, l.form === 'line_type+amount' ? at.amount : at.amount_atoms).trim();
+    if (l.form === 'debit/credit') {
+      const dr = cell(r, at.debit).trim();
+      const cr = cell(r, at.credit).trim();
       if ((dr === '') === (cr === '')) {
         add(r.row, 'debit', 'invalid_amount', dr ? 'both debit and credit are filled; give exactly one' : 'neither debit nor credit is filled; give exactly one');
         side = 'debit';
         text = '';
-      } else [side, amountCol, text] = dr ? ['debit', 'debit', dr] : ['credit', 'credit', cr];
+      } else if (dr) [side, amountCol, text] = ['debit', 'debit', dr];
+      else [side, amountCol, text] = ['credit', 'credit', cr];
     }
     line.line_type = side;
-    if (shape.form === 'line_type+amount_atoms') {
+    if (l.form === 'line_type+amount_atoms') {
       const n = /^\d+$/.test(text) ? Number(text) : NaN;
       if (!Number.isSafeInteger(n) || n < 1) add(r.row, amountCol, 'invalid_amount', text === '' ? 'amount_atoms is blank' : `'${text}' is not a whole number of atoms from 1 to ${MAX_ATOMS}`);
       line.amount_atoms = Number.isSafeInteger(n) ? n : 0;
-    } else if (text !== '' || shape.form !== 'debit/credit') {
-      const p = parseDecimal(text, exponent);
-      if (!p.ok) add(r.row, amountCol, p.reason === 'too_many_decimals' ? 'invalid_amount' : 'invalid_amount', text === '' ? `${amountCol} is blank` : p.message);
-      else if (p.atoms < 1n || p.atoms > BigInt(MAX_ATOMS)) add(r.row, amountCol, 'invalid_amount', `'${text}' must be positive and at most ${MAX_ATOMS} atoms`);
-      line.amount_atoms = p.ok && p.atoms >= 1n && p.atoms <= BigInt(MAX_ATOMS) ? Number(p.atoms) : 0;
+    } else if (text !== '' || l.form !== 'debit/credit') {
+      line.amount_atoms = decimalCell(text, exponent, amountCol, (reason, message) => add(r.row, amountCol, reason, message));
     }
-    const memo = (v.line_memo ?? '').trim();
+    const memo = cell(r, at.line_memo).trim();
     if (memo) line.memo = memo;
-    const cpType = (v.counterparty_type ?? '').trim().toLowerCase();
-    const cpId = (v.counterparty_external_id ?? '').trim();
+    const cpType = cell(r, at.counterparty_type).trim().toLowerCase();
+    const cpId = cell(r, at.counterparty_external_id).trim();
     if (cpType) line.counterparty_type = cpType;
     if (cpId) line.counterparty_external_id = cpId;
-    return line;
-  });
-  return { row: first.row, lineRows: records.map((r) => r.row), body, problems, fingerprint: '', form: shape.form };
+    lines.push(line);
+    lineRows.push(r.row);
+  }
+  body.lines = lines;
+  return { row: first.row, lineRows, body, problems, fingerprint: '', form: l.form };
+}
+
+/** A decimal amount cell as atoms (0 when it is not a valid line amount, with the problem reported). */
+function decimalCell(text: string, exponent: number, column: string, report: (reason: string, message: string) => void): number {
+  const plain = plainDecimalAtoms(text, exponent);
+  if (plain !== null) {
+    if (plain >= 1) return plain;
+    report('invalid_amount', `'${text}' must be positive and at most ${MAX_ATOMS} atoms`);
+    return 0;
+  }
+  const p = parseDecimal(text, exponent);
+  if (!p.ok) report('invalid_amount', text === '' ? `${column} is blank` : p.message);
+  else if (p.atoms < 1n || p.atoms > BigInt(MAX_ATOMS)) report('invalid_amount', `'${text}' must be positive and at most ${MAX_ATOMS} atoms`);
+  else return Number(p.atoms);
+  return 0;
 }
 
 /** Where a validation path of a draft's body sits in the file: the row and the column to name. */

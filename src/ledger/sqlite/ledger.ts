@@ -19,8 +19,10 @@ import { keyId, type ApiKeyInfo, type Permission } from '../../domain/keys.js';
 import { buildBalanceSheet, cutDates, type BalanceSheet, type Cumulative, type SheetAccount } from '../../domain/balanceSheet.js';
 import { endOfMonth, parts } from '../../domain/dates.js';
 import { checkReportQuery, splitPeriods, windowTooLong, type ReportQuery } from '../../domain/periods.js';
-import type { BatchResult, EntryFilter, ImportBatch as ImportBatchPort, ImportOptions, LocalLedgerOps, PostOptions, ReverseOptions } from '../port.js';
+import type { EntryFilter, ImportOptions, LocalLedgerOps, PostOptions, ReverseOptions } from '../port.js';
+import { ImportBatch } from './importBatch.js';
 import { APPLICATION_ID, MIGRATIONS } from './schema.js';
+import { EntryWriter, newId, type EntryMeta, type Inserted } from './writer.js';
 
 const IDEMPOTENCY_WINDOW_MS = 60 * 60 * 1000;
 const REBUILD_STALE_MS = 10 * 60 * 1000;
@@ -34,31 +36,6 @@ export interface EntityInit {
 }
 
 export type Clock = () => Date;
-
-/** What insertEntry wrote: enough to answer without reading the entry back. */
-interface Inserted {
-  seq: number;
-  id: string;
-  je_number: string;
-  ts: string;
-}
-
-let idPool = Buffer.alloc(0);
-let idPoolAt = 0;
-
-/**
- * A fresh id with a type prefix (`je_…`, `acct_…`): milliseconds in base 36, then 72 random bits, so ids
- * are unique across processes yet arrive in order, and a batch appends to the id index instead of
- * writing all over it. Random bytes are drawn in blocks, as a batch needs many.
- */
-export function newId(prefix: string): string {
-  if (idPoolAt + 9 > idPool.length) {
-    idPool = randomBytes(9 * 4096);
-    idPoolAt = 0;
-  }
-  idPoolAt += 9;
-  return `${prefix}_${Date.now().toString(36).padStart(9, '0')}${idPool.toString('base64url', idPoolAt - 9, idPoolAt)}`;
-}
 
 /** A stable hash of a request, to tell a repeated request from a different one under the same key. */
 export function requestHash(endpoint: string, body: unknown): string {
@@ -310,7 +287,8 @@ export class SqliteLedger implements LocalLedgerOps {
     const cpStmt = this.prep(`SELECT id, counterparty_type, external_id, name, is_active FROM counterparties WHERE counterparty_type = ? AND external_id = ?`);
     const jeStmt = this.prep(`SELECT 1 FROM journal_entries WHERE je_number = ?`).pluck();
     const accounts = new Map<string, AccountRef | undefined>();
-    const cps = new Map<string, CounterpartyRef | undefined>();
+    // By type, then external id: no key string is built per look-up.
+    const cps = new Map<string, Map<string, CounterpartyRef | undefined>>();
     return {
       entity: this.entitySync(),
       account(externalId) {
@@ -321,12 +299,13 @@ export class SqliteLedger implements LocalLedgerOps {
         return accounts.get(externalId);
       },
       counterparty(type, externalId) {
-        const k = `${type}\0${externalId}`;
-        if (!cps.has(k)) {
+        let ofType = cps.get(type);
+        if (!ofType) cps.set(type, (ofType = new Map()));
+        if (!ofType.has(externalId)) {
           const r = cpStmt.get(type, externalId) as (Omit<CounterpartyRef, 'is_active'> & { is_active: number }) | undefined;
-          cps.set(k, r && { ...r, is_active: r.is_active === 1 });
+          ofType.set(externalId, r && { ...r, is_active: r.is_active === 1 });
         }
-        return cps.get(k);
+        return ofType.get(externalId);
       },
       jeNumberTaken: (n) => jeStmt.get(n) !== undefined,
     };
@@ -360,7 +339,7 @@ export class SqliteLedger implements LocalLedgerOps {
       if (!entry) throw entryInvalid(problems);
       const source = options.source ?? 'manual_api';
       if (options.dryRun) return this.asEntry(entry, source, null);
-      const inserted = this.insertEntry(entry, { source, fingerprint: options.fingerprint ?? null, originalSeq: null });
+      const inserted = this.writeOne(entry, { source, fingerprint: options.fingerprint ?? null, originalSeq: null });
       this.recordKey(options.idempotencyKey, hash, inserted.id);
       return this.asEntry(entry, source, inserted);
     });
@@ -372,39 +351,17 @@ export class SqliteLedger implements LocalLedgerOps {
       .run(key, hash, id, this.now().getTime());
   }
 
-  /**
-   * Writes a valid entry, its lines and the derived monthly totals; returns the entry's seq. Call inside
-   * a write transaction. A batch passes `totals` to add them up in memory and write them once at commit.
-   */
-  insertEntry(entry: ValidEntry, meta: { source: string; fingerprint: string | null; originalSeq: number | null }, totals?: MonthTotals): Inserted {
-    const ts = this.now().toISOString();
-    const id = newId('je');
-    const [jeNumber, jeSeq] = entry.je_number !== null ? [entry.je_number, entry.je_seq] : this.nextJeNumber();
-    const info = this.prep(
-      `INSERT INTO journal_entries (id, je_number, je_seq, entry_date, currency, memo, source, status, is_adjusting, manual_entry_reason, total_atoms, line_count, original_seq, fingerprint, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, 'posted', ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(id, jeNumber, jeSeq, entry.entry_date, entry.currency, entry.memo, meta.source, +entry.is_adjusting, entry.manual_entry_reason, entry.total_atoms, entry.lines.length, meta.originalSeq, meta.fingerprint, ts, ts);
-    const seq = Number(info.lastInsertRowid);
-    if (this.jeCounter !== null && jeSeq !== null && jeSeq > this.jeCounter) this.jeCounter = jeSeq;
-    const insertLine = this.prep(`INSERT INTO journal_lines (entry_seq, line_no, account_key, line_type, amount_atoms, memo, counterparty_id) VALUES (?, ?, ?, ?, ?, ?, ?)`);
-    const month = entry.entry_date.slice(0, 7);
-    const sums = totals ?? new MonthTotals();
-    entry.lines.forEach((l, i) => {
-      insertLine.run(seq, i + 1, l.account.key, l.line_type, l.amount_atoms, l.memo, l.counterparty?.id ?? null);
-      sums.add(l.account.key, month, l.line_type === 'debit' ? l.amount_atoms : -l.amount_atoms);
-    });
-    if (!totals) this.flushTotals(sums);
-    return { seq, id, je_number: jeNumber, ts };
+  /** Writes one valid entry inside a write transaction. */
+  private writeOne(entry: ValidEntry, meta: EntryMeta): Inserted {
+    const writer = this.writer();
+    const inserted = writer.write(entry, meta);
+    writer.flush();
+    return inserted;
   }
 
-  /** Adds accumulated (account, month) sums to the derived totals table. */
-  flushTotals(totals: MonthTotals): void {
-    const bump = this.prep(
-      `INSERT INTO account_month_totals (account_key, month, net_atoms, line_count) VALUES (?, ?, ?, ?)
-       ON CONFLICT (account_key, month) DO UPDATE SET net_atoms = net_atoms + excluded.net_atoms, line_count = line_count + excluded.line_count`,
-    );
-    for (const [account, month, net, count] of totals.entries()) bump.run(account, month, net, count);
-    totals.clear();
+  /** A writer for entries; call inside a write transaction. */
+  writer(): EntryWriter {
+    return new EntryWriter((sql) => this.prep(sql), this.now);
   }
 
   /**
@@ -412,9 +369,14 @@ export class SqliteLedger implements LocalLedgerOps {
    * in; nothing is visible to others until commit, and a killed process leaves none of it.
    */
   async beginImport(options: ImportOptions): Promise<ImportBatch> {
+    // The batch writes only what it validated in the same transaction (accounts and counterparties it
+    // looked up, entries before their lines), so the per-row foreign-key look-ups are dropped for it;
+    // books check still verifies every reference. The pragma cannot change inside a transaction.
+    this.db.pragma('foreign_keys = OFF');
     try {
       this.db.exec('BEGIN IMMEDIATE');
     } catch (e) {
+      this.db.pragma('foreign_keys = ON');
       throw busyToUnavailable(e);
     }
     try {
@@ -424,6 +386,7 @@ export class SqliteLedger implements LocalLedgerOps {
       return new ImportBatch(this, ctx, options);
     } catch (e) {
       this.db.exec('ROLLBACK');
+      this.db.pragma('foreign_keys = ON');
       throw e;
     }
   }
@@ -434,19 +397,10 @@ export class SqliteLedger implements LocalLedgerOps {
    * served ledger runs the same few for every request. A given SQL text is always used in one mode
    * (pluck, raw, safeIntegers), so sharing it is safe.
    */
-  private prep(sql: string): Database.Statement {
+  prep(sql: string): Database.Statement {
     let s = this.stmts.get(sql);
     if (!s) this.stmts.set(sql, (s = this.db.prepare(sql)));
     return s;
-  }
-
-  /** Largest JE-n so far while a batch holds the write lock, so that it need not ask for every entry. */
-  jeCounter: number | null = null;
-
-  /** JE-(largest numeric n + 1); inside the IMMEDIATE transaction, so concurrent writers never share n. */
-  private nextJeNumber(): [string, number] {
-    const max = this.jeCounter ?? (this.prep(`SELECT MAX(je_seq) FROM journal_entries`).pluck().get() as number | null) ?? 0;
-    return [`JE-${max + 1}`, max + 1];
   }
 
   /**
@@ -455,7 +409,7 @@ export class SqliteLedger implements LocalLedgerOps {
    */
   private asEntry(entry: ValidEntry, source: string, inserted: Inserted | null, original: { id: string; date: string } | null = null): JournalEntry {
     const ts = inserted?.ts ?? this.now().toISOString();
-    const jeNumber = inserted?.je_number ?? entry.je_number ?? this.nextJeNumber()[0];
+    const jeNumber = inserted?.je_number ?? entry.je_number ?? this.writer().nextJeNumber();
     const id = inserted?.id ?? '';
     return {
       id,
@@ -534,7 +488,7 @@ export class SqliteLedger implements LocalLedgerOps {
       if (!entry) throw entryInvalid(problems);
       const link = { id: original.id, date: original.entry_date };
       if (options.dryRun) return this.asEntry(entry, 'manual_api', null, link);
-      const inserted = this.insertEntry(entry, { source: 'manual_api', fingerprint: null, originalSeq: original.seq });
+      const inserted = this.writeOne(entry, { source: 'manual_api', fingerprint: null, originalSeq: original.seq });
       this.prep(`UPDATE journal_entries SET status = 'reversed', updated_at = ? WHERE seq = ?`).run(this.now().toISOString(), original.seq);
       this.recordKey(options.idempotencyKey, hash, inserted.id);
       return this.asEntry(entry, 'manual_api', inserted, link);
@@ -835,100 +789,6 @@ export class SqliteLedger implements LocalLedgerOps {
     const mark = this.entitySync().rebuild_started_at;
     if (mark && !this.rebuilding()) add('entity.rebuild_started_at', 'stale_rebuild', `a rebuild started at ${mark} never finished; run books rebuild`);
     return problems;
-  }
-}
-
-/** Sums of (account, month) net atoms and line counts, added up exactly in memory. */
-export class MonthTotals {
-  private readonly map = new Map<string, [number, string, bigint, number]>();
-  add(account: number, month: string, net: number): void {
-    const k = `${account}|${month}`;
-    const cur = this.map.get(k);
-    if (cur) {
-      cur[2] += BigInt(net);
-      cur[3] += 1;
-    } else this.map.set(k, [account, month, BigInt(net), 1]);
-  }
-  entries(): IterableIterator<[number, string, bigint, number]> {
-    return this.map.values();
-  }
-  clear(): void {
-    this.map.clear();
-  }
-}
-
-/** One import in progress (see SqliteLedger.beginImport). */
-export class ImportBatch implements ImportBatchPort {
-  private readonly numbers = new Set<string>();
-  private readonly totals = new MonthTotals();
-  private failed = false;
-  private done = false;
-  private readonly fingerprintsOn: Database.Statement;
-  private readonly baseTaken: (n: string) => boolean;
-  private fpDate: string | null = null;
-  private fpSet = new Set<string>();
-
-  constructor(
-    private readonly ledger: SqliteLedger,
-    private readonly ctx: ValidationContext,
-    private readonly options: { dryRun: boolean; allowDuplicates: boolean },
-  ) {
-    this.fingerprintsOn = ledger.db.prepare(`SELECT fingerprint FROM journal_entries WHERE fingerprint >= ? AND fingerprint < ?`).pluck();
-    ledger.jeCounter = (ledger.db.prepare(`SELECT MAX(je_seq) FROM journal_entries`).pluck().get() as number | null) ?? 0;
-    this.baseTaken = ctx.jeNumberTaken;
-    // Numbers used earlier in the same file count as taken even when nothing was written (dry run, or after an error).
-    ctx.jeNumberTaken = (n) => this.numbers.has(n) || this.baseTaken(n);
-  }
-
-  /** Validates one entry and, while the batch is clean and not a dry run, writes it. */
-  add(body: unknown, fingerprint: string, hasRowProblems: boolean): BatchResult {
-    const fpTaken = this.fingerprintTaken(fingerprint);
-    if (fpTaken && !this.options.allowDuplicates) return { status: 'skipped' };
-    const { entry, problems } = validateEntry(body, this.ctx);
-    if (!entry) {
-      this.failed = true;
-      return { status: 'invalid', problems };
-    }
-    if (entry.je_number) this.numbers.add(entry.je_number);
-    if (hasRowProblems) this.failed = true;
-    if (this.failed || this.options.dryRun) return { status: 'would_post' };
-    this.ledger.insertEntry(entry, { source: 'csv_import', fingerprint: fpTaken ? null : fingerprint, originalSeq: null }, this.totals);
-    this.fpSet.add(fingerprint);
-    return { status: 'posted' };
-  }
-
-  /**
-   * Fingerprints start with the entry's date: the ledger's fingerprints of one date are read at once,
-   * so a date-ordered file asks once per date instead of once per entry.
-   */
-  private fingerprintTaken(fp: string): boolean {
-    const date = fp.slice(0, fp.indexOf(':') + 1);
-    if (date !== this.fpDate) {
-      this.fpDate = date;
-      this.fpSet = new Set(this.fingerprintsOn.all(date, `${date.slice(0, -1)};`) as string[]);
-    }
-    return this.fpSet.has(fp);
-  }
-
-  /** Makes the batch visible (or, for a dry run or a failed batch, discards it). */
-  async commit(): Promise<{ alreadyPosted: number[] }> {
-    if (this.done) return { alreadyPosted: [] };
-    if (this.failed || this.options.dryRun) {
-      this.rollback();
-      return { alreadyPosted: [] };
-    }
-    this.ledger.flushTotals(this.totals);
-    this.ledger.db.exec('COMMIT');
-    this.done = true;
-    this.ledger.jeCounter = null;
-    return { alreadyPosted: [] };
-  }
-
-  rollback(): void {
-    if (this.done) return;
-    this.done = true;
-    this.ledger.jeCounter = null;
-    if (this.ledger.db.inTransaction) this.ledger.db.exec('ROLLBACK');
   }
 }
 

@@ -1,0 +1,94 @@
+import type Database from 'better-sqlite3';
+import { validateEntry, type ValidationContext } from '../../domain/entry.js';
+import type { BatchResult, ImportBatch as ImportBatchPort } from '../port.js';
+import type { EntryWriter } from './writer.js';
+
+/** What an import batch needs of the local ledger that opened it (and whose write transaction it holds). */
+export interface BatchHost {
+  readonly db: Database.Database;
+  prep(sql: string): Database.Statement;
+  writer(): EntryWriter;
+}
+
+/**
+ * One all-or-nothing import into the local ledger, inside the IMMEDIATE transaction that
+ * SqliteLedger.beginImport opened: entries are validated and written as they come while the batch is
+ * clean; the first invalid entry stops the writing (validation goes on, to list every problem), and
+ * commit makes the batch visible only when nothing was wrong.
+ */
+export class ImportBatch implements ImportBatchPort {
+  private readonly numbers = new Set<string>();
+  private readonly writer: EntryWriter;
+  private failed = false;
+  private done = false;
+  private readonly fingerprintsOn: Database.Statement;
+  private readonly baseTaken: (n: string) => boolean;
+  private fpDate: string | null = null;
+  private fpSet = new Set<string>();
+
+  constructor(
+    private readonly ledger: BatchHost,
+    private readonly ctx: ValidationContext,
+    private readonly options: { dryRun: boolean; allowDuplicates: boolean },
+  ) {
+    this.writer = ledger.writer();
+    this.fingerprintsOn = ledger.prep(`SELECT fingerprint FROM journal_entries WHERE fingerprint >= ? AND fingerprint < ?`).pluck();
+    this.baseTaken = ctx.jeNumberTaken;
+    // Numbers used earlier in the same file count as taken even when nothing was written (dry run, or after an error).
+    ctx.jeNumberTaken = (n) => this.numbers.has(n) || this.baseTaken(n);
+  }
+
+  /** Validates one entry and, while the batch is clean and not a dry run, writes it. */
+  add(body: unknown, fingerprint: string, hasRowProblems: boolean): BatchResult {
+    const fpTaken = this.fingerprintTaken(fingerprint);
+    if (fpTaken && !this.options.allowDuplicates) return { status: 'skipped' };
+    const { entry, problems } = validateEntry(body, this.ctx);
+    if (!entry) {
+      this.failed = true;
+      return { status: 'invalid', problems };
+    }
+    if (entry.je_number) this.numbers.add(entry.je_number);
+    if (hasRowProblems) this.failed = true;
+    if (this.failed || this.options.dryRun) return { status: 'would_post' };
+    // A duplicate posted on purpose (--allow-duplicates) carries no fingerprint: the first one keeps it.
+    this.writer.write(entry, { source: 'csv_import', fingerprint: fpTaken ? null : fingerprint, originalSeq: null });
+    return { status: 'posted' };
+  }
+
+  /**
+   * Fingerprints start with the entry's date: the ledger's fingerprints of one date are read at once,
+   * so a date-ordered file asks once per date instead of once per entry.
+   */
+  private fingerprintTaken(fp: string): boolean {
+    const date = fp.slice(0, fp.indexOf(':') + 1);
+    if (date !== this.fpDate) {
+      this.fpDate = date;
+      this.fpSet = new Set(this.fingerprintsOn.all(date, `${date.slice(0, -1)};`) as string[]);
+    }
+    return this.fpSet.has(fp);
+  }
+
+  /** Makes the batch visible (or, for a dry run or a failed batch, discards it). */
+  async commit(): Promise<{ alreadyPosted: number[] }> {
+    if (this.done) return { alreadyPosted: [] };
+    if (this.failed || this.options.dryRun) {
+      this.rollback();
+      return { alreadyPosted: [] };
+    }
+    this.writer.flush();
+    this.ledger.db.exec('COMMIT');
+    this.end();
+    return { alreadyPosted: [] };
+  }
+
+  rollback(): void {
+    if (this.done) return;
+    if (this.ledger.db.inTransaction) this.ledger.db.exec('ROLLBACK');
+    this.end();
+  }
+
+  private end(): void {
+    this.done = true;
+    this.ledger.db.pragma('foreign_keys = ON');
+  }
+}
