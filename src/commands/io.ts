@@ -15,7 +15,7 @@ export function existingFile(ctx: Context, path: string): string {
 /** Opens a file argument for streaming, or standard input for `-`. */
 export function openInput(ctx: Context, path: string): { stream: Readable; name: string } {
   if (path === '-') return { stream: ctx.io.stdin, name: 'stdin' };
-  return { stream: createReadStream(existingFile(ctx, path), { highWaterMark: 1 << 20 }), name: path };
+  return { stream: createReadStream(existingFile(ctx, path), { highWaterMark: 1 << 16 }), name: path };
 }
 
 /** Reads a whole text input (file or `-`). */
