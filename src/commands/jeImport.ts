@@ -37,7 +37,7 @@ export async function jeImport(ctx: Context, path: string, opts: { delimiter?: s
 
   // A remote service may turn out to have some entries already; their lines are then not counted.
   const linesAt = ledger.kind === 'remote' ? new Map<number, number>() : null;
-  const batch = await ledger.beginImport({ dryRun: opts.dryRun ?? false, allowDuplicates: opts.allowDuplicates ?? false });
+  const batch = await ledger.beginImport({ dryRun: opts.dryRun ?? false, allowDuplicates: opts.allowDuplicates ?? false, sizeHint: size });
   const take = (d: DraftEntry) => {
     const result = batch.add(d.body, d.fingerprint, d.problems.length > 0, d.row);
     d.problems.forEach(report);
@@ -67,9 +67,10 @@ export async function jeImport(ctx: Context, path: string, opts: { delimiter?: s
       }
       drafts.forEach(take);
       progress.update(bytes, `${summary.posted + summary.skipped} entries`);
+      await batch.ready();
     }
   } catch (e) {
-    batch.rollback();
+    await batch.rollback();
     progress.done();
     if (e instanceof BooksError && e.code === 'invalid_input' && problems.length) {
       e.errors.forEach(report);
@@ -79,11 +80,11 @@ export async function jeImport(ctx: Context, path: string, opts: { delimiter?: s
   }
   progress.done();
   if (errorCount > 0) {
-    batch.rollback();
+    await batch.rollback();
     throw failure(name, problems, errorCount, summary);
   }
   if (summary.posted + summary.skipped === 0 && !opts.dryRun) {
-    batch.rollback();
+    await batch.rollback();
     throw new BooksError('invalid_input', `${name} has a header but no entries; nothing was posted`, [{ file: name, row: 2, path: '', reason: 'no_entries', message: 'no data rows', code: 'invalid_input' }]);
   }
   const { alreadyPosted } = await batch.commit();

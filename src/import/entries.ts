@@ -89,8 +89,7 @@ export async function* groupEntries(
 
   const finish = (g: { key: string; records: CsvRecord[] }, l: Layout): DraftEntry => {
     const d = toDraft(g.records, l);
-    // toDraft builds bodies field by field in a fixed order, so equal content gives equal JSON.
-    const content = hash('sha256', JSON.stringify(d.body), 'base64url').slice(0, 24);
+    const content = contentHash(d.body);
     const n = (occurrences.get(content) ?? 0) + 1;
     occurrences.set(content, n);
     // The date leads so that a date-ordered file writes the fingerprint index in order.
@@ -135,6 +134,11 @@ export async function* groupEntries(
     if (done.length) yield done;
   }
   if (current && layout) yield [finish(current, layout)];
+}
+
+/** 24 characters of the SHA-256 of a body's JSON: toDraft builds bodies field by field in a fixed order, so equal content gives equal JSON. */
+function contentHash(body: Record<string, unknown>): string {
+  return hash('sha256', JSON.stringify(body), 'base64url').slice(0, 24);
 }
 
 function normaliseOrRaw(v: string): string {

@@ -30,14 +30,18 @@ export type BatchResult = { status: 'posted' | 'would_post' | 'skipped' } | { st
 export interface ImportBatch {
   /** Validates one entry of the file; a local ledger also writes it while the batch is clean. */
   add(body: unknown, fingerprint: string, hasRowProblems: boolean, row: number): BatchResult;
+  /** Resolves when the batch can take more entries (its writes may be behind); call between chunks of the file. */
+  ready(): Promise<void>;
   /** Makes the batch visible; returns the rows of entries found already posted while committing. */
   commit(): Promise<{ alreadyPosted: number[] }>;
-  rollback(): void;
+  rollback(): Promise<void>;
 }
 
 export interface ImportOptions {
   dryRun: boolean;
   allowDuplicates: boolean;
+  /** Size of the input in bytes when known (null for a stream): a large batch may write on another thread. */
+  sizeHint?: number | null;
 }
 
 /**

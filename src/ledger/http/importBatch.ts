@@ -74,7 +74,9 @@ export class RemoteImportBatch implements ImportBatch {
     return { alreadyPosted };
   }
 
-  rollback(): void {
+  async ready(): Promise<void> {}
+
+  async rollback(): Promise<void> {
     this.queue.length = 0;
   }
 }

@@ -1,20 +1,23 @@
 import type Database from 'better-sqlite3';
 import { validateEntry, type ValidationContext } from '../../domain/entry.js';
 import type { BatchResult, ImportBatch as ImportBatchPort } from '../port.js';
-import type { EntryWriter } from './writer.js';
+import type { BatchWrites } from './batchWrites.js';
+import type { EntryWriter, RunWrite } from './writer.js';
 
-/** What an import batch needs of the local ledger that opened it (and whose write transaction it holds). */
+/** What an import batch needs of the local ledger that opened it. */
 export interface BatchHost {
-  readonly db: Database.Database;
   prep(sql: string): Database.Statement;
-  writer(): EntryWriter;
+  writer(run: RunWrite): EntryWriter;
 }
 
 /**
  * One all-or-nothing import into the local ledger, inside the IMMEDIATE transaction that
- * SqliteLedger.beginImport opened: entries are validated and written as they come while the batch is
- * clean; the first invalid entry stops the writing (validation goes on, to list every problem), and
- * commit makes the batch visible only when nothing was wrong.
+ * SqliteLedger.beginImport opened (on its connection or a writer thread's): entries are validated
+ * and written as they come while the batch is clean; the first invalid entry stops the writing
+ * (validation goes on, to list every problem), and commit makes the batch visible only when nothing
+ * was wrong. Look-ups read the ledger as committed, which the write lock keeps as it was when the
+ * batch began; the batch's own entries never need them (fingerprints and numbers within the file
+ * are checked in memory).
  */
 export class ImportBatch implements ImportBatchPort {
   private readonly numbers = new Set<string>();
@@ -27,11 +30,12 @@ export class ImportBatch implements ImportBatchPort {
   private fpSet = new Set<string>();
 
   constructor(
-    private readonly ledger: BatchHost,
+    ledger: BatchHost,
+    private readonly writes: BatchWrites,
     private readonly ctx: ValidationContext,
     private readonly options: { dryRun: boolean; allowDuplicates: boolean },
   ) {
-    this.writer = ledger.writer();
+    this.writer = ledger.writer(writes.run);
     this.fingerprintsOn = ledger.prep(`SELECT fingerprint FROM journal_entries WHERE fingerprint >= ? AND fingerprint < ?`).pluck();
     this.baseTaken = ctx.jeNumberTaken;
     // Numbers used earlier in the same file count as taken even when nothing was written (dry run, or after an error).
@@ -68,27 +72,26 @@ export class ImportBatch implements ImportBatchPort {
     return this.fpSet.has(fp);
   }
 
+  ready(): Promise<void> {
+    return this.writes.ready();
+  }
+
   /** Makes the batch visible (or, for a dry run or a failed batch, discards it). */
   async commit(): Promise<{ alreadyPosted: number[] }> {
     if (this.done) return { alreadyPosted: [] };
     if (this.failed || this.options.dryRun) {
-      this.rollback();
+      await this.rollback();
       return { alreadyPosted: [] };
     }
+    this.done = true;
     this.writer.flush();
-    this.ledger.db.exec('COMMIT');
-    this.end();
+    await this.writes.commit();
     return { alreadyPosted: [] };
   }
 
-  rollback(): void {
+  async rollback(): Promise<void> {
     if (this.done) return;
-    if (this.ledger.db.inTransaction) this.ledger.db.exec('ROLLBACK');
-    this.end();
-  }
-
-  private end(): void {
     this.done = true;
-    this.ledger.db.pragma('foreign_keys = ON');
+    await this.writes.rollback();
   }
 }

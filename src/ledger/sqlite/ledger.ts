@@ -20,13 +20,16 @@ import { buildBalanceSheet, cutDates, type BalanceSheet, type Cumulative, type S
 import { endOfMonth, parts } from '../../domain/dates.js';
 import { checkReportQuery, splitPeriods, windowTooLong, type ReportQuery } from '../../domain/periods.js';
 import type { EntryFilter, ImportOptions, LocalLedgerOps, PostOptions, ReverseOptions } from '../port.js';
+import { writesHere, writesOnThread } from './batchWrites.js';
 import { ImportBatch } from './importBatch.js';
+import { busyToUnavailable, connect } from './connection.js';
 import { APPLICATION_ID, MIGRATIONS } from './schema.js';
-import { EntryWriter, newId, type EntryMeta, type Inserted } from './writer.js';
+import { EntryWriter, newId, type EntryMeta, type Inserted, type RunWrite, type WriterStart } from './writer.js';
 
 const IDEMPOTENCY_WINDOW_MS = 60 * 60 * 1000;
 const REBUILD_STALE_MS = 10 * 60 * 1000;
-const BUSY_TIMEOUT_MS = 30_000;
+/** Imports of at least this many bytes (or of unknown size) write on a thread of their own. */
+const THREAD_MIN_BYTES = 1024 * 1024;
 
 export interface EntityInit {
   name: string;
@@ -359,9 +362,17 @@ export class SqliteLedger implements LocalLedgerOps {
     return inserted;
   }
 
-  /** A writer for entries; call inside a write transaction. */
-  writer(): EntryWriter {
-    return new EntryWriter((sql) => this.prep(sql), this.now);
+  /** A writer of entries on this connection; call inside a write transaction. */
+  writer(run: RunWrite = (sql, params) => this.prep(sql).run(params)): EntryWriter {
+    return new EntryWriter(run, this.writerStart(), this.now);
+  }
+
+  /** The largest sequence and JE numbers committed; a writer that holds the write lock numbers on from them. */
+  writerStart(): WriterStart {
+    return {
+      lastSeq: (this.prep(`SELECT MAX(seq) FROM journal_entries`).pluck().get() as number | null) ?? 0,
+      lastJeSeq: (this.prep(`SELECT MAX(je_seq) FROM journal_entries`).pluck().get() as number | null) ?? 0,
+    };
   }
 
   /**
@@ -369,24 +380,14 @@ export class SqliteLedger implements LocalLedgerOps {
    * in; nothing is visible to others until commit, and a killed process leaves none of it.
    */
   async beginImport(options: ImportOptions): Promise<ImportBatch> {
-    // The batch writes only what it validated in the same transaction (accounts and counterparties it
-    // looked up, entries before their lines), so the per-row foreign-key look-ups are dropped for it;
-    // books check still verifies every reference. The pragma cannot change inside a transaction.
-    this.db.pragma('foreign_keys = OFF');
-    try {
-      this.db.exec('BEGIN IMMEDIATE');
-    } catch (e) {
-      this.db.pragma('foreign_keys = ON');
-      throw busyToUnavailable(e);
-    }
+    const writes = (!options.dryRun && (options.sizeHint === null || (options.sizeHint ?? 0) >= THREAD_MIN_BYTES) && (await writesOnThread(this.location))) || writesHere(this.db, (sql) => this.prep(sql));
     try {
       const ctx = this.validationContext();
       if (!ctx.entity.books_start) throw errors.noBooksStart();
       if (this.rebuilding()) throw errors.rebuilding(1);
-      return new ImportBatch(this, ctx, options);
+      return new ImportBatch(this, writes, ctx, options);
     } catch (e) {
-      this.db.exec('ROLLBACK');
-      this.db.pragma('foreign_keys = ON');
+      await writes.rollback();
       throw e;
     }
   }
@@ -807,22 +808,3 @@ function singleCounterparty(names: (string | null)[]): string | null {
   return distinct.size === 1 ? [...distinct][0]! : null;
 }
 
-function connect(path: string): Database.Database {
-  const db = new Database(path, { timeout: BUSY_TIMEOUT_MS });
-  db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = NORMAL');
-  db.pragma('foreign_keys = ON');
-  // A large batch inserts into several indexes at once; a 64 MiB page cache keeps their pages in memory.
-  db.pragma('cache_size = -65536');
-  return db;
-}
-
-/** A lock held past the busy timeout is "unavailable, retry later" (exit 4), never a raw SQLITE_BUSY. */
-function busyToUnavailable(e: unknown): unknown {
-  const code = (e as { code?: unknown })?.code;
-  if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') {
-    return new BooksError('unavailable', 'the ledger is locked by another writer; try again shortly');
-  }
-  return e;
-}

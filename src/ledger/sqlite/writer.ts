@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import type Database from 'better-sqlite3';
 import type { ValidEntry } from '../../domain/entry.js';
 
 /** What a writer wrote for one entry: enough to answer without reading the entry back. */
@@ -80,15 +79,17 @@ export class MonthTotals {
   }
 }
 
-type Prepare = (sql: string) => Database.Statement;
+/** Runs one write statement with its parameters, on this connection or on a writer thread's. */
+export type RunWrite = (sql: string, params: unknown[]) => void;
 
 /** Rows of one table waiting to be inserted, flushed as multi-row statements. */
 class PendingRows {
   private values: unknown[] = [];
   private rows = 0;
+  private readonly sql: string[] = [];
 
   constructor(
-    private readonly prep: Prepare,
+    private readonly run: RunWrite,
     private readonly table: string,
     private readonly columns: readonly string[],
   ) {}
@@ -110,23 +111,37 @@ class PendingRows {
     const width = this.columns.length;
     for (let row = 0; row < this.rows; row += ROWS_PER_STATEMENT) {
       const n = Math.min(ROWS_PER_STATEMENT, this.rows - row);
-      this.statement(n).run(n === this.rows ? this.values : this.values.slice(row * width, (row + n) * width));
+      this.run(this.insert(n), n === this.rows ? this.values : this.values.slice(row * width, (row + n) * width));
     }
     this.values = [];
     this.rows = 0;
   }
 
-  private statement(rows: number): Database.Statement {
-    const one = `(${this.columns.map(() => '?').join(', ')})`;
-    return this.prep(`INSERT INTO ${this.table} (${this.columns.join(', ')}) VALUES ${Array(rows).fill(one).join(', ')}`);
+  /** The INSERT for `rows` rows; the same string each time, so statement caches find it at once. */
+  private insert(rows: number): string {
+    let sql = this.sql[rows];
+    if (sql === undefined) {
+      const one = `(${this.columns.map(() => '?').join(', ')})`;
+      sql = this.sql[rows] = `INSERT INTO ${this.table} (${this.columns.join(', ')}) VALUES ${Array(rows).fill(one).join(', ')}`;
+    }
+    return sql;
   }
 }
 
+/** The ledger's largest sequence and JE numbers when a writer starts. */
+export interface WriterStart {
+  lastSeq: number;
+  lastJeSeq: number;
+}
+
+const BUMP_TOTALS = `INSERT INTO account_month_totals (account_key, month, net_atoms, line_count) VALUES (?, ?, ?, ?)
+  ON CONFLICT (account_key, month) DO UPDATE SET net_atoms = net_atoms + excluded.net_atoms, line_count = line_count + excluded.line_count`;
+
 /**
  * Writes valid entries, their lines and the derived monthly totals inside the caller's write
- * transaction. Sequence numbers and JE numbers are assigned here, from the ledger's maxima read when
- * the writer is made (the transaction holds the write lock, so no other writer can take them).
- * Rows are buffered; `flush` writes what is pending and must run before the transaction commits.
+ * transaction. Sequence numbers and JE numbers are assigned here, from the ledger's maxima when the
+ * transaction took the write lock (no other writer can take them meanwhile). Rows are buffered;
+ * `flush` writes what is pending and must run before the transaction commits.
  */
 export class EntryWriter {
   private readonly entries: PendingRows;
@@ -136,13 +151,14 @@ export class EntryWriter {
   private lastJeSeq: number;
 
   constructor(
-    private readonly prep: Prepare,
+    private readonly run: RunWrite,
+    start: WriterStart,
     private readonly now: () => Date,
   ) {
-    this.entries = new PendingRows(prep, 'journal_entries', ENTRY_COLUMNS);
-    this.lines = new PendingRows(prep, 'journal_lines', LINE_COLUMNS);
-    this.lastSeq = (prep(`SELECT MAX(seq) FROM journal_entries`).pluck().get() as number | null) ?? 0;
-    this.lastJeSeq = (prep(`SELECT MAX(je_seq) FROM journal_entries`).pluck().get() as number | null) ?? 0;
+    this.entries = new PendingRows(run, 'journal_entries', ENTRY_COLUMNS);
+    this.lines = new PendingRows(run, 'journal_lines', LINE_COLUMNS);
+    this.lastSeq = start.lastSeq;
+    this.lastJeSeq = start.lastJeSeq;
   }
 
   private stampMs = -1;
@@ -198,11 +214,7 @@ export class EntryWriter {
   /** Writes every pending row and adds the accumulated monthly totals to the derived table. */
   flush(): void {
     this.flushRows();
-    const bump = this.prep(
-      `INSERT INTO account_month_totals (account_key, month, net_atoms, line_count) VALUES (?, ?, ?, ?)
-       ON CONFLICT (account_key, month) DO UPDATE SET net_atoms = net_atoms + excluded.net_atoms, line_count = line_count + excluded.line_count`,
-    );
-    for (const [account, month, net, count] of this.totals.entries()) bump.run(account, month, net, count);
+    for (const [account, month, net, count] of this.totals.entries()) this.run(BUMP_TOTALS, [account, month, net, count]);
     this.totals.clear();
   }
 }
