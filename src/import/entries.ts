@@ -6,6 +6,7 @@ import type { Problem } from '../domain/errors.js';
 import { normaliseJeNumber } from '../domain/jeNumber.js';
 import { currencyExponent, MAX_ATOMS, parseDecimal, plainDecimalAtoms } from '../domain/money.js';
 import type { CsvBatch, CsvRecord, CsvSpec } from './csv.js';
+import { KeyTable, textKey } from './keyTable.js';
 
 export const ENTRY_COLUMNS = [
   'entry', 'je_number', 'entry_date', 'gl_account_id', 'line_type', 'amount', 'amount_atoms', 'debit', 'credit',
@@ -82,20 +83,24 @@ export async function* groupEntries(
   const byExt = new Map(opts.accounts.map((a) => [a.external_id, a.external_id]));
   const byNumber = new Map(opts.accounts.filter((a) => a.account_number).map((a) => [a.account_number!, a.external_id]));
   const resolve = (ref: string) => byExt.get(ref) ?? byNumber.get(ref);
-  const ended = new Map<string, number>();
-  const occurrences = new Map<string, number>();
+  // Every group key that ended (with its last row), and every content seen (with its count).
+  const ended = new KeyTable();
+  const occurrences = new KeyTable();
+  const key128 = new Int32Array(4);
   let layout: Layout | null = null;
   let current: { key: string; records: CsvRecord[] } | null = null;
 
   const finish = (g: { key: string; records: CsvRecord[] }, l: Layout): DraftEntry => {
     const d = toDraft(g.records, l);
-    const content = contentHash(d.body);
-    const n = (occurrences.get(content) ?? 0) + 1;
-    occurrences.set(content, n);
+    // 24 characters of the SHA-256 of the body's JSON: toDraft builds bodies field by field in a fixed
+    // order, so equal content gives equal JSON.
+    const digest = hash('sha256', JSON.stringify(d.body), 'buffer') as unknown as Buffer;
+    for (let i = 0; i < 4; i++) key128[i] = digest.readInt32LE(i * 4);
+    const n = occurrences.get(key128) + 1;
+    occurrences.set(key128, n);
     // The date leads so that a date-ordered file writes the fingerprint index in order.
-    d.fingerprint = `${String(d.body.entry_date)}:${content}.${n}`;
-    // V8 keeps slices of 13 characters or more as views of the whole input chunk: copy those.
-    ended.set(g.key.length < 13 ? g.key : Buffer.from(g.key).toString(), g.records[g.records.length - 1]!.row);
+    d.fingerprint = `${String(d.body.entry_date)}:${digest.toString('base64url', 0, 18)}.${n}`;
+    ended.set(textKey(g.key, key128), g.records[g.records.length - 1]!.row);
     return d;
   };
 
@@ -123,8 +128,8 @@ export async function* groupEntries(
       if (current) done.push(finish(current, l));
       current = { key: groupKey, records: [rec] };
       if (!key) (rec.problems ??= []).push({ file: l.file, row: rec.row, path: l.groupBy, reason: 'missing_field', message: `${l.groupBy} is blank; it groups rows into entries`, code: 'invalid_input' });
-      const endedAt = ended.get(groupKey);
-      if (key && endedAt !== undefined) {
+      const endedAt = key ? ended.get(textKey(groupKey, key128)) : 0;
+      if (endedAt !== 0) {
         (rec.problems ??= []).push({
           file: l.file, row: rec.row, path: l.groupBy, reason: 'group_not_contiguous', code: 'invalid_input',
           message: `${l.groupBy} '${key}' comes back on row ${rec.row} after its rows ended on row ${endedAt}; a group's rows must be contiguous`,
@@ -134,11 +139,6 @@ export async function* groupEntries(
     if (done.length) yield done;
   }
   if (current && layout) yield [finish(current, layout)];
-}
-
-/** 24 characters of the SHA-256 of a body's JSON: toDraft builds bodies field by field in a fixed order, so equal content gives equal JSON. */
-function contentHash(body: Record<string, unknown>): string {
-  return hash('sha256', JSON.stringify(body), 'base64url').slice(0, 24);
 }
 
 function normaliseOrRaw(v: string): string {
