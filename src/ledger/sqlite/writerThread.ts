@@ -35,6 +35,9 @@ if (parentPort) {
     // fast as a large one and keeps the import's memory down (measured: 64 MiB 8.4 s / 308 MB, 16 MiB
     // 7.5 s / 233 MB for a million lines).
     db.pragma('cache_size = -16384');
+    // Each multi-row INSERT keeps a statement journal of the index pages it changes, to undo itself
+    // on a constraint failure; in memory it costs no temporary-file writes (0.3 s of a million lines).
+    db.pragma('temp_store = MEMORY');
     db.exec('BEGIN IMMEDIATE');
     reply({ ready: true });
   } catch (e) {
