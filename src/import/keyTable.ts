@@ -20,11 +20,10 @@ export class KeyTable {
   /** Sets a key's value (at least 1). */
   set(k: Int32Array, value: number): void {
     const i = this.find(k);
-    if (this.values[i] === 0) {
-      this.keys.set(k, i * 4);
-      if (++this.size * 4 > (this.mask + 1) * 3) this.grow();
-    }
+    const added = this.values[i] === 0;
+    if (added) this.keys.set(k, i * 4);
     this.values[i] = value;
+    if (added && ++this.size * 4 > (this.mask + 1) * 3) this.grow();
   }
 
   /** The slot holding the key, or the empty slot where it would go. */

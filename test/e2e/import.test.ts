@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { generate } from '../../src/bench/generate.js';
-import { BIN, books, FIXTURES, snapshot, standardLedger, tempDir, writeFile } from './helpers.js';
+import { BIN, books, FIXTURES, readText, snapshot, standardLedger, tempDir, writeFile } from './helpers.js';
 
 const GOOD = [
   'entry,entry_date,memo,gl_account_id,debit,credit,counterparty_type,counterparty_external_id',
@@ -126,10 +126,13 @@ describe('je import', () => {
     expect(r.body).toMatchObject({ posted: 3, lines: 7 });
   });
 
-  it('reads standard input', async () => {
-    const { run } = await standardLedger();
-    const r = await importJson(run, ['-'], GOOD);
-    expect(r.body).toMatchObject({ posted: 3 });
+  it('reads standard input, posting what the same file posts', async () => {
+    const a = await standardLedger();
+    const b = await standardLedger();
+    expect((await importJson(a.run, ['-'], GOOD)).body).toMatchObject({ posted: 3, lines: 7 });
+    expect((await importJson(b.run, [writeFile(b.dir, 'good.csv', GOOD)])).body).toMatchObject({ posted: 3, lines: 7 });
+    expect(await content(a.run)).toEqual(await content(b.run));
+    expect((await importJson(a.run, [writeFile(a.dir, 'good.csv', GOOD)])).body).toMatchObject({ posted: 0, skipped: 3 });
   });
 
   it.each([
@@ -197,6 +200,62 @@ describe('je import', () => {
     expect(await count()).toBe(entries);
     expect((await books(['check', '--ledger', ledger])).exitCode).toBe(0);
     expect(outcomes[0]).toBe(0);
+  });
+});
+
+describe('je import of a large file (over 1 MiB: written on a thread of its own)', () => {
+  async function bigFile() {
+    const dir = tempDir();
+    const { entries } = await generate(dir, { lines: 24_000, startYear: 2021, years: 2 });
+    const text = readText(join(dir, 'entries.csv'));
+    expect(text.length).toBeGreaterThan(1024 * 1024);
+    const ledger = async (name: string) => {
+      const path = join(dir, name);
+      for (const args of [['init', '--first-month', '2021-01', '--chart', join(dir, 'accounts.csv')], ['counterparties', 'import', join(dir, 'counterparties.csv')]]) {
+        expect((await books([...args, '--ledger', path])).exitCode).toBe(0);
+      }
+      return { path, run: (args: string[], input?: string) => books([...args, '--ledger', path], { cwd: dir, ...(input !== undefined ? { input } : {}) }) };
+    };
+    return { dir, text, entries, ledger };
+  }
+
+  it('posts what the same entries post in small files, and passes check', async () => {
+    const { dir, text, entries, ledger } = await bigFile();
+    const whole = await ledger('whole.sqlite');
+    const r = await importJson(whole.run, [join(dir, 'entries.csv')]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.body).toMatchObject({ posted: entries, lines: 24_000, skipped: 0 });
+    // The same rows cut at an entry boundary into two files under 1 MiB, imported in turn.
+    const rows = text.trimEnd().split('\n');
+    let cut = Math.floor(rows.length / 2);
+    while (rows[cut]!.split(',')[0] === rows[cut - 1]!.split(',')[0]) cut++;
+    const halves = await ledger('halves.sqlite');
+    for (const [name, part] of [['first.csv', rows.slice(1, cut)], ['second.csv', rows.slice(cut)]] as const) {
+      const file = writeFile(dir, name, [rows[0], ...part].join('\n') + '\n');
+      expect(readText(file).length).toBeLessThan(1024 * 1024);
+      expect((await importJson(halves.run, [file])).exitCode).toBe(0);
+    }
+    expect(await content(whole.run)).toEqual(await content(halves.run));
+    const sheet = (run: typeof whole.run) => run(['report', 'balance-sheet', '--start', '2021-01-01', '--end', '2022-12-31', '--format', 'csv']).then((x) => x.stdout);
+    expect(await sheet(whole.run)).toBe(await sheet(halves.run));
+    expect((await whole.run(['check'])).exitCode).toBe(0);
+    expect((await importJson(whole.run, [join(dir, 'entries.csv')])).body).toMatchObject({ posted: 0, skipped: entries });
+  });
+
+  it('posts nothing when the last entry is wrong, naming its row', async () => {
+    const { dir, text, ledger } = await bigFile();
+    const rows = text.trimEnd().split('\n');
+    const last = rows.length;
+    rows.push(`E999999,2022-12-31,nope,debit,1.00,,,bad`, `E999999,2022-12-31,bank-0-0,credit,1.00,,,bad`);
+    const file = writeFile(dir, 'bad.csv', rows.join('\n') + '\n');
+    const { path, run } = await ledger('bad.sqlite');
+    const before = snapshot(path);
+    const r = await run(['je', 'import', file]);
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toContain(`bad.csv:${last + 1}: CAPI33 unknown_account: gl_account_id: no GL account with external id 'nope'`);
+    expect(r.stderr).toContain('1 error; nothing was posted');
+    expect(snapshot(path)).toBe(before);
+    expect((await run(['check'])).exitCode).toBe(0);
   });
 });
 
