@@ -21,6 +21,7 @@ import { endOfMonth, parts } from '../../domain/dates.js';
 import { checkReportQuery, splitPeriods, windowTooLong, type ReportQuery } from '../../domain/periods.js';
 import type { EntryFilter, ImportOptions, LocalLedgerOps, PostOptions, ReverseOptions } from '../port.js';
 import { writesHere, writesOnThread } from './batchWrites.js';
+import { GroupCommit } from './groupCommit.js';
 import { ImportBatch } from './importBatch.js';
 import { busyToUnavailable, connect } from './connection.js';
 import { APPLICATION_ID, MIGRATIONS } from './schema.js';
@@ -79,10 +80,14 @@ export class SqliteLedger implements LocalLedgerOps {
   readonly db: Database.Database;
   private readonly now: Clock;
 
+  /** Posts and reversals requested together share a transaction (see GroupCommit). */
+  private readonly commits: GroupCommit;
+
   private constructor(db: Database.Database, location: string, now: Clock) {
     this.db = db;
     this.location = location;
     this.now = now;
+    this.commits = new GroupCommit(db, (fn) => this.write(fn));
   }
 
   /** Creates a new ledger file with its entity; refuses a path that already exists. */
@@ -329,8 +334,11 @@ export class SqliteLedger implements LocalLedgerOps {
   }
 
   async post(body: unknown, options: PostOptions): Promise<JournalEntry> {
-    return this.postSync(body, options);
+    if (options.dryRun) return this.postSync(body, options);
+    return this.commits.run(() => this.postSync(body, options));
   }
+
+
 
   postSync(body: unknown, options: PostOptions & { fingerprint?: string }): JournalEntry {
     const keyProblem = idempotencyKeyProblem(options.idempotencyKey);
@@ -460,6 +468,11 @@ export class SqliteLedger implements LocalLedgerOps {
   }
 
   async reverse(idOrNumber: string, options: ReverseOptions): Promise<JournalEntry> {
+    if (options.dryRun) return this.reverseSync(idOrNumber, options);
+    return this.commits.run(() => this.reverseSync(idOrNumber, options));
+  }
+
+  reverseSync(idOrNumber: string, options: ReverseOptions): JournalEntry {
     const keyProblem = idempotencyKeyProblem(options.idempotencyKey);
     if (keyProblem) throw errors.idempotencyKeyMissing(keyProblem);
     return this.write(() => {

@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { isBooksError } from '../../src/domain/errors.js';
+import { SqliteLedger } from '../../src/ledger/sqlite/ledger.js';
+import { snapshot, standardLedger } from '../e2e/helpers.js';
+
+const entry = (amount: unknown, extra: Record<string, unknown> = {}) => ({
+  entry_date: '2025-03-02',
+  lines: [
+    { gl_account_id: 'rent', line_type: 'debit', amount_atoms: amount },
+    { gl_account_id: 'checking', line_type: 'credit', amount_atoms: amount },
+  ],
+  ...extra,
+});
+
+describe('posts requested together (one transaction, a savepoint each)', () => {
+  it('answers each on its own: refusals and repeated keys touch nothing else; numbers stay gapless', async () => {
+    const { ledger: path } = await standardLedger();
+    const ledger = SqliteLedger.open(path);
+    try {
+      const requests = [
+        ledger.post(entry(100), { idempotencyKey: 'a' }),
+        ledger.post(entry(0), { idempotencyKey: 'b' }), // invalid amount
+        ledger.post(entry(200), { idempotencyKey: 'a' }), // the key 'a' posted just before, in the same transaction
+        ledger.post(entry(300, { je_number: 'JE-1' }), { idempotencyKey: 'c' }), // JE-1 is taken by the first
+        ledger.post(entry(400), { idempotencyKey: 'd' }),
+        ledger.reverse('JE-1', { idempotencyKey: 'e', entryDate: '2025-03-03' }),
+      ];
+      const outcomes = await Promise.allSettled(requests);
+      const summary = outcomes.map((o) =>
+        o.status === 'fulfilled' ? o.value.je_number : isBooksError(o.reason) ? `${o.reason.code} ${o.reason.errors.map((p) => p.reason).join(',')}` : String(o.reason),
+      );
+      expect(summary).toEqual(['JE-1', 'CAPI33 invalid_amount,invalid_amount', 'CAPI34 duplicate_idempotency_key', 'CAPI33 duplicate_je_number', 'JE-2', 'JE-3']);
+      const listed = await ledger.listEntries({});
+      expect(listed.map((e) => [e.je_number, e.total_debit_atoms, e.status])).toEqual([
+        ['JE-1', 100, 'reversed'],
+        ['JE-2', 400, 'posted'],
+        ['JE-3', 100, 'posted'],
+      ]);
+      expect(ledger.checkInvariants()).toEqual([]);
+      // The refused key 'b' was never recorded: the caller may retry with it.
+      expect((await ledger.post(entry(5), { idempotencyKey: 'b' })).je_number).toBe('JE-4');
+    } finally {
+      await ledger.close();
+    }
+  });
+
+  it('fails every post of a transaction that cannot commit, and writes none of them', async () => {
+    const { ledger: path } = await standardLedger();
+    const ledger = SqliteLedger.open(path);
+    try {
+      const before = snapshot(path);
+      // A reader that holds the whole file cannot stop a WAL commit; a second writer holding the
+      // write lock can. Taking it here makes the group's BEGIN wait, then fail.
+      const other = SqliteLedger.open(path);
+      other.db.pragma('busy_timeout = 0');
+      other.db.exec('BEGIN IMMEDIATE');
+      ledger.db.pragma('busy_timeout = 50');
+      const outcomes = await Promise.allSettled([ledger.post(entry(1), { idempotencyKey: 'x' }), ledger.post(entry(2), { idempotencyKey: 'y' })]);
+      other.db.exec('ROLLBACK');
+      await other.close();
+      expect(outcomes.map((o) => (o.status === 'rejected' && isBooksError(o.reason) ? o.reason.code : o.status))).toEqual(['unavailable', 'unavailable']);
+      expect(snapshot(path)).toBe(before);
+    } finally {
+      await ledger.close();
+    }
+  });
+});
