@@ -1,3 +1,4 @@
+import { createServer, connect, type Server } from 'node:net';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -132,6 +133,22 @@ describe('a remote profile against a real books serve', () => {
     expect(S.log()).not.toContain(key);
   });
 
+  it('reports a post whose answer was lost as already posted on the retry, and posts it once', async () => {
+    const proxy = await lossyProxy(S.url);
+    try {
+      await books(['profile', 'add', 'lossy', '--url', proxy.url], { cwd: L.dir, env });
+      const r = await remote(['--profile', 'lossy', 'je', 'post', '--date', '2025-02-03', '--memo', 'answer lost', '--debit', 'rent=3', '--credit', 'checking=3']);
+      expect(r.exitCode, r.stderr).toBe(0);
+      expect(proxy.dropped()).toBe(1);
+      expect(r.stdout).toMatch(/^Already posted as je_\S+: an earlier attempt went through\.$/m);
+      expect(S.log()).toMatch(/POST \/v1\/journal-entries 201[\s\S]*POST \/v1\/journal-entries 409/);
+      const list = (JSON.parse((await local(['je', 'list', '--format', 'json'])).stdout) as { data: { memo: string }[] }).data;
+      expect(list.filter((e) => e.memo === 'answer lost')).toHaveLength(1);
+    } finally {
+      proxy.close();
+    }
+  });
+
   it('says which commands a remote profile does not offer (exit 2)', async () => {
     for (const args of [['accounts', 'import', 'x.csv'], ['je', 'list'], ['check'], ['close', '--through', '2025-01-31'], ['je', 'post', '--debit', 'rent=1', '--credit', 'checking=1', '--dry-run']]) {
       const r = await remote(args);
@@ -140,3 +157,36 @@ describe('a remote profile against a real books serve', () => {
     }
   });
 });
+
+/**
+ * A TCP proxy to the server that lets the first POST through but drops its answer (closes the
+ * client's connection instead), as a network failure after the service committed would.
+ */
+async function lossyProxy(target: string): Promise<{ url: string; dropped: () => number; close: () => void }> {
+  const { hostname, port } = new URL(target);
+  let toDrop = 1;
+  let dropped = 0;
+  const server: Server = createServer((client) => {
+    const upstream = connect(Number(port), hostname);
+    let dropAnswer = false;
+    client.on('data', (chunk: Buffer) => {
+      if (toDrop > 0 && chunk.toString('latin1').startsWith('POST ')) {
+        toDrop--;
+        dropAnswer = true;
+      }
+      upstream.write(chunk);
+    });
+    upstream.on('data', (chunk: Buffer) => {
+      if (!dropAnswer) return void client.write(chunk);
+      dropped++;
+      client.destroy();
+      upstream.destroy();
+    });
+    for (const s of [client, upstream]) s.on('error', () => {});
+    client.on('close', () => upstream.destroy());
+    upstream.on('close', () => client.destroy());
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const address = server.address() as { port: number };
+  return { url: `http://127.0.0.1:${address.port}`, dropped: () => dropped, close: () => server.close() };
+}
