@@ -34,7 +34,7 @@ export function writesHere(db: Database.Database, prep: (sql: string) => Databas
     db.pragma('foreign_keys = ON');
   };
   return {
-    run: (sql, params) => prep(sql).run(params),
+    run: (sql, params) => prep(sql).run(...params),
     ready: async () => {},
     commit: async () => end('COMMIT'),
     rollback: async () => end('ROLLBACK'),

@@ -371,7 +371,7 @@ export class SqliteLedger implements LocalLedgerOps {
   }
 
   /** A writer of entries on this connection; call inside a write transaction. */
-  writer(run: RunWrite = (sql, params) => this.prep(sql).run(params)): EntryWriter {
+  writer(run: RunWrite = (sql, params) => this.prep(sql).run(...params)): EntryWriter {
     return new EntryWriter(run, this.writerStart(), this.now);
   }
 

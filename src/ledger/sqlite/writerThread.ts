@@ -62,7 +62,7 @@ if (parentPort) {
       try {
         for (const sql of m.defs) statements.push(db.prepare(sql));
         const runs = m.runs;
-        for (let i = 0; i < runs.length; i += 2) statements[runs[i] as number]!.run(runs[i + 1] as unknown[]);
+        for (let i = 0; i < runs.length; i += 2) statements[runs[i] as number]!.run(...(runs[i + 1] as unknown[]));
       } catch (e) {
         fail(e);
       }
