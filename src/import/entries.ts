@@ -6,7 +6,7 @@ import type { Problem } from '../domain/errors.js';
 import { normaliseJeNumber } from '../domain/jeNumber.js';
 import { currencyExponent, MAX_ATOMS, parseDecimal, plainDecimalAtoms } from '../domain/money.js';
 import type { CsvBatch, CsvRecord, CsvSpec } from './csv.js';
-import { KeyTable, textKey } from './keyTable.js';
+import { base64urlKey, KeyTable, textKey } from './keyTable.js';
 
 export const ENTRY_COLUMNS = [
   'entry', 'je_number', 'entry_date', 'gl_account_id', 'line_type', 'amount', 'amount_atoms', 'debit', 'credit',
@@ -94,12 +94,11 @@ export async function* groupEntries(
     const d = toDraft(g.records, l);
     // 24 characters of the SHA-256 of the body's JSON: toDraft builds bodies field by field in a fixed
     // order, so equal content gives equal JSON.
-    const digest = hash('sha256', JSON.stringify(d.body), 'buffer') as unknown as Buffer;
-    for (let i = 0; i < 4; i++) key128[i] = digest.readInt32LE(i * 4);
-    const n = occurrences.get(key128) + 1;
+    const content = hash('sha256', JSON.stringify(d.body), 'base64url').slice(0, 24);
+    const n = occurrences.get(base64urlKey(content, key128)) + 1;
     occurrences.set(key128, n);
     // The date leads so that a date-ordered file writes the fingerprint index in order.
-    d.fingerprint = `${String(d.body.entry_date)}:${digest.toString('base64url', 0, 18)}.${n}`;
+    d.fingerprint = `${String(d.body.entry_date)}:${content}.${n}`;
     ended.set(textKey(g.key, key128), g.records[g.records.length - 1]!.row);
     return d;
   };

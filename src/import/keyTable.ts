@@ -97,3 +97,19 @@ export function textKey(text: string, out: Int32Array): Int32Array {
   out[0] = (out[0]! & ~0xff) | 0xff;
   return out;
 }
+
+const BASE64URL = new Int8Array(128).fill(-1);
+for (const [i, c] of [...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'].entries()) BASE64URL[c.charCodeAt(0)] = i;
+
+/**
+ * The first 120 bits of a base64url digest (20 characters, 30 bits to a word) as a key, written into
+ * `out`: reading the characters costs less than asking the hash for bytes as well.
+ */
+export function base64urlKey(text: string, out: Int32Array): Int32Array {
+  for (let w = 0; w < 4; w++) {
+    let v = 0;
+    for (let i = w * 5; i < w * 5 + 5; i++) v = (v << 6) | BASE64URL[text.charCodeAt(i)]!;
+    out[w] = v;
+  }
+  return out;
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { KeyTable, textKey } from '../../src/import/keyTable.js';
+import { base64urlKey, KeyTable, textKey } from '../../src/import/keyTable.js';
 
 const key = (text: string) => textKey(text, new Int32Array(4));
 
@@ -23,5 +23,14 @@ describe('KeyTable', () => {
 
   it('gives a text the same key every time', () => {
     for (const s of ['E1', 'a long group key of more than fifteen characters', '日本']) expect([...key(s)]).toEqual([...key(s)]);
+  });
+});
+
+describe('base64urlKey', () => {
+  it('reads the first 120 bits of a digest: equal prefixes give equal keys, any change in them another', () => {
+    const d = 'AbC-_xyz0123456789abcdEFGH';
+    const k = (s: string) => [...base64urlKey(s, new Int32Array(4))];
+    expect(k(d)).toEqual(k(d.slice(0, 20) + 'zzzz'));
+    for (let i = 0; i < 20; i++) expect(k(d), `character ${i}`).not.toEqual(k(d.slice(0, i) + (d[i] === 'A' ? 'B' : 'A') + d.slice(i + 1)));
   });
 });
