@@ -121,6 +121,9 @@ export class SqliteLedger implements LocalLedgerOps {
   }
 
   private migrate(): void {
+    // Read without a lock first: a ledger that is up to date (nearly always) must open while another
+    // process holds the write lock for a long import. Only a migration takes the lock (and looks again).
+    if ((this.db.pragma('user_version', { simple: true }) as number) === MIGRATIONS.length) return;
     this.write(() => {
       const version = this.db.pragma('user_version', { simple: true }) as number;
       if (version > MIGRATIONS.length) {
