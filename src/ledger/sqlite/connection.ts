@@ -1,7 +1,8 @@
 import Database from 'better-sqlite3';
 import { BooksError } from '../../domain/errors.js';
 
-const BUSY_TIMEOUT_MS = 30_000;
+/** How long a connection waits for a lock another process holds before the command says "unavailable". */
+export const BUSY_TIMEOUT_MS = 30_000;
 
 /** Opens a ledger file as every connection of books does: WAL, a busy timeout, foreign keys on. */
 export function connect(path: string): Database.Database {

@@ -1,10 +1,16 @@
 import type Database from 'better-sqlite3';
+import { BooksError } from '../../domain/errors.js';
+import { BUSY_TIMEOUT_MS, busyToUnavailable } from './connection.js';
 
 interface Waiting {
   op: () => unknown;
   resolve: (value: never) => void;
   reject: (e: unknown) => void;
 }
+
+/** First and longest pause between attempts to take the write lock while another process holds it. */
+const RETRY_FIRST_MS = 2;
+const RETRY_MAX_MS = 50;
 
 /**
  * Writes that arrive together (requested in the same turn of the event loop: concurrent requests to
@@ -13,33 +19,66 @@ interface Waiting {
  * touched to the WAL), so sharing it doubles the posting rate under load. A write that fails rolls
  * back its savepoint alone; a transaction that cannot begin or commit fails every write in it, and
  * none of them is in the ledger.
+ *
+ * While another process holds the write lock (a long import), the lock is asked for again on a
+ * timer instead of in SQLite's busy handler, which would stop the event loop: a server keeps
+ * answering reads meanwhile. After the connection's busy timeout the waiting writes fail as
+ * unavailable (exit 4, HTTP 503).
  */
 export class GroupCommit {
   private waiting: Waiting[] = [];
+  private scheduled = false;
+  private waitingSince = 0;
+  private pause = RETRY_FIRST_MS;
 
-  constructor(
-    private readonly db: Database.Database,
-    /** Runs a function in one write transaction (begins, commits, or rolls back on a throw). */
-    private readonly transaction: (fn: () => void) => void,
-  ) {}
+  constructor(private readonly db: Database.Database) {}
 
   run<T>(op: () => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.waiting.push({ op, resolve: resolve as (value: never) => void, reject });
-      if (this.waiting.length === 1) setImmediate(() => this.flush());
+      this.schedule(0);
     });
   }
 
+  private schedule(ms: number): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    const go = () => {
+      this.scheduled = false;
+      this.flush();
+    };
+    if (ms === 0) setImmediate(go);
+    else setTimeout(go, ms);
+  }
+
   private flush(): void {
+    if (this.waiting.length === 0) return;
+    const locked = this.begin();
+    if (locked !== true) {
+      const now = Date.now();
+      this.waitingSince ||= now;
+      if (locked !== 'busy' || now - this.waitingSince >= this.timeout) {
+        const group = this.waiting;
+        this.waiting = [];
+        this.waitingSince = 0;
+        const e = locked === 'busy' ? new BooksError('unavailable', 'the ledger is locked by another writer; try again shortly') : locked;
+        for (const w of group) w.reject(e);
+        return;
+      }
+      this.schedule(this.pause);
+      this.pause = Math.min(this.pause * 2, RETRY_MAX_MS);
+      return;
+    }
+    this.waitingSince = 0;
+    this.pause = RETRY_FIRST_MS;
     const group = this.waiting;
     this.waiting = [];
-    const results: ({ ok: unknown } | { error: unknown })[] = [];
+    const results = group.map((w) => (group.length === 1 ? attempt(w.op) : this.inSavepoint(w.op)));
     try {
-      this.transaction(() => {
-        for (const w of group) results.push(group.length === 1 ? attempt(w.op) : this.inSavepoint(w.op));
-      });
+      this.db.exec('COMMIT');
     } catch (e) {
-      for (const w of group) w.reject(e);
+      if (this.db.inTransaction) this.db.exec('ROLLBACK');
+      for (const w of group) w.reject(busyToUnavailable(e));
       return;
     }
     group.forEach((w, i) => {
@@ -47,6 +86,24 @@ export class GroupCommit {
       if ('ok' in r) w.resolve(r.ok as never);
       else w.reject(r.error);
     });
+  }
+
+  /** The connection's busy timeout: how long writes may wait for the lock in all. */
+  private timeout = BUSY_TIMEOUT_MS;
+
+  /** Takes the write lock without waiting for it: true, 'busy', or the error that stopped it. */
+  private begin(): true | 'busy' | unknown {
+    this.timeout = this.db.pragma('busy_timeout', { simple: true }) as number;
+    this.db.pragma('busy_timeout = 0');
+    try {
+      this.db.exec('BEGIN IMMEDIATE');
+      return true;
+    } catch (e) {
+      const code = (e as { code?: unknown }).code;
+      return code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED' ? 'busy' : e;
+    } finally {
+      this.db.pragma(`busy_timeout = ${this.timeout}`);
+    }
   }
 
   private inSavepoint(op: () => unknown): { ok: unknown } | { error: unknown } {

@@ -87,7 +87,7 @@ export class SqliteLedger implements LocalLedgerOps {
     this.db = db;
     this.location = location;
     this.now = now;
-    this.commits = new GroupCommit(db, (fn) => this.write(fn));
+    this.commits = new GroupCommit(db);
   }
 
   /** Creates a new ledger file with its entity; refuses a path that already exists. */
