@@ -6,10 +6,17 @@ import { hash } from 'node:crypto';
  * that costs ~100 bytes a key plus work for every garbage collection; here it is 20 bytes a slot.
  */
 export class KeyTable {
-  private mask = 4095;
+  private mask: number;
   private size = 0;
-  private keys = new Int32Array(4096 * 4);
-  private values = new Int32Array(4096);
+  private keys: Int32Array;
+  private values: Int32Array;
+
+  /** `slots` is a power of two; the table doubles when three quarters are used. */
+  constructor(slots = 4096) {
+    this.mask = slots - 1;
+    this.keys = new Int32Array(slots * 4);
+    this.values = new Int32Array(slots);
+  }
 
   /** The value of a key, or 0 when it is absent. */
   get(k: Int32Array): number {
