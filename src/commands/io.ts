@@ -18,12 +18,21 @@ export function openInput(ctx: Context, path: string): { stream: Readable; name:
   return { stream: createReadStream(existingFile(ctx, path), { highWaterMark: 1 << 16 }), name: path };
 }
 
-/** Reads a whole text input (file or `-`). */
+/** Reads a whole UTF-8 text input (file or `-`); bytes that are not UTF-8 are refused, never replaced. */
 export async function readText(ctx: Context, path: string): Promise<string> {
-  if (path !== '-') return readFileSync(existingFile(ctx, path), 'utf8');
-  const chunks: Buffer[] = [];
-  for await (const c of ctx.io.stdin) chunks.push(Buffer.isBuffer(c) ? c : Buffer.from(c));
-  return Buffer.concat(chunks).toString('utf8');
+  let bytes: Buffer;
+  if (path !== '-') bytes = readFileSync(existingFile(ctx, path));
+  else {
+    const chunks: Buffer[] = [];
+    for await (const c of ctx.io.stdin) chunks.push(Buffer.isBuffer(c) ? c : Buffer.from(c));
+    bytes = Buffer.concat(chunks);
+  }
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    const name = path === '-' ? 'standard input' : path;
+    throw new BooksError('invalid_input', `${name} is not UTF-8 text`, [{ file: name, path: '', reason: 'invalid_encoding', message: 'not UTF-8 text (save it as UTF-8)' }]);
+  }
 }
 
 /** A date flag, checked: a bad value is a usage error naming the flag. */

@@ -80,7 +80,7 @@ export async function* readCsv(input: Readable, spec: CsvSpec): AsyncGenerator<C
   } catch (e) {
     if (e instanceof CsvSyntaxError) {
       throw new BooksError('invalid_input', `${spec.file}:${e.row}: the CSV cannot be read: ${e.message}`, [
-        { file: spec.file, row: e.row, path: '', reason: 'malformed_csv', message: e.message, code: 'invalid_input' },
+        { file: spec.file, row: e.row, path: '', reason: e.reason, message: e.message, code: 'invalid_input' },
       ]);
     }
     throw e;

@@ -1,5 +1,3 @@
-import { StringDecoder } from 'node:string_decoder';
-
 const QUOTE = 34;
 const LF = 10;
 const CR = 13;
@@ -12,7 +10,11 @@ export interface RawRecord {
 
 /** Malformed CSV, with the row where parsing stopped. */
 export class CsvSyntaxError extends Error {
-  constructor(readonly row: number, message: string) {
+  constructor(
+    readonly row: number,
+    message: string,
+    readonly reason: 'malformed_csv' | 'invalid_encoding' = 'malformed_csv',
+  ) {
     super(message);
   }
 }
@@ -27,7 +29,9 @@ export class CsvParser {
   private buf = '';
   private row = 0;
   private first = true;
-  private readonly decoder = new StringDecoder('utf8');
+  private readonly decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+  /** Set once bytes that are not UTF-8 were read (as replacement characters): the record holding one is refused. */
+  private invalid = false;
   private readonly delim: number;
 
   constructor(delimiter: string) {
@@ -36,19 +40,43 @@ export class CsvParser {
 
   /** Parses a chunk; returns the records it completed. */
   push(chunk: Buffer | string): RawRecord[] {
-    let text = typeof chunk === 'string' ? chunk : this.decoder.write(chunk);
+    let text = typeof chunk === 'string' ? chunk : this.decode(chunk, true);
     if (this.first && text.length > 0) {
       if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
       this.first = false;
     }
     this.buf = this.buf.length ? this.buf + text : text;
-    return this.parse(false);
+    return this.checked(this.parse(false));
   }
 
   /** Parses what is left at the end of input. */
   end(): RawRecord[] {
-    this.buf += this.decoder.end();
-    return this.parse(true);
+    this.buf += this.decode(new Uint8Array(0), false);
+    return this.checked(this.parse(true));
+  }
+
+  /**
+   * Text of a chunk. A spreadsheet saved in another encoding (Windows-1252 from Excel, say) is not
+   * read with replacement characters, which would change names and memos without a word: the bytes
+   * are kept as U+FFFD only to find the record they fall in, which is then refused by row.
+   */
+  private decode(bytes: Uint8Array, stream: boolean): string {
+    if (!this.invalid) {
+      try {
+        return this.decoder.decode(bytes, { stream });
+      } catch {
+        this.invalid = true;
+      }
+    }
+    return new TextDecoder('utf-8', { ignoreBOM: true }).decode(bytes);
+  }
+
+  private checked(records: RawRecord[]): RawRecord[] {
+    if (!this.invalid) return records;
+    for (const r of records) {
+      if (r.cells.some((c) => c.includes('\ufffd'))) throw new CsvSyntaxError(r.row, 'the row is not UTF-8 text (save the file as CSV UTF-8)', 'invalid_encoding');
+    }
+    return records;
   }
 
   private parse(final: boolean): RawRecord[] {

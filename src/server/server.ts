@@ -81,7 +81,8 @@ async function handle(req: IncomingMessage, res: ServerResponse, { ledger, keys 
     res.setHeader('Allow', route.method);
     return send(res, { status: 405, body: { type: 'about:blank', title: 'Method not allowed', status: 405, code: 'method_not_allowed', detail: `${path} takes ${route.method}`, retryable: false, errors: [] } });
   }
-  const auth = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '');
+  // The scheme is case-insensitive (RFC 9110 11.1).
+  const auth = /^Bearer +(\S+)$/i.exec(req.headers.authorization ?? '');
   const permissions = auth ? keys.authenticate(auth[1]!) : null;
   if (!permissions) throw errors.unauthenticated();
   if (!permissions.includes(route.permission)) throw errors.forbidden(route.permission);
@@ -89,14 +90,20 @@ async function handle(req: IncomingMessage, res: ServerResponse, { ledger, keys 
   if (route.method === 'GET') {
     if (path === '/v1/gl-accounts') return send(res, { status: 200, body: { object: 'list', data: await ledger.accounts() } });
     const q = url.searchParams;
+    const twice = ['start_date', 'end_date', 'period_type'].filter((name) => q.getAll(name).length > 1);
+    if (twice.length) {
+      throw new BooksError('invalid_parameters', `${twice.join(', ')} given more than once`, twice.map((name) => ({ path: name, reason: 'repeated_parameter', message: `${name} is given more than once` })));
+    }
     const raw = { start_date: q.get('start_date') ?? undefined, end_date: q.get('end_date') ?? undefined, period_type: q.get('period_type') ?? undefined };
     const checked = checkReportQuery(raw);
     if ('problems' in checked) throw new BooksError('invalid_parameters', checked.problems.map((p) => p.message).join('; '), checked.problems);
     return send(res, { status: 200, body: await ledger.balanceSheet(checked.query) });
   }
 
-  const key = req.headers['x-idempotency-key'];
-  const keyText = Array.isArray(key) ? key[0] : key;
+  // Node joins a repeated header's values with commas; two keys for one request are refused instead.
+  const given = req.headersDistinct['x-idempotency-key'];
+  if (given && given.length > 1) throw errors.idempotencyKeyMissing('X-Idempotency-Key is given more than once');
+  const keyText = given?.[0];
   const keyProblem = idempotencyKeyProblem(keyText);
   if (keyProblem) throw errors.idempotencyKeyMissing(keyProblem);
   const body = await readJson(req);
@@ -106,7 +113,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, { ledger, keys 
     if (body === null || typeof body !== 'object' || Array.isArray(body) || extra.length || (date !== undefined && typeof date !== 'string')) {
       throw entryInvalid([{ path: extra[0] ?? 'entry_date', reason: 'invalid_body', message: 'the body is {"entry_date": "YYYY-MM-DD"} (entry_date optional)' }]);
     }
-    const entry = await ledger.reverse(decodeURIComponent(reverse[1]!), { idempotencyKey: keyText!, ...(typeof date === 'string' ? { entryDate: date } : {}) });
+    const entry = await ledger.reverse(entryId(reverse[1]!), { idempotencyKey: keyText!, ...(typeof date === 'string' ? { entryDate: date } : {}) });
     return send(res, { status: 201, body: entry });
   }
   return send(res, { status: 201, body: await ledger.post(body, { idempotencyKey: keyText!, source: 'manual_api' }) });
@@ -127,10 +134,28 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
   if (type !== 'application/json') {
     throw entryInvalid([{ path: 'Content-Type', reason: 'invalid_content_type', message: `Content-Type must be application/json, not '${type || 'missing'}'` }]);
   }
+  let text: string;
   try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    text = utf8.decode(Buffer.concat(chunks));
+  } catch {
+    throw entryInvalid([{ path: '', reason: 'invalid_json', message: 'the body is not valid UTF-8' }]);
+  }
+  try {
+    return JSON.parse(text);
   } catch (e) {
     throw entryInvalid([{ path: '', reason: 'invalid_json', message: `the body is not valid JSON: ${(e as Error).message}` }]);
+  }
+}
+
+/** JSON text must be UTF-8 (RFC 8259); a body that is not is refused, never read with replacement characters. */
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+
+/** The entry id or number of a reversal path; a malformed percent-encoding names no entry. */
+function entryId(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new HttpError('not_found', `no journal entry '${segment}'`);
   }
 }
 
