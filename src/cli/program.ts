@@ -177,12 +177,14 @@ Examples:
     .description('Serve the accounting API over the local ledger (POST /v1/journal-entries, GET /v1/reports/balance-sheet, ...)')
     .option('--host <host>', 'address to bind', '127.0.0.1')
     .option('--port <port>', 'port (0 picks a free one)', '8080')
+    .option('--request-timeout <seconds>', 'time a client has to send a whole request (its headers: at most 10 s)', '30')
     .addHelpText(
       'after',
       `
 Prints "listening on http://HOST:PORT" when ready and one line per request on standard error (never
-keys or bodies). Requests carry "Authorization: Bearer KEY" (books keys create). Stops on SIGINT or
-SIGTERM after the requests in flight.`,
+keys or bodies). Requests carry "Authorization: Bearer KEY" (books keys create). Bodies are limited
+to 2 MiB and headers to 16 KiB; a client that is slower than the time limits is answered 408 and
+disconnected. Stops on SIGINT or SIGTERM after the requests in flight.`,
     )
     .action(lazy(async () => (await import('../commands/serve.js')).serve));
 

@@ -4,6 +4,7 @@ import { accountResolver, type GlAccount } from '../domain/accounts.js';
 import { localDate } from '../domain/dates.js';
 import type { JournalEntry } from '../domain/entry.js';
 import { BooksError, entryInvalid, isBooksError, type Problem } from '../domain/errors.js';
+import { parseJsonBody } from '../domain/json.js';
 import { currencyExponent, MAX_ATOMS, parseDecimal } from '../domain/money.js';
 import { entryText } from '../render/entry.js';
 import { readText } from './io.js';
@@ -63,12 +64,9 @@ export function linesFromFlags(debits: string[], credits: string[], accounts: Gl
 }
 
 async function bodyFromFile(ctx: Context, path: string): Promise<unknown> {
-  const text = await readText(ctx, path);
-  try {
-    return JSON.parse(text);
-  } catch (e) {
-    throw entryInvalid([{ path: '', reason: 'invalid_json', message: `${path === '-' ? 'standard input' : path} is not valid JSON: ${(e as Error).message}` }]);
-  }
+  const parsed = parseJsonBody(await readText(ctx, path));
+  if (!parsed.ok) throw entryInvalid([{ path: '', reason: 'invalid_json', message: `${path === '-' ? 'standard input' : path} is not valid JSON: ${parsed.message}` }]);
+  return parsed.value;
 }
 
 export async function jePost(ctx: Context, opts: JePostOptions): Promise<void> {

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { idempotencyKeyProblem } from '../domain/entry.js';
 import { BooksError, entryInvalid, errors, isBooksError, type ErrorCode } from '../domain/errors.js';
-import { toJson } from '../domain/json.js';
+import { parseJsonBody, toJson } from '../domain/json.js';
 import type { Permission } from '../domain/keys.js';
 import { checkReportQuery } from '../domain/periods.js';
 import type { Ledger } from '../ledger/port.js';
@@ -18,6 +18,8 @@ export interface ServeOptions {
   keys: KeyStore;
   /** One line per request, never with headers or bodies. */
   log: (line: string) => void;
+  /** Time a client has to send a whole request; its headers get at most 10 s of it. */
+  requestTimeoutMs?: number;
 }
 
 /** HTTP status of each error code (decisions.md); a duplicate idempotency key is a conflict, a missing one a bad request. */
@@ -53,7 +55,17 @@ class HttpError extends BooksError {}
  * duplicate key, entry content).
  */
 export function apiServer(opts: ServeOptions): Server {
-  const server = createServer({ maxHeaderSize: 16 * 1024, requestTimeout: 30_000, headersTimeout: 10_000, keepAliveTimeout: 5_000 }, (req, res) => {
+  const requestTimeout = opts.requestTimeoutMs ?? 30_000;
+  const options = {
+    maxHeaderSize: 16 * 1024,
+    requestTimeout,
+    headersTimeout: Math.min(10_000, requestTimeout),
+    keepAliveTimeout: 5_000,
+    // Node looks for requests past their time every 30 s by default; a slow client would hold its
+    // connection that much longer than the limit says.
+    connectionsCheckingInterval: Math.min(1_000, requestTimeout / 2),
+  };
+  const server = createServer(options, (req, res) => {
     const started = process.hrtime.bigint();
     handle(req, res, opts)
       .catch((e: unknown) => send(res, problemOf(e)))
@@ -140,11 +152,9 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
   } catch {
     throw entryInvalid([{ path: '', reason: 'invalid_json', message: 'the body is not valid UTF-8' }]);
   }
-  try {
-    return JSON.parse(text);
-  } catch (e) {
-    throw entryInvalid([{ path: '', reason: 'invalid_json', message: `the body is not valid JSON: ${(e as Error).message}` }]);
-  }
+  const parsed = parseJsonBody(text);
+  if (!parsed.ok) throw entryInvalid([{ path: '', reason: 'invalid_json', message: `the body is not valid JSON: ${parsed.message}` }]);
+  return parsed.value;
 }
 
 /** JSON text must be UTF-8 (RFC 8259); a body that is not is refused, never read with replacement characters. */

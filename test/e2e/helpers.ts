@@ -98,8 +98,8 @@ export interface Served {
 }
 
 /** Starts the real `books serve --port 0` and waits for its "listening on" line. */
-export async function serve(ledger: string): Promise<Served> {
-  const child = execa('node', [BIN, 'serve', '--port', '0', '--ledger', ledger], { reject: false, env: { NO_COLOR: '1' } });
+export async function serve(ledger: string, extra: string[] = []): Promise<Served> {
+  const child = execa('node', [BIN, 'serve', '--port', '0', '--ledger', ledger, ...extra], { reject: false, env: { NO_COLOR: '1' } });
   let err = '';
   child.stderr!.on('data', (c) => (err += c));
   const url = await new Promise<string>((resolve, reject) => {
