@@ -101,8 +101,34 @@ export async function jePost(ctx: Context, opts: JePostOptions): Promise<void> {
     const entry = await ledger.post(body, { idempotencyKey: key, dryRun: opts.dryRun ?? false });
     printPosted(ctx, entry, exponent, opts.dryRun ?? false);
   } catch (e) {
-    if (!alreadyPosted(ctx, e)) throw e;
+    if (alreadyPosted(ctx, e)) return;
+    if (opts.file !== undefined) throw named(e, (path) => (path && path !== 'lines' ? path : null));
+    if (hasLines) throw named(e, flagOf(opts));
+    throw e;
   }
+}
+
+const FIELD_FLAGS: Record<string, string> = { entry_date: '--date', currency: '--currency', je_number: '--je-number', memo: '--memo', manual_entry_reason: '--reason', is_adjusting: '--adjusting' };
+
+/** The flag that gave the value at a body path (`lines[2]` is the third --debit/--credit), or null for the entry as a whole. */
+function flagOf(opts: JePostOptions): (path: string) => string | null {
+  const lineFlags = [...opts.debit.map((v) => `--debit ${v}`), ...opts.credit.map((v) => `--credit ${v}`)];
+  return (path) => {
+    const line = /^lines\[(\d+)\]/.exec(path);
+    if (line) return lineFlags[Number(line[1])] ?? null;
+    return FIELD_FLAGS[path] ?? null;
+  };
+}
+
+/** A refused entry's problems, each naming the place the user gave its value (a flag, or a field of the file). */
+function named(e: unknown, place: (path: string) => string | null): unknown {
+  if (!isBooksError(e) || e.code !== 'CAPI33' || e.errors.length === 0) return e;
+  return entryInvalid(
+    e.errors.map((p) => {
+      const where = place(p.path);
+      return where && !p.message.startsWith(where) ? { ...p, message: `${where}: ${p.message}` } : p;
+    }),
+  );
 }
 
 /**

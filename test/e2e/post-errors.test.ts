@@ -107,7 +107,7 @@ describe('je post refuses, naming the code and every problem, and changes nothin
 
   it('an entry dated before the books start', async () => {
     const r = await refused(['je', 'post', '--date', '2024-12-31', '--debit', 'checking=10', '--credit', 'sales=10']);
-    expect(r.stderr).toContain('error CAPI33: 2024-12-31 is before the books start on 2025-01-01');
+    expect(r.stderr).toContain('error CAPI33: --date: 2024-12-31 is before the books start on 2025-01-01');
   });
 
   it('an impossible date', async () => {
@@ -169,7 +169,7 @@ describe('period rules', () => {
     for (const date of ['2025-01-31', '2025-01-15']) {
       const r = await run(['je', 'post', '--date', date, '--debit', 'checking=10', '--credit', 'sales=10']);
       expect(r.exitCode).toBe(1);
-      expect(r.stderr).toContain(`error CAPI33: ${date} is in a closed period: the books are closed through 2025-01-31`);
+      expect(r.stderr).toContain(`error CAPI33: --date: ${date} is in a closed period: the books are closed through 2025-01-31`);
     }
     expect(snapshot(ledger)).toBe(before);
     expect((await run(['je', 'post', '--date', '2025-02-01', '--debit', 'checking=10', '--credit', 'sales=10'])).exitCode).toBe(0);
