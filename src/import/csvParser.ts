@@ -2,6 +2,8 @@ const QUOTE = 34;
 const LF = 10;
 const CR = 13;
 
+const notText = (row: number) => new CsvSyntaxError(row, 'the row is not UTF-8 text (save the file as CSV UTF-8)', 'invalid_encoding');
+
 /** A record of the file with its spreadsheet row number (the header is row 1). */
 export interface RawRecord {
   row: number;
@@ -73,10 +75,18 @@ export class CsvParser {
 
   private checked(records: RawRecord[]): RawRecord[] {
     if (!this.invalid) return records;
-    for (const r of records) {
-      if (r.cells.some((c) => c.includes('\ufffd'))) throw new CsvSyntaxError(r.row, 'the row is not UTF-8 text (save the file as CSV UTF-8)', 'invalid_encoding');
-    }
+    for (const r of records) if (r.cells.some((c) => c.includes('\ufffd'))) throw notText(r.row);
     return records;
+  }
+
+  /**
+   * The error for malformed CSV at a row. Bytes that are not text (a binary file, another encoding)
+   * make stray quotes too: then the first row holding such bytes is named as not UTF-8 instead.
+   */
+  private syntaxError(row: number, message: string, completed: RawRecord[]): CsvSyntaxError {
+    if (!this.invalid) return new CsvSyntaxError(row, message);
+    const first = completed.find((r) => r.cells.some((c) => c.includes('\ufffd')));
+    return notText(first?.row ?? row);
   }
 
   private parse(final: boolean): RawRecord[] {
@@ -97,7 +107,7 @@ export class CsvParser {
             const close = s.indexOf('"', q);
             if (close === -1) {
               if (!final) break records;
-              throw new CsvSyntaxError(row, 'a quoted field is not closed before the end of the file');
+              throw this.syntaxError(row, 'a quoted field is not closed before the end of the file', out);
             }
             if (close + 1 >= len && !final) break records;
             if (s.charCodeAt(close + 1) === QUOTE) {
@@ -128,14 +138,14 @@ export class CsvParser {
             p += s.charCodeAt(p + 1) === LF ? 2 : 1;
             break;
           }
-          throw new CsvSyntaxError(row, `unexpected character '${s[p]}' after a closing quote`);
+          throw this.syntaxError(row, `unexpected character '${s[p]}' after a closing quote`, out);
         }
         let q = p;
         let c = 0;
         while (q < len) {
           c = s.charCodeAt(q);
           if (c === d || c === LF || c === CR) break;
-          if (c === QUOTE) throw new CsvSyntaxError(row, 'a quote inside an unquoted field (quote the whole field and double the quote)');
+          if (c === QUOTE) throw this.syntaxError(row, 'a quote inside an unquoted field (quote the whole field and double the quote)', out);
           q++;
         }
         if (q >= len && !final) break records;
