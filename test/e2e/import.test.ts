@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { generate } from '../../src/bench/generate.js';
-import { BIN, books, FIXTURES, readText, snapshot, standardLedger, tempDir, writeFile } from './helpers.js';
+import { books, FIXTURES, readText, snapshot, standardLedger, tempDir, writeFile } from './helpers.js';
 
 const GOOD = [
   'entry,entry_date,memo,gl_account_id,debit,credit,counterparty_type,counterparty_external_id',
@@ -170,36 +170,6 @@ describe('je import', () => {
     const r = await run(['je', 'import', 'good.csv']);
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toContain('good.csv:2: CAPI33 period_closed: entry_date: 2025-01-31 is in a closed period');
-  });
-
-  it('a killed import leaves none or all of the batch; check passes; a re-run completes exactly', async () => {
-    const dir = tempDir();
-    const { entries } = await generate(dir, { lines: 30_000, startYear: 2021, years: 2 });
-    const ledger = join(dir, 'kill.sqlite');
-    expect((await books(['init', '--ledger', ledger, '--first-month', '2021-01', '--chart', join(dir, 'accounts.csv')])).exitCode).toBe(0);
-    expect((await books(['counterparties', 'import', join(dir, 'counterparties.csv'), '--ledger', ledger])).exitCode).toBe(0);
-    const count = async () => (JSON.parse((await books(['je', 'list', '--ledger', ledger, '--format', 'json'])).stdout) as { data: unknown[] }).data.length;
-    const outcomes: number[] = [];
-    for (const delay of [150, 400, 700, 1000, 1500]) {
-      const child = execa('node', [BIN, 'je', 'import', join(dir, 'entries.csv'), '--ledger', ledger], { reject: false });
-      await new Promise((r) => setTimeout(r, delay));
-      child.kill('SIGKILL');
-      const result = await child;
-      const n = await count();
-      outcomes.push(n);
-      expect(result.signal === 'SIGKILL' || result.exitCode === 0).toBe(true);
-      expect([0, entries]).toContain(n);
-      expect((await books(['check', '--ledger', ledger])).exitCode).toBe(0);
-      if (n > 0) break;
-    }
-    const rerun = await books(['je', 'import', join(dir, 'entries.csv'), '--ledger', ledger, '--format', 'json']);
-    expect(rerun.exitCode, rerun.stderr).toBe(0);
-    const s = JSON.parse(rerun.stdout) as Summary;
-    expect(s.posted + s.skipped).toBe(entries);
-    expect(s.skipped).toBe(outcomes[outcomes.length - 1]);
-    expect(await count()).toBe(entries);
-    expect((await books(['check', '--ledger', ledger])).exitCode).toBe(0);
-    expect(outcomes[0]).toBe(0);
   });
 });
 
