@@ -115,6 +115,7 @@ Columns (header row required, names case-insensitive):
   amounts, one form:    line_type + amount | line_type + amount_atoms | debit + credit
   optional:             je_number, currency, memo, line_memo, counterparty_type,
                         counterparty_external_id, is_adjusting, manual_entry_reason
+The file is UTF-8 (with or without BOM; CRLF or LF); another encoding is refused by row.
 Rows are numbered as a spreadsheet shows them (header = row 1). Every entry is checked before any
 posts; on any error nothing posts and every error is listed as file:row: CODE reason: message.
 Entries already posted by an earlier import (same content and occurrence) are skipped.`,
