@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { GlAccount } from '../../domain/accounts.js';
-import { validateEntry, type ValidationContext } from '../../domain/entry.js';
+import type { ValidationContext } from '../../domain/entry.js';
+import { BatchCheck } from '../batchCheck.js';
 import { BooksError, isBooksError } from '../../domain/errors.js';
 import type { BatchResult, ImportBatch, ImportOptions, Ledger } from '../port.js';
 import type { Receipts } from './receipts.js';
@@ -13,9 +14,7 @@ import type { Receipts } from './receipts.js';
  */
 export class RemoteImportBatch implements ImportBatch {
   private readonly queue: { body: unknown; fingerprint: string; row: number }[] = [];
-  private readonly numbers = new Set<string>();
-  private readonly ctx: ValidationContext;
-  private failed = false;
+  private readonly check: BatchCheck;
 
   constructor(
     private readonly ledger: Ledger,
@@ -25,31 +24,28 @@ export class RemoteImportBatch implements ImportBatch {
     private readonly options: ImportOptions,
   ) {
     const byExt = new Map(accounts.map((a) => [a.external_id, { ...a, key: 0 }]));
-    this.ctx = {
+    const ctx: ValidationContext = {
       entity: { id: '', name: ledger.location, currency, books_start: null, fiscal_year_start_month: 1, lock_date: null },
       account: (id) => byExt.get(id),
       // The API lists no counterparties: the service checks them when the entry posts.
       counterparty: (type, externalId) => ({ id: '', counterparty_type: type, external_id: externalId, name: externalId, is_active: true }),
-      jeNumberTaken: (n) => this.numbers.has(n),
+      // The service's numbers are checked when the entry posts; those of the file are checked here.
+      jeNumberTaken: () => false,
     };
+    this.check = new BatchCheck(ctx);
   }
 
   add(body: unknown, fingerprint: string, hasRowProblems: boolean, row: number): BatchResult {
     if (!this.options.allowDuplicates && this.receipts.has(this.ledger.location, fingerprint)) return { status: 'skipped' };
-    const { entry, problems } = validateEntry(body, this.ctx);
-    if (!entry) {
-      this.failed = true;
-      return { status: 'invalid', problems };
-    }
-    if (entry.je_number) this.numbers.add(entry.je_number);
-    if (hasRowProblems) this.failed = true;
+    const checked = this.check.entry(body, hasRowProblems);
+    if ('problems' in checked) return { status: 'invalid', problems: checked.problems };
     this.queue.push({ body, fingerprint, row });
     return { status: 'would_post' };
   }
 
   async commit(): Promise<{ alreadyPosted: number[] }> {
     const alreadyPosted: number[] = [];
-    if (this.failed || this.options.dryRun) return { alreadyPosted };
+    if (this.check.failed || this.options.dryRun) return { alreadyPosted };
     let posted = 0;
     for (const { body, fingerprint, row } of this.queue) {
       try {

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
-import { validateEntry, type ValidationContext } from '../../domain/entry.js';
+import type { ValidationContext } from '../../domain/entry.js';
+import { BatchCheck } from '../batchCheck.js';
 import type { BatchResult, ImportBatch as ImportBatchPort } from '../port.js';
 import type { BatchWrites } from './batchWrites.js';
 import type { EntryWriter, RunWrite } from './writer.js';
@@ -20,42 +21,33 @@ export interface BatchHost {
  * are checked in memory).
  */
 export class ImportBatch implements ImportBatchPort {
-  private readonly numbers = new Set<string>();
+  private readonly check: BatchCheck;
   private readonly writer: EntryWriter;
-  private failed = false;
   private done = false;
   private readonly fingerprintsOn: Database.Statement;
-  private readonly baseTaken: (n: string) => boolean;
   private fpDate: string | null = null;
   private fpSet = new Set<string>();
 
   constructor(
     ledger: BatchHost,
     private readonly writes: BatchWrites,
-    private readonly ctx: ValidationContext,
+    ctx: ValidationContext,
     private readonly options: { dryRun: boolean; allowDuplicates: boolean },
   ) {
+    this.check = new BatchCheck(ctx);
     this.writer = ledger.writer(writes.run);
     this.fingerprintsOn = ledger.prep(`SELECT fingerprint FROM journal_entries WHERE fingerprint >= ? AND fingerprint < ?`).pluck();
-    this.baseTaken = ctx.jeNumberTaken;
-    // Numbers used earlier in the same file count as taken even when nothing was written (dry run, or after an error).
-    ctx.jeNumberTaken = (n) => this.numbers.has(n) || this.baseTaken(n);
   }
 
   /** Validates one entry and, while the batch is clean and not a dry run, writes it. */
   add(body: unknown, fingerprint: string, hasRowProblems: boolean): BatchResult {
     const fpTaken = this.fingerprintTaken(fingerprint);
     if (fpTaken && !this.options.allowDuplicates) return { status: 'skipped' };
-    const { entry, problems } = validateEntry(body, this.ctx);
-    if (!entry) {
-      this.failed = true;
-      return { status: 'invalid', problems };
-    }
-    if (entry.je_number) this.numbers.add(entry.je_number);
-    if (hasRowProblems) this.failed = true;
-    if (this.failed || this.options.dryRun) return { status: 'would_post' };
+    const checked = this.check.entry(body, hasRowProblems);
+    if ('problems' in checked) return { status: 'invalid', problems: checked.problems };
+    if (this.check.failed || this.options.dryRun) return { status: 'would_post' };
     // A duplicate posted on purpose (--allow-duplicates) carries no fingerprint: the first one keeps it.
-    this.writer.write(entry, { source: 'csv_import', fingerprint: fpTaken ? null : fingerprint, originalSeq: null });
+    this.writer.write(checked.entry, { source: 'csv_import', fingerprint: fpTaken ? null : fingerprint, originalSeq: null });
     return { status: 'posted' };
   }
 
@@ -79,7 +71,7 @@ export class ImportBatch implements ImportBatchPort {
   /** Makes the batch visible (or, for a dry run or a failed batch, discards it). */
   async commit(): Promise<{ alreadyPosted: number[] }> {
     if (this.done) return { alreadyPosted: [] };
-    if (this.failed || this.options.dryRun) {
+    if (this.check.failed || this.options.dryRun) {
       await this.rollback();
       return { alreadyPosted: [] };
     }

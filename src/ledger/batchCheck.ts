@@ -1,0 +1,30 @@
+import { validateEntry, type ValidationContext, type ValidEntry } from '../domain/entry.js';
+import type { Problem } from '../domain/errors.js';
+
+/**
+ * The validation every import batch applies to its entries, local or remote: the ledger's own rules,
+ * with numbers used earlier in the same file counting as taken (even when nothing was written: a dry
+ * run, or after an error), and the batch marked failed by the first entry that is wrong.
+ */
+export class BatchCheck {
+  /** True once an entry of the file was invalid or had problems in its rows: nothing may post. */
+  failed = false;
+  private readonly numbers = new Set<string>();
+
+  constructor(private readonly ctx: ValidationContext) {
+    const taken = ctx.jeNumberTaken;
+    ctx.jeNumberTaken = (n) => this.numbers.has(n) || taken(n);
+  }
+
+  /** The valid entry, or the problems the rules found in it. */
+  entry(body: unknown, hasRowProblems: boolean): { entry: ValidEntry } | { problems: Problem[] } {
+    const { entry, problems } = validateEntry(body, this.ctx);
+    if (!entry) {
+      this.failed = true;
+      return { problems };
+    }
+    if (entry.je_number) this.numbers.add(entry.je_number);
+    if (hasRowProblems) this.failed = true;
+    return { entry };
+  }
+}
