@@ -44,6 +44,23 @@ describe('posts requested together (one transaction, a savepoint each)', () => {
     }
   });
 
+  it('leaves nothing of a lone post that fails half-way through its writes', async () => {
+    const { ledger: path } = await standardLedger();
+    const ledger = SqliteLedger.open(path);
+    try {
+      // A fault after the entry's row is written and before its lines are (as a full disk would be).
+      ledger.db.exec(`CREATE TRIGGER fault BEFORE INSERT ON journal_lines WHEN NEW.amount_atoms = 777 BEGIN SELECT RAISE(ABORT, 'simulated fault'); END`);
+      const before = snapshot(path);
+      await expect(ledger.post(entry(777), { idempotencyKey: 'half' })).rejects.toThrow('simulated fault');
+      ledger.db.exec('DROP TRIGGER fault');
+      expect(snapshot(path)).toBe(before);
+      expect((await ledger.post(entry(5), { idempotencyKey: 'half' })).je_number).toBe('JE-1');
+      expect(ledger.checkInvariants()).toEqual([]);
+    } finally {
+      await ledger.close();
+    }
+  });
+
   it('fails every post of a transaction that cannot commit, and writes none of them', async () => {
     const { ledger: path } = await standardLedger();
     const ledger = SqliteLedger.open(path);

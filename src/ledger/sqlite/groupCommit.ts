@@ -30,6 +30,8 @@ export class GroupCommit {
   private scheduled = false;
   private waitingSince = 0;
   private pause = RETRY_FIRST_MS;
+  /** The connection's busy timeout: how long writes may wait for the lock in all. */
+  private timeout = BUSY_TIMEOUT_MS;
 
   constructor(private readonly db: Database.Database) {}
 
@@ -73,7 +75,8 @@ export class GroupCommit {
     this.pause = RETRY_FIRST_MS;
     const group = this.waiting;
     this.waiting = [];
-    const results = group.map((w) => (group.length === 1 ? attempt(w.op) : this.inSavepoint(w.op)));
+    // A savepoint even for a lone write: one that fails half-way (a full disk) must leave nothing behind.
+    const results = group.map((w) => this.inSavepoint(w.op));
     try {
       this.db.exec('COMMIT');
     } catch (e) {
@@ -87,9 +90,6 @@ export class GroupCommit {
       else w.reject(r.error);
     });
   }
-
-  /** The connection's busy timeout: how long writes may wait for the lock in all. */
-  private timeout = BUSY_TIMEOUT_MS;
 
   /** Takes the write lock without waiting for it: true, 'busy', or the error that stopped it. */
   private begin(): true | 'busy' | unknown {

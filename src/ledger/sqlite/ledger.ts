@@ -341,8 +341,6 @@ export class SqliteLedger implements LocalLedgerOps {
     return this.commits.run(() => this.postSync(body, options));
   }
 
-
-
   postSync(body: unknown, options: PostOptions & { fingerprint?: string }): JournalEntry {
     const keyProblem = idempotencyKeyProblem(options.idempotencyKey);
     if (keyProblem) throw errors.idempotencyKeyMissing(keyProblem);
@@ -388,10 +386,12 @@ export class SqliteLedger implements LocalLedgerOps {
 
   /**
    * Starts an all-or-nothing import: one IMMEDIATE transaction held while the caller streams entries
-   * in; nothing is visible to others until commit, and a killed process leaves none of it.
+   * in (on a writer thread for a large batch, so that SQLite works while the next entries are parsed);
+   * nothing is visible to others until commit, and a killed process leaves none of it.
    */
   async beginImport(options: ImportOptions): Promise<ImportBatch> {
-    const writes = (!options.dryRun && (options.sizeHint === null || (options.sizeHint ?? 0) >= THREAD_MIN_BYTES) && (await writesOnThread(this.location))) || writesHere(this.db, (sql) => this.prep(sql));
+    const large = options.sizeHint === null || (options.sizeHint ?? 0) >= THREAD_MIN_BYTES;
+    const writes = (!options.dryRun && large && (await writesOnThread(this.location))) || writesHere(this.db, (sql) => this.prep(sql));
     try {
       const ctx = this.validationContext();
       if (!ctx.entity.books_start) throw errors.noBooksStart();
@@ -421,7 +421,7 @@ export class SqliteLedger implements LocalLedgerOps {
    */
   private asEntry(entry: ValidEntry, source: string, inserted: Inserted | null, original: { id: string; date: string } | null = null): JournalEntry {
     const ts = inserted?.ts ?? this.now().toISOString();
-    const jeNumber = inserted?.je_number ?? entry.je_number ?? this.writer().nextJeNumber();
+    const jeNumber = inserted?.je_number ?? entry.je_number ?? `JE-${this.writerStart().lastJeSeq + 1}`;
     const id = inserted?.id ?? '';
     return {
       id,

@@ -172,11 +172,6 @@ export class EntryWriter {
     return this.stampText;
   }
 
-  /** The number an entry without one would get next: JE-(largest numeric n + 1). */
-  nextJeNumber(): string {
-    return `JE-${this.lastJeSeq + 1}`;
-  }
-
   write(entry: ValidEntry, meta: EntryMeta): Inserted {
     const ts = this.stamp();
     const seq = ++this.lastSeq;
