@@ -55,7 +55,13 @@ const MAX_IN_FLIGHT = 8;
 export async function writesOnThread(path: string): Promise<BatchWrites | null> {
   if (!existsSync(THREAD_SCRIPT)) return null;
   const thread = new ThreadWrites(new Worker(THREAD_SCRIPT, { workerData: { path } }));
-  await thread.started;
+  try {
+    await thread.started;
+  } catch (e) {
+    // A thread that could not take the lock must not keep the process alive.
+    await thread.rollback();
+    throw e;
+  }
   return thread;
 }
 
@@ -80,7 +86,7 @@ class ThreadWrites implements BatchWrites {
           this.failure = new BooksError('unavailable', m.error);
           reject(this.failure);
           this.ending?.reject(this.failure);
-        } else if ('ended' in m) {
+        } else if ('committed' in m) {
           this.done = true;
           this.ending?.resolve();
         }
@@ -131,7 +137,10 @@ class ThreadWrites implements BatchWrites {
   async commit(): Promise<void> {
     if (this.failure) throw this.failure;
     this.send();
-    await this.end('commit');
+    await new Promise<void>((resolve, reject) => {
+      this.ending = { resolve, reject };
+      this.post({ commit: true });
+    });
   }
 
   async rollback(): Promise<void> {
@@ -141,10 +150,4 @@ class ThreadWrites implements BatchWrites {
     await this.worker.terminate();
   }
 
-  private end(how: 'commit' | 'rollback'): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      this.ending = { resolve, reject };
-      this.post({ end: how });
-    });
-  }
 }

@@ -3,15 +3,16 @@ import type Database from 'better-sqlite3';
 import { isBooksError } from '../../domain/errors.js';
 import { busyToUnavailable, connect } from './connection.js';
 
-/** To the thread: statements to run (new SQL texts first, then pairs of text index and parameters), or the end. */
-export type ThreadRequest = { defs: string[]; runs: unknown[] } | { end: 'commit' | 'rollback' };
-/** From the thread: the write lock is held, a message was run, the transaction ended, or it failed (and rolled back). */
-export type ThreadReply = { ready: true } | { ack: true } | { ended: 'commit' | 'rollback' } | { error: string };
+/** To the thread: statements to run (new SQL texts first, then pairs of text index and parameters), or commit. */
+export type ThreadRequest = { defs: string[]; runs: unknown[] } | { commit: true };
+/** From the thread: the write lock is held, a message was run, the batch committed, or it failed (and rolled back). */
+export type ThreadReply = { ready: true } | { ack: true } | { committed: true } | { error: string };
 
 /**
  * The writer thread of a large import (see writesOnThread): one connection, one IMMEDIATE
- * transaction, the statements the batch sends, in order. The first failure rolls back and is
- * reported; later statements are ignored.
+ * transaction, the statements the batch sends, in order, then the commit. The first failure rolls
+ * back and is reported; later statements are ignored. A rollback asked for by the batch stops the
+ * thread, which closes its connection.
  */
 if (parentPort) {
   const port = parentPort;
@@ -45,12 +46,12 @@ if (parentPort) {
   }
 
   port.on('message', (m: ThreadRequest) => {
-    if ('end' in m) {
+    if ('commit' in m) {
       if (!failed && db) {
         try {
-          db.exec(m.end === 'commit' ? 'COMMIT' : 'ROLLBACK');
+          db.exec('COMMIT');
           db.close();
-          reply({ ended: m.end });
+          reply({ committed: true });
         } catch (e) {
           fail(e);
         }
