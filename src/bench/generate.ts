@@ -1,5 +1,6 @@
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
+import { atomsToDecimal } from '../domain/money.js';
 
 /** A small deterministic PRNG (mulberry32), so every run benchmarks the same ledger. */
 function rng(seed: number): () => number {
@@ -76,7 +77,7 @@ export async function generate(dir: string, shape: Shape): Promise<{ entries: nu
     if (rand() < 0.5) rows.forEach((row) => (row[1] = row[1] === 'debit' ? 'credit' : 'debit'));
     for (const [account, side, atoms] of rows) {
       const type = leaves.find((l) => l.id === account)!.type;
-      chunk += `E${entry},${d},${account},${side},${(atoms / 100).toFixed(2)},${counterparty(type)},entry ${entry}\n`;
+      chunk += `E${entry},${d},${account},${side},${atomsToDecimal(atoms, 2)},${counterparty(type)},entry ${entry}\n`;
     }
     written += n;
     if (chunk.length > 1 << 16) {
