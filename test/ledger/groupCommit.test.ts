@@ -12,11 +12,20 @@ const entry = (amount: unknown, extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 
+/** Runs a test on a fresh standard ledger, opened in this process. */
+async function withLedger(test: (ledger: SqliteLedger, path: string) => Promise<void>): Promise<void> {
+  const { ledger: path } = await standardLedger();
+  const ledger = SqliteLedger.open(path);
+  try {
+    await test(ledger, path);
+  } finally {
+    await ledger.close();
+  }
+}
+
 describe('posts requested together (one transaction, a savepoint each)', () => {
-  it('answers each on its own: refusals and repeated keys touch nothing else; numbers stay gapless', async () => {
-    const { ledger: path } = await standardLedger();
-    const ledger = SqliteLedger.open(path);
-    try {
+  it('answers each on its own: refusals and repeated keys touch nothing else; numbers stay gapless', () =>
+    withLedger(async (ledger) => {
       const requests = [
         ledger.post(entry(100), { idempotencyKey: 'a' }),
         ledger.post(entry(0), { idempotencyKey: 'b' }), // invalid amount
@@ -39,15 +48,10 @@ describe('posts requested together (one transaction, a savepoint each)', () => {
       expect(ledger.checkInvariants()).toEqual([]);
       // The refused key 'b' was never recorded: the caller may retry with it.
       expect((await ledger.post(entry(5), { idempotencyKey: 'b' })).je_number).toBe('JE-4');
-    } finally {
-      await ledger.close();
-    }
-  });
+    }));
 
-  it('leaves nothing of a lone post that fails half-way through its writes', async () => {
-    const { ledger: path } = await standardLedger();
-    const ledger = SqliteLedger.open(path);
-    try {
+  it('leaves nothing of a lone post that fails half-way through its writes', () =>
+    withLedger(async (ledger, path) => {
       // A fault after the entry's row is written and before its lines are (as a full disk would be).
       ledger.db.exec(`CREATE TRIGGER fault BEFORE INSERT ON journal_lines WHEN NEW.amount_atoms = 777 BEGIN SELECT RAISE(ABORT, 'simulated fault'); END`);
       const before = snapshot(path);
@@ -56,15 +60,10 @@ describe('posts requested together (one transaction, a savepoint each)', () => {
       expect(snapshot(path)).toBe(before);
       expect((await ledger.post(entry(5), { idempotencyKey: 'half' })).je_number).toBe('JE-1');
       expect(ledger.checkInvariants()).toEqual([]);
-    } finally {
-      await ledger.close();
-    }
-  });
+    }));
 
-  it('fails every post of a transaction that cannot commit, and writes none of them', async () => {
-    const { ledger: path } = await standardLedger();
-    const ledger = SqliteLedger.open(path);
-    try {
+  it('fails every post of a transaction that cannot commit, and writes none of them', () =>
+    withLedger(async (ledger, path) => {
       const before = snapshot(path);
       // A reader that holds the whole file cannot stop a WAL commit; a second writer holding the
       // write lock can. Taking it here makes the group's BEGIN wait, then fail.
@@ -77,8 +76,5 @@ describe('posts requested together (one transaction, a savepoint each)', () => {
       await other.close();
       expect(outcomes.map((o) => (o.status === 'rejected' && isBooksError(o.reason) ? o.reason.code : o.status))).toEqual(['unavailable', 'unavailable']);
       expect(snapshot(path)).toBe(before);
-    } finally {
-      await ledger.close();
-    }
-  });
+    }));
 });
