@@ -12,7 +12,11 @@ const ledger = process.env.BOOKS_DEMO_LEDGER ?? 'demo.sqlite';
 
 /** Runs one books command; setup steps report on standard error so that standard output is the sheet. */
 async function step(args: string[], quiet = false): Promise<void> {
-  const io = { stdout: quiet ? process.stderr : process.stdout, stderr: process.stderr, stdin: process.stdin };
+  const io = {
+    stdout: quiet ? process.stderr : process.stdout,
+    stderr: process.stderr,
+    stdin: process.stdin,
+  };
   const code = await run([...args, '--ledger', ledger], io);
   if (code !== 0) {
     process.stderr.write(`demo: books ${args.join(' ')} failed (exit ${code})\n`);
@@ -21,8 +25,30 @@ async function step(args: string[], quiet = false): Promise<void> {
 }
 
 if (!existsSync(ledger)) {
-  await step(['init', '--name', 'Harbor Bakery', '--currency', 'USD', '--first-month', '2025-01', '--chart', join(fixtures, 'accounts.csv')], true);
+  await step(
+    [
+      'init',
+      '--name',
+      'Harbor Bakery',
+      '--currency',
+      'USD',
+      '--first-month',
+      '2025-01',
+      '--chart',
+      join(fixtures, 'accounts.csv'),
+    ],
+    true,
+  );
   await step(['counterparties', 'import', join(fixtures, 'counterparties.csv')], true);
   await step(['je', 'import', join(fixtures, 'entries.csv')], true);
 }
-await step(['report', 'balance-sheet', '--start', '2025-01-01', '--end', '2025-12-31', '--period', 'monthly']);
+await step([
+  'report',
+  'balance-sheet',
+  '--start',
+  '2025-01-01',
+  '--end',
+  '2025-12-31',
+  '--period',
+  'monthly',
+]);

@@ -20,7 +20,12 @@ export async function run(
     return EXIT.ok;
   } catch (e) {
     if (e instanceof CommanderError) {
-      if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help') return EXIT.ok;
+      if (
+        e.code === 'commander.helpDisplayed' ||
+        e.code === 'commander.version' ||
+        e.code === 'commander.help'
+      )
+        return EXIT.ok;
       return EXIT.usage;
     }
     const err = toBooksError(e);
@@ -34,12 +39,20 @@ export async function run(
 function toBooksError(e: unknown): BooksError {
   if (isBooksError(e)) return e;
   const name = (e as { name?: string })?.name;
-  if (name === 'ExitPromptError' || name === 'AbortPromptError') return new BooksError('cancelled', 'cancelled; nothing was posted');
+  if (name === 'ExitPromptError' || name === 'AbortPromptError')
+    return new BooksError('cancelled', 'cancelled; nothing was posted');
   const code = (e as { code?: string })?.code;
-  if (code === 'SQLITE_BUSY') return new BooksError('unavailable', 'the ledger is locked by another writer; try again shortly');
+  if (code === 'SQLITE_BUSY')
+    return new BooksError(
+      'unavailable',
+      'the ledger is locked by another writer; try again shortly',
+    );
   if (code === 'EPIPE') return new BooksError('unavailable', 'output closed');
   // Anything else is a defect: say so plainly, keep the stack for BOOKS_DEBUG only.
-  const err = new BooksError('unavailable', `internal error: ${(e as Error)?.message ?? String(e)}`);
+  const err = new BooksError(
+    'unavailable',
+    `internal error: ${(e as Error)?.message ?? String(e)}`,
+  );
   if (process.env.BOOKS_DEBUG) console.error(e);
   return err;
 }
@@ -51,17 +64,24 @@ function wantsJson(argv: string[]): boolean {
 
 /** A problem as one line: `file:row: CODE reason: message` for data files, `path: message (reason)` otherwise. */
 export function problemLine(p: Problem, code: string): string {
-  if (p.row !== undefined) return `${p.file ?? 'input'}:${p.row}: ${p.code ?? code} ${p.reason}: ${p.path ? `${p.path}: ` : ''}${p.message}`;
+  if (p.row !== undefined)
+    return `${p.file ?? 'input'}:${p.row}: ${p.code ?? code} ${p.reason}: ${p.path ? `${p.path}: ` : ''}${p.message}`;
   return `${p.path ? `${p.path}: ` : ''}${p.message} (${p.reason})`;
 }
 
 function report(err: BooksError, io: Io, json: boolean): void {
   if (json) {
-    io.stdout.write(toJson({ error: { code: err.code, message: err.message, errors: err.errors, ...err.details } }) + '\n');
+    io.stdout.write(
+      toJson({
+        error: { code: err.code, message: err.message, errors: err.errors, ...err.details },
+      }) + '\n',
+    );
     return;
   }
   const lines = [`error ${err.code}: ${err.message}`];
-  const listed = err.errors.length > 1 || err.errors.some((p) => p.row !== undefined || p.message !== err.message);
+  const listed =
+    err.errors.length > 1 ||
+    err.errors.some((p) => p.row !== undefined || p.message !== err.message);
   if (listed) for (const p of err.errors) lines.push(`  ${problemLine(p, err.code)}`);
   const more = err.details.more_errors;
   if (typeof more === 'number' && more > 0) lines.push(`  … and ${more} more`);
@@ -70,5 +90,8 @@ function report(err: BooksError, io: Io, json: boolean): void {
 
 /** Control characters from input (a binary file, an escape sequence in a cell) are shown, not sent to the terminal. */
 function printable(text: string): string {
-  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f\u009b]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+  return text.replace(
+    /[\u0000-\u0008\u000b-\u001f\u007f\u009b]/g,
+    (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`,
+  );
 }

@@ -15,8 +15,19 @@ function rng(seed: number): () => number {
 }
 
 const TYPES = [
-  'bank', 'accounts_receivable', 'other_current_asset', 'fixed_asset', 'other_asset', 'accounts_payable', 'credit_card',
-  'other_current_liability', 'long_term_liability', 'equity', 'income', 'cost_of_goods_sold', 'expense',
+  'bank',
+  'accounts_receivable',
+  'other_current_asset',
+  'fixed_asset',
+  'other_asset',
+  'accounts_payable',
+  'credit_card',
+  'other_current_liability',
+  'long_term_liability',
+  'equity',
+  'income',
+  'cost_of_goods_sold',
+  'expense',
 ] as const;
 
 export interface Shape {
@@ -30,20 +41,29 @@ export interface Shape {
  * 300 counterparties and entries of 2-4 lines over `years` years with AR/AP counterparties, until the
  * file holds exactly `lines` journal lines. Returns the number of entries.
  */
-export async function generate(dir: string, shape: Shape): Promise<{ entries: number; accounts: number }> {
+export async function generate(
+  dir: string,
+  shape: Shape,
+): Promise<{ entries: number; accounts: number }> {
   const rand = rng(20260101);
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)]!;
-  const chart = ['external_id,account_number,name,account_type,parent_external_id,is_postable,is_active,currency'];
+  const chart = [
+    'external_id,account_number,name,account_type,parent_external_id,is_postable,is_active,currency',
+  ];
   const leaves: { id: string; type: string }[] = [];
   TYPES.forEach((type, t) => {
     const top = `${type}-top`;
     chart.push(`${top},${1000 + t * 100},${type} header,${type},,false,true,`);
     for (let g = 0; g < 2; g++) {
       const group = `${type}-g${g}`;
-      chart.push(`${group},${1000 + t * 100 + (g + 1) * 10},${type} group ${g},${type},${top},false,true,`);
+      chart.push(
+        `${group},${1000 + t * 100 + (g + 1) * 10},${type} group ${g},${type},${top},false,true,`,
+      );
       for (let l = 0; l < 6; l++) {
         const id = `${type}-${g}-${l}`;
-        chart.push(`${id},${1000 + t * 100 + (g + 1) * 10 + l + 1},${type} account ${g}.${l},${type},${group},true,true,`);
+        chart.push(
+          `${id},${1000 + t * 100 + (g + 1) * 10 + l + 1},${type} account ${g}.${l},${type},${group},true,true,`,
+        );
         leaves.push({ id, type });
       }
     }
@@ -55,13 +75,20 @@ export async function generate(dir: string, shape: Shape): Promise<{ entries: nu
   await write(`${dir}/counterparties.csv`, counterparties.join('\n') + '\n');
 
   const out = createWriteStream(`${dir}/entries.csv`);
-  out.write('entry,entry_date,gl_account_id,line_type,amount,counterparty_type,counterparty_external_id,memo\n');
+  out.write(
+    'entry,entry_date,gl_account_id,line_type,amount,counterparty_type,counterparty_external_id,memo\n',
+  );
   const days = shape.years * 365;
   const entriesEstimate = Math.round(shape.lines / 2.65);
   let written = 0;
   let entry = 0;
   let chunk = '';
-  const counterparty = (type: string) => (type === 'accounts_receivable' ? `customer,C${1 + Math.floor(rand() * 200)}` : type === 'accounts_payable' ? `vendor,V${1 + Math.floor(rand() * 100)}` : ',');
+  const counterparty = (type: string) =>
+    type === 'accounts_receivable'
+      ? `customer,C${1 + Math.floor(rand() * 200)}`
+      : type === 'accounts_payable'
+        ? `vendor,V${1 + Math.floor(rand() * 100)}`
+        : ',';
   while (written < shape.lines) {
     const left = shape.lines - written;
     const r = rand();

@@ -18,7 +18,12 @@ export interface HttpResult {
  * percentiles as the client saw them. The client is wrk when it is installed (apt-get install wrk):
  * a Node client on the same two cores spends more CPU than the server and measures itself.
  */
-export async function httpBench(bin: string, dir: string, seconds: number, connections = 8): Promise<HttpResult> {
+export async function httpBench(
+  bin: string,
+  dir: string,
+  seconds: number,
+  connections = 8,
+): Promise<HttpResult> {
   const ledger = join(dir, 'http-bench.sqlite');
   for (const s of ['', '-wal', '-shm']) rmSync(ledger + s, { force: true });
   const run = (args: string[]) => {
@@ -28,7 +33,9 @@ export async function httpBench(bin: string, dir: string, seconds: number, conne
   };
   run(['init', '--chart', 'standard', '--first-month', '2025-01']);
   const key = run(['keys', 'create', '--permission', 'customer_api:post_journal_entries']).trim();
-  const server = spawn(process.execPath, [bin, 'serve', '--port', '0', '--ledger', ledger], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const server = spawn(process.execPath, [bin, 'serve', '--port', '0', '--ledger', ledger], {
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
     server.stdout.on('data', (c) => {
@@ -65,7 +72,15 @@ export async function httpBench(bin: string, dir: string, seconds: number, conne
     while (Date.now() < end) {
       const i = n++;
       const t = performance.now();
-      const r = await fetch(`${url}/v1/journal-entries`, { method: 'POST', headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', 'X-Idempotency-Key': `bench-${i}` }, body: body(i) });
+      const r = await fetch(`${url}/v1/journal-entries`, {
+        method: 'POST',
+        headers: {
+          Authorization: `Bearer ${key}`,
+          'Content-Type': 'application/json',
+          'X-Idempotency-Key': `bench-${i}`,
+        },
+        body: body(i),
+      });
       await r.arrayBuffer();
       latencies.push(performance.now() - t);
       if (r.status !== 201) errors++;
@@ -77,13 +92,29 @@ export async function httpBench(bin: string, dir: string, seconds: number, conne
   server.kill('SIGTERM');
   await new Promise((r) => server.on('exit', r));
   latencies.sort((a, b) => a - b);
-  const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))]!;
-  return { client: 'node fetch', rate: latencies.length / elapsed, p50: pct(50), p99: pct(99), max: latencies[latencies.length - 1]!, entries: latencies.length, errors };
+  const pct = (p: number) =>
+    latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))]!;
+  return {
+    client: 'node fetch',
+    rate: latencies.length / elapsed,
+    p50: pct(50),
+    p99: pct(99),
+    max: latencies[latencies.length - 1]!,
+    entries: latencies.length,
+    errors,
+  };
 }
 
-const ENTRY = '{"entry_date":"2025-03-15","memo":"w\' .. n .. \'","lines":[{"gl_account_id":"rent","line_type":"debit","amount_atoms":1000},{"gl_account_id":"utilities","line_type":"debit","amount_atoms":500},{"gl_account_id":"checking","line_type":"credit","amount_atoms":1000},{"gl_account_id":"credit-card","line_type":"credit","amount_atoms":500}]}';
+const ENTRY =
+  '{"entry_date":"2025-03-15","memo":"w\' .. n .. \'","lines":[{"gl_account_id":"rent","line_type":"debit","amount_atoms":1000},{"gl_account_id":"utilities","line_type":"debit","amount_atoms":500},{"gl_account_id":"checking","line_type":"credit","amount_atoms":1000},{"gl_account_id":"credit-card","line_type":"credit","amount_atoms":500}]}';
 
-function wrkBench(url: string, key: string, dir: string, seconds: number, connections: number): HttpResult {
+function wrkBench(
+  url: string,
+  key: string,
+  dir: string,
+  seconds: number,
+  connections: number,
+): HttpResult {
   const script = join(dir, 'post.lua');
   writeFileSync(
     script,
@@ -96,7 +127,11 @@ request = function()
 end
 `,
   );
-  const r = spawnSync('wrk', ['-t2', `-c${connections}`, `-d${seconds}s`, '--latency', '-s', script, url], { encoding: 'utf8' });
+  const r = spawnSync(
+    'wrk',
+    ['-t2', `-c${connections}`, `-d${seconds}s`, '--latency', '-s', script, url],
+    { encoding: 'utf8' },
+  );
   rmSync(script);
   const out = r.stdout;
   const ms = (label: string) => {
@@ -107,5 +142,13 @@ end
   };
   const total = Number(/(\d+) requests in/.exec(out)?.[1] ?? 0);
   const errors = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
-  return { client: 'wrk', rate: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0), p50: ms(' 50%'), p99: ms(' 99%'), max: ms('Latency\\s+[\\d.]+\\w+\\s+[\\d.]+\\w+'), entries: total - errors, errors };
+  return {
+    client: 'wrk',
+    rate: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0),
+    p50: ms(' 50%'),
+    p99: ms(' 99%'),
+    max: ms('Latency\\s+[\\d.]+\\w+\\s+[\\d.]+\\w+'),
+    entries: total - errors,
+    errors,
+  };
 }

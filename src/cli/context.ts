@@ -63,7 +63,14 @@ export class Context {
     if (t.kind === 'remote') {
       const { HttpLedger } = await import('../ledger/http/ledger.js');
       const backoff = Number(this.env.BOOKS_RETRY_BACKOFF_MS);
-      const remote = new HttpLedger({ baseUrl: t.url, apiKey: t.apiKey, apiKeyEnv: t.apiKeyEnv, currency: t.currency, env: this.env, ...(backoff > 0 ? { backoffMs: backoff } : {}) });
+      const remote = new HttpLedger({
+        baseUrl: t.url,
+        apiKey: t.apiKey,
+        apiKeyEnv: t.apiKeyEnv,
+        currency: t.currency,
+        env: this.env,
+        ...(backoff > 0 ? { backoffMs: backoff } : {}),
+      });
       this.opened = remote;
       return remote;
     }
@@ -82,7 +89,10 @@ export class Context {
   /** The local ledger, for operations the API does not offer; a remote profile is a usage error. */
   async local(operation: string): Promise<SqliteLedger & LocalLedgerOps> {
     const t = this.target();
-    if (t.kind === 'remote') throw errors.usage(`${operation} works on a local ledger only; profile '${t.profile}' is remote`);
+    if (t.kind === 'remote')
+      throw errors.usage(
+        `${operation} works on a local ledger only; profile '${t.profile}' is remote`,
+      );
     return (await this.ledger()) as SqliteLedger;
   }
 

@@ -1,6 +1,13 @@
 import type { ErrorCode } from '../domain/errors.js';
 
-export const EXIT = { ok: 0, refused: 1, usage: 2, auth: 3, unavailable: 4, cancelled: 130 } as const;
+export const EXIT = {
+  ok: 0,
+  refused: 1,
+  usage: 2,
+  auth: 3,
+  unavailable: 4,
+  cancelled: 130,
+} as const;
 
 /** The one table from error code to exit code (cli.md). */
 export function exitCodeFor(code: ErrorCode): number {

@@ -20,7 +20,9 @@ type Action = (ctx: Context, ...args: never[]) => Promise<void>;
  */
 export function buildProgram(io: Io, makeContext: (flags: GlobalFlags) => Context): Command {
   const program = new Command('books')
-    .description('Double-entry bookkeeping: post journal entries, import CSV batches, read the balance sheet.')
+    .description(
+      'Double-entry bookkeeping: post journal entries, import CSV batches, read the balance sheet.',
+    )
     .version('0.1.0', '-V, --version')
     .option('--ledger <path>', 'local ledger file (env BOOKS_LEDGER; default ./books.sqlite)')
     .option('--profile <name>', 'named profile from the config file (env BOOKS_PROFILE)')
@@ -40,15 +42,28 @@ export function buildProgram(io: Io, makeContext: (flags: GlobalFlags) => Contex
       await fn(ctx, ...(args.slice(0, -1) as never[]));
     };
 
-  const sub = (parent: Command, name: string) => parent.command(name).exitOverride().configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
+  const sub = (parent: Command, name: string) =>
+    parent
+      .command(name)
+      .exitOverride()
+      .configureOutput({
+        writeOut: (s) => io.stdout.write(s),
+        writeErr: (s) => io.stderr.write(s),
+      });
 
   sub(program, 'init')
     .description('Create a ledger file with its entity (refuses an existing file)')
     .option('--currency <code>', 'functional currency (ISO 4217)', 'USD')
-    .option('--first-month <YYYY-MM>', 'apply the First Month of Books; nothing can post before it is applied')
+    .option(
+      '--first-month <YYYY-MM>',
+      'apply the First Month of Books; nothing can post before it is applied',
+    )
     .option('--name <name>', 'name of the entity', 'My Company')
     .option('--fiscal-year-start-month <n>', 'month the fiscal year starts (1-12)', '1')
-    .option('--chart <standard|PATH.csv>', 'load a chart of accounts: the built-in standard chart or a CSV file')
+    .option(
+      '--chart <standard|PATH.csv>',
+      'load a chart of accounts: the built-in standard chart or a CSV file',
+    )
     .action(lazy(async () => (await import('../commands/init.js')).init));
 
   sub(program, 'books-start')
@@ -59,7 +74,10 @@ export function buildProgram(io: Io, makeContext: (flags: GlobalFlags) => Contex
   const accounts = sub(program, 'accounts').description('Chart of accounts');
   sub(accounts, 'import')
     .description('Create or update accounts from CSV (by external_id)')
-    .argument('<path>', `CSV with columns external_id,account_number,name,account_type,parent_external_id,is_postable,is_active,currency ('-' for standard input)`)
+    .argument(
+      '<path>',
+      `CSV with columns external_id,account_number,name,account_type,parent_external_id,is_postable,is_active,currency ('-' for standard input)`,
+    )
     .option('--delimiter <char>', 'field delimiter', ',')
     .action(lazy(async () => (await import('../commands/chart.js')).importAccounts));
   sub(accounts, 'list')
@@ -69,7 +87,10 @@ export function buildProgram(io: Io, makeContext: (flags: GlobalFlags) => Contex
   const cps = sub(program, 'counterparties').description('Customers, vendors and employees');
   sub(cps, 'import')
     .description('Create or update counterparties from CSV')
-    .argument('<path>', "CSV with columns counterparty_type,external_id,name,is_active ('-' for standard input)")
+    .argument(
+      '<path>',
+      "CSV with columns counterparty_type,external_id,name,is_active ('-' for standard input)",
+    )
     .option('--delimiter <char>', 'field delimiter', ',')
     .action(lazy(async () => (await import('../commands/chart.js')).importCounterparties));
   sub(cps, 'list')
@@ -78,8 +99,15 @@ export function buildProgram(io: Io, makeContext: (flags: GlobalFlags) => Contex
 
   const je = sub(program, 'je').description('Journal entries');
   sub(je, 'post')
-    .description('Post one journal entry: from line flags, a JSON body (--file), or interactively on a terminal')
-    .option('--debit <ACCOUNT=AMOUNT[@TYPE:ID]>', 'a debit line (repeatable); ACCOUNT is the external id or account number', collect, [])
+    .description(
+      'Post one journal entry: from line flags, a JSON body (--file), or interactively on a terminal',
+    )
+    .option(
+      '--debit <ACCOUNT=AMOUNT[@TYPE:ID]>',
+      'a debit line (repeatable); ACCOUNT is the external id or account number',
+      collect,
+      [],
+    )
     .option('--credit <ACCOUNT=AMOUNT[@TYPE:ID]>', 'a credit line (repeatable)', collect, [])
     .option('--date <YYYY-MM-DD>', 'entry date (default today)')
     .option('--memo <text>', 'entry memo')
@@ -87,7 +115,10 @@ export function buildProgram(io: Io, makeContext: (flags: GlobalFlags) => Contex
     .option('--adjusting', 'mark as an adjusting entry')
     .option('--reason <text>', 'manual entry reason')
     .option('--currency <code>', "entry currency (default the entity's functional currency)")
-    .option('--idempotency-key <key>', 'posts at most once per key within an hour (default: a new random key)')
+    .option(
+      '--idempotency-key <key>',
+      'posts at most once per key within an hour (default: a new random key)',
+    )
     .option('--file <path>', "the POST /v1/journal-entries body as JSON ('-' for standard input)")
     .option('--dry-run', 'validate and show what would post; post nothing')
     .addHelpText(
@@ -134,16 +165,25 @@ Entries already posted by an earlier import (same content and occurrence) are sk
     .description('Post the mirror of an entry and link the two (an entry can be reversed once)')
     .argument('<id>', 'entry id or JE number')
     .option('--date <YYYY-MM-DD>', "date of the reversing entry (default the original's date)")
-    .option('--idempotency-key <key>', 'reverses at most once per key within an hour (default: a new random key)')
+    .option(
+      '--idempotency-key <key>',
+      'reverses at most once per key within an hour (default: a new random key)',
+    )
     .option('--dry-run', 'validate and show the reversing entry; post nothing')
     .action(lazy(async () => (await import('../commands/je.js')).jeReverse));
 
   const report = sub(program, 'report').description('Reports');
   sub(report, 'balance-sheet')
-    .description('The balance sheet, one column per month, quarter or year (cumulative as of each column end)')
+    .description(
+      'The balance sheet, one column per month, quarter or year (cumulative as of each column end)',
+    )
     .option('--start <YYYY-MM-DD>', 'first day of the window (default 1 January of the end year)')
     .option('--end <YYYY-MM-DD>', 'last day of the window (default today)')
-    .addOption(new Option('--period <type>', 'column grouping').choices(['monthly', 'quarterly', 'yearly']).default('monthly'))
+    .addOption(
+      new Option('--period <type>', 'column grouping')
+        .choices(['monthly', 'quarterly', 'yearly'])
+        .default('monthly'),
+    )
     .option('--depth <n>', 'deepest level shown: 1 type groups, 2 top-level accounts, ...')
     .option('--output <file>', 'write the report to a file instead of standard output')
     .option('--atoms', 'CSV amounts as integer atoms instead of decimals')
@@ -163,7 +203,12 @@ Examples:
   const keys = sub(program, 'keys').description('API keys of a local ledger, for books serve');
   sub(keys, 'create')
     .description('Mint a key; it is printed once, on its own line, and only its hash is kept')
-    .requiredOption('--permission <p>', 'customer_api:post_journal_entries or customer_api:read (repeatable)', collect, [])
+    .requiredOption(
+      '--permission <p>',
+      'customer_api:post_journal_entries or customer_api:read (repeatable)',
+      collect,
+      [],
+    )
     .option('--name <name>', 'a label for the key')
     .action(lazy(async () => (await import('../commands/keys.js')).keysCreate));
   sub(keys, 'list')
@@ -175,10 +220,16 @@ Examples:
     .action(lazy(async () => (await import('../commands/keys.js')).keysRevoke));
 
   sub(program, 'serve')
-    .description('Serve the accounting API over the local ledger (POST /v1/journal-entries, GET /v1/reports/balance-sheet, ...)')
+    .description(
+      'Serve the accounting API over the local ledger (POST /v1/journal-entries, GET /v1/reports/balance-sheet, ...)',
+    )
     .option('--host <host>', 'address to bind', '127.0.0.1')
     .option('--port <port>', 'port (0 picks a free one)', '8080')
-    .option('--request-timeout <seconds>', 'time a client has to send a whole request (its headers: at most 10 s)', '30')
+    .option(
+      '--request-timeout <seconds>',
+      'time a client has to send a whole request (its headers: at most 10 s)',
+      '30',
+    )
     .addHelpText(
       'after',
       `
@@ -189,13 +240,23 @@ disconnected. Stops on SIGINT or SIGTERM after the requests in flight.`,
     )
     .action(lazy(async () => (await import('../commands/serve.js')).serve));
 
-  const profile = sub(program, 'profile').description('Named ledgers: local files or remote services');
+  const profile = sub(program, 'profile').description(
+    'Named ledgers: local files or remote services',
+  );
   sub(profile, 'add')
-    .description('Add (or replace) a profile: --url for a remote service, --ledger for a local file')
+    .description(
+      'Add (or replace) a profile: --url for a remote service, --ledger for a local file',
+    )
     .argument('<name>', 'profile name')
     .option('--url <url>', 'base URL of the accounting service (remote)')
-    .option('--api-key-env <var>', 'environment variable holding the API key (default BOOKS_API_KEY)')
-    .option('--currency <code>', "the service's functional currency, for reading amounts (default USD)")
+    .option(
+      '--api-key-env <var>',
+      'environment variable holding the API key (default BOOKS_API_KEY)',
+    )
+    .option(
+      '--currency <code>',
+      "the service's functional currency, for reading amounts (default USD)",
+    )
     .option('--ledger <path>', 'ledger file (local)')
     .action(lazy(async () => (await import('../commands/profile.js')).profileAdd));
   sub(profile, 'use')
@@ -211,13 +272,17 @@ disconnected. Stops on SIGINT or SIGTERM after the requests in flight.`,
     .action(lazy(async () => (await import('../commands/profile.js')).profileRemove));
 
   sub(program, 'close')
-    .description('Lock the books through a date (month-end close): later posts dated on or before it are refused')
+    .description(
+      'Lock the books through a date (month-end close): later posts dated on or before it are refused',
+    )
     .requiredOption('--through <YYYY-MM-DD>', 'last closed day')
     .option('--reopen', 'allow moving the lock date earlier')
     .action(lazy(async () => (await import('../commands/check.js')).close));
 
   sub(program, 'rebuild')
-    .description('Recompute the derived balance data from the journal lines; posts wait with CAPI73 meanwhile')
+    .description(
+      'Recompute the derived balance data from the journal lines; posts wait with CAPI73 meanwhile',
+    )
     .action(lazy(async () => (await import('../commands/check.js')).rebuild));
 
   sub(program, 'check')

@@ -8,7 +8,10 @@ export interface Choice<T> {
 
 /** The questions interactive commands ask; tests script it, the terminal uses @inquirer/prompts. */
 export interface Prompter {
-  input(message: string, options?: { default?: string; validate?: (v: string) => true | string }): Promise<string>;
+  input(
+    message: string,
+    options?: { default?: string; validate?: (v: string) => true | string },
+  ): Promise<string>;
   select<T>(message: string, choices: Choice<T>[]): Promise<T>;
   search<T>(message: string, source: (term: string) => Choice<T>[]): Promise<T>;
   confirm(message: string, defaultValue?: boolean): Promise<boolean>;
@@ -21,7 +24,14 @@ export function inquirerPrompter(io: Io): Prompter {
   return {
     async input(message, options = {}) {
       const { input } = await load();
-      return input({ message, ...(options.default !== undefined ? { default: options.default } : {}), ...(options.validate ? { validate: options.validate } : {}) }, ctx);
+      return input(
+        {
+          message,
+          ...(options.default !== undefined ? { default: options.default } : {}),
+          ...(options.validate ? { validate: options.validate } : {}),
+        },
+        ctx,
+      );
     },
     async select(message, choices) {
       const { select } = await load();

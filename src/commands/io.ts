@@ -15,7 +15,10 @@ export function existingFile(ctx: Context, path: string): string {
 /** Opens a file argument for streaming, or standard input for `-`. */
 export function openInput(ctx: Context, path: string): { stream: Readable; name: string } {
   if (path === '-') return { stream: ctx.io.stdin, name: 'stdin' };
-  return { stream: createReadStream(existingFile(ctx, path), { highWaterMark: 1 << 16 }), name: path };
+  return {
+    stream: createReadStream(existingFile(ctx, path), { highWaterMark: 1 << 16 }),
+    name: path,
+  };
 }
 
 /** Reads a whole UTF-8 text input (file or `-`); bytes that are not UTF-8 are refused, never replaced. */
@@ -31,7 +34,14 @@ export async function readText(ctx: Context, path: string): Promise<string> {
     return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch {
     const name = path === '-' ? 'standard input' : path;
-    throw new BooksError('invalid_input', `${name} is not UTF-8 text`, [{ file: name, path: '', reason: 'invalid_encoding', message: 'not UTF-8 text (save it as UTF-8)' }]);
+    throw new BooksError('invalid_input', `${name} is not UTF-8 text`, [
+      {
+        file: name,
+        path: '',
+        reason: 'invalid_encoding',
+        message: 'not UTF-8 text (save it as UTF-8)',
+      },
+    ]);
   }
 }
 

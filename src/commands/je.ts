@@ -17,7 +17,13 @@ export async function jeList(ctx: Context, opts: { from?: string; to?: string })
   ctx.out(
     grid(
       ['Date', 'Number', 'Amount', 'Status', 'Memo'],
-      entries.map((e) => [e.entry_date, e.je_number, formatAmount(e.total_debit_atoms, exponent), e.status, e.memo ?? '']),
+      entries.map((e) => [
+        e.entry_date,
+        e.je_number,
+        formatAmount(e.total_debit_atoms, exponent),
+        e.status,
+        e.memo ?? '',
+      ]),
       ['left', 'left', 'right'],
     ),
   );
@@ -30,12 +36,20 @@ export async function jeShow(ctx: Context, id: string): Promise<void> {
   ctx.out(entryText(entry, currencyExponent(entry.currency) ?? 2));
 }
 
-export async function jeReverse(ctx: Context, id: string, opts: { date?: string; idempotencyKey?: string; dryRun?: boolean }): Promise<void> {
+export async function jeReverse(
+  ctx: Context,
+  id: string,
+  opts: { date?: string; idempotencyKey?: string; dryRun?: boolean },
+): Promise<void> {
   const date = dateFlag('--date', opts.date);
   if (!id.trim()) throw errors.usage('name the entry to reverse by id or JE number');
   const ledger = await ctx.ledger();
   try {
-    const entry = await ledger.reverse(id, { idempotencyKey: opts.idempotencyKey ?? randomUUID(), ...(date ? { entryDate: date } : {}), dryRun: opts.dryRun ?? false });
+    const entry = await ledger.reverse(id, {
+      idempotencyKey: opts.idempotencyKey ?? randomUUID(),
+      ...(date ? { entryDate: date } : {}),
+      dryRun: opts.dryRun ?? false,
+    });
     printPosted(ctx, entry, currencyExponent(entry.currency) ?? 2, opts.dryRun ?? false);
   } catch (e) {
     if (!alreadyPosted(ctx, e)) throw e;

@@ -18,7 +18,11 @@ export interface ImportSummary {
   skipped_rows: number[];
 }
 
-export async function jeImport(ctx: Context, path: string, opts: { delimiter?: string; dryRun?: boolean; allowDuplicates?: boolean }): Promise<void> {
+export async function jeImport(
+  ctx: Context,
+  path: string,
+  opts: { delimiter?: string; dryRun?: boolean; allowDuplicates?: boolean },
+): Promise<void> {
   const delimiter = delimiterOf(opts.delimiter);
   const ledger = await ctx.ledger();
   const [entity, accounts] = [await ledger.entity(), await ledger.accounts()];
@@ -27,7 +31,13 @@ export async function jeImport(ctx: Context, path: string, opts: { delimiter?: s
   let bytes = 0;
   const progress = new Progress(ctx.io.stderr, size, 'importing');
 
-  const summary: ImportSummary = { posted: 0, skipped: 0, lines: 0, dry_run: opts.dryRun ?? false, skipped_rows: [] };
+  const summary: ImportSummary = {
+    posted: 0,
+    skipped: 0,
+    lines: 0,
+    dry_run: opts.dryRun ?? false,
+    skipped_rows: [],
+  };
   const problems: Problem[] = [];
   let errorCount = 0;
   const report = (p: Problem) => {
@@ -37,7 +47,11 @@ export async function jeImport(ctx: Context, path: string, opts: { delimiter?: s
 
   // A remote service may turn out to have some entries already; their lines are then not counted.
   const linesAt = ledger.kind === 'remote' ? new Map<number, number>() : null;
-  const batch = await ledger.beginImport({ dryRun: opts.dryRun ?? false, allowDuplicates: opts.allowDuplicates ?? false, sizeHint: size });
+  const batch = await ledger.beginImport({
+    dryRun: opts.dryRun ?? false,
+    allowDuplicates: opts.allowDuplicates ?? false,
+    sizeHint: size,
+  });
   const take = (d: DraftEntry) => {
     const result = batch.add(d.body, d.fingerprint, d.problems.length > 0, d.row);
     d.problems.forEach(report);
@@ -46,8 +60,21 @@ export async function jeImport(ctx: Context, path: string, opts: { delimiter?: s
       const taken = new Set(d.problems.map((p) => `${p.row}|${p.path}`));
       for (const p of result.problems) {
         const at = locate(d, p.path);
-        const column = at.column === 'debit/credit' ? (taken.has(`${at.row}|debit`) ? 'debit' : 'debit/credit') : at.column;
-        if (!taken.has(`${at.row}|${column}`)) report({ file: name, row: at.row, path: column, reason: p.reason, message: p.message, code: 'CAPI33' });
+        const column =
+          at.column === 'debit/credit'
+            ? taken.has(`${at.row}|debit`)
+              ? 'debit'
+              : 'debit/credit'
+            : at.column;
+        if (!taken.has(`${at.row}|${column}`))
+          report({
+            file: name,
+            row: at.row,
+            path: column,
+            reason: p.reason,
+            message: p.message,
+            code: 'CAPI33',
+          });
       }
     } else if (result.status === 'skipped') {
       summary.skipped++;
@@ -60,7 +87,11 @@ export async function jeImport(ctx: Context, path: string, opts: { delimiter?: s
   };
   try {
     const csv = readCsv(stream, { ...entryCsvSpec(name, delimiter), onBytes: (n) => (bytes += n) });
-    for await (const drafts of groupEntries(csv, { file: name, accounts, currency: entity.currency })) {
+    for await (const drafts of groupEntries(csv, {
+      file: name,
+      accounts,
+      currency: entity.currency,
+    })) {
       if ('fatal' in drafts) {
         drafts.fatal.forEach(report);
         break;
@@ -85,31 +116,60 @@ export async function jeImport(ctx: Context, path: string, opts: { delimiter?: s
   }
   if (summary.posted + summary.skipped === 0 && !opts.dryRun) {
     await batch.rollback();
-    throw new BooksError('invalid_input', `${name} has a header but no entries; nothing was posted`, [{ file: name, row: 2, path: '', reason: 'no_entries', message: 'no data rows', code: 'invalid_input' }]);
+    throw new BooksError(
+      'invalid_input',
+      `${name} has a header but no entries; nothing was posted`,
+      [
+        {
+          file: name,
+          row: 2,
+          path: '',
+          reason: 'no_entries',
+          message: 'no data rows',
+          code: 'invalid_input',
+        },
+      ],
+    );
   }
   const { alreadyPosted } = await batch.commit();
   // Entries a remote service already had (an earlier run posted them) count as skipped, not posted.
   summary.posted -= alreadyPosted.length;
   summary.skipped += alreadyPosted.length;
   for (const row of alreadyPosted) summary.lines -= linesAt?.get(row) ?? 0;
-  summary.skipped_rows.push(...alreadyPosted.slice(0, Math.max(0, 1000 - summary.skipped_rows.length)));
+  summary.skipped_rows.push(
+    ...alreadyPosted.slice(0, Math.max(0, 1000 - summary.skipped_rows.length)),
+  );
   if (ctx.json) return ctx.outJson(summary);
   const verb = summary.dry_run ? 'would post' : 'posted';
-  ctx.out(`${verb} ${summary.posted} entr${summary.posted === 1 ? 'y' : 'ies'} (${summary.lines} lines), skipped ${summary.skipped}`);
+  ctx.out(
+    `${verb} ${summary.posted} entr${summary.posted === 1 ? 'y' : 'ies'} (${summary.lines} lines), skipped ${summary.skipped}`,
+  );
   if (summary.skipped) {
     const shown = summary.skipped_rows.slice(0, 10).join(', ');
-    ctx.out(`skipped entries were already posted by an earlier import (first rows: ${shown}${summary.skipped > 10 ? ', …' : ''}); --allow-duplicates posts them again`);
+    ctx.out(
+      `skipped entries were already posted by an earlier import (first rows: ${shown}${summary.skipped > 10 ? ', …' : ''}); --allow-duplicates posts them again`,
+    );
   }
   if (summary.dry_run) ctx.out('Dry run: nothing was posted.');
 }
 
-function failure(file: string, problems: Problem[], count: number, summary: ImportSummary): BooksError {
+function failure(
+  file: string,
+  problems: Problem[],
+  count: number,
+  summary: ImportSummary,
+): BooksError {
   const code = problems.some((p) => p.code === 'CAPI33') ? 'CAPI33' : 'invalid_input';
-  return new BooksError(code, `${file}: ${count} error${count === 1 ? '' : 's'}; nothing was posted`, problems, {
-    posted: 0,
-    skipped: summary.skipped,
-    lines: 0,
-    error_count: count,
-    ...(count > problems.length ? { more_errors: count - problems.length } : {}),
-  });
+  return new BooksError(
+    code,
+    `${file}: ${count} error${count === 1 ? '' : 's'}; nothing was posted`,
+    problems,
+    {
+      posted: 0,
+      skipped: summary.skipped,
+      lines: 0,
+      error_count: count,
+      ...(count > problems.length ? { more_errors: count - problems.length } : {}),
+    },
+  );
 }

@@ -29,26 +29,52 @@ const LINE_FLAG = /^([^=]+)=([^@]+?)(?:@([^:@]+):(.+))?$/;
  * Turns `--debit ACCOUNT=AMOUNT[@TYPE:ID]` flags into request lines: accounts by external id or number,
  * decimal amounts to exact atoms. Every malformed flag is reported, not just the first.
  */
-export function linesFromFlags(debits: string[], credits: string[], accounts: GlAccount[], exponent: number): Record<string, unknown>[] {
+export function linesFromFlags(
+  debits: string[],
+  credits: string[],
+  accounts: GlAccount[],
+  exponent: number,
+): Record<string, unknown>[] {
   const resolve = accountResolver(accounts);
   const problems: Problem[] = [];
   const lines: Record<string, unknown>[] = [];
-  const flags = [...debits.map((v) => ['debit', v] as const), ...credits.map((v) => ['credit', v] as const)];
+  const flags = [
+    ...debits.map((v) => ['debit', v] as const),
+    ...credits.map((v) => ['credit', v] as const),
+  ];
   flags.forEach(([side, value], i) => {
     const path = `lines[${i}]`;
     const m = LINE_FLAG.exec(value.trim());
     if (!m) {
-      problems.push({ path, reason: 'invalid_line', message: `--${side} '${value}' is not ACCOUNT=AMOUNT[@TYPE:ID]` });
+      problems.push({
+        path,
+        reason: 'invalid_line',
+        message: `--${side} '${value}' is not ACCOUNT=AMOUNT[@TYPE:ID]`,
+      });
       return;
     }
-    const [, account, amountText, cpType, cpId] = m as unknown as [string, string, string, string | undefined, string | undefined];
+    const [, account, amountText, cpType, cpId] = m as unknown as [
+      string,
+      string,
+      string,
+      string | undefined,
+      string | undefined,
+    ];
     const amount = parseDecimal(amountText, exponent);
     if (!amount.ok) {
-      problems.push({ path: `${path}.amount_atoms`, reason: 'invalid_amount', message: `--${side} ${value}: ${amount.message}` });
+      problems.push({
+        path: `${path}.amount_atoms`,
+        reason: 'invalid_amount',
+        message: `--${side} ${value}: ${amount.message}`,
+      });
       return;
     }
     if (amount.atoms < 1n || amount.atoms > BigInt(MAX_ATOMS)) {
-      problems.push({ path: `${path}.amount_atoms`, reason: 'invalid_amount', message: `--${side} ${value}: the amount must be positive and at most ${MAX_ATOMS} atoms` });
+      problems.push({
+        path: `${path}.amount_atoms`,
+        reason: 'invalid_amount',
+        message: `--${side} ${value}: the amount must be positive and at most ${MAX_ATOMS} atoms`,
+      });
       return;
     }
     const found = resolve(account.trim());
@@ -56,7 +82,9 @@ export function linesFromFlags(debits: string[], credits: string[], accounts: Gl
       gl_account_id: found ? found.external_id : account.trim(),
       line_type: side,
       amount_atoms: Number(amount.atoms),
-      ...(cpType !== undefined ? { counterparty_type: cpType.trim(), counterparty_external_id: cpId!.trim() } : {}),
+      ...(cpType !== undefined
+        ? { counterparty_type: cpType.trim(), counterparty_external_id: cpId!.trim() }
+        : {}),
     });
   });
   if (problems.length) throw entryInvalid(problems);
@@ -65,16 +93,30 @@ export function linesFromFlags(debits: string[], credits: string[], accounts: Gl
 
 async function bodyFromFile(ctx: Context, path: string): Promise<unknown> {
   const parsed = parseJsonBody(await readText(ctx, path));
-  if (!parsed.ok) throw entryInvalid([{ path: '', reason: 'invalid_json', message: `${path === '-' ? 'standard input' : path} is not valid JSON: ${parsed.message}` }]);
+  if (!parsed.ok)
+    throw entryInvalid([
+      {
+        path: '',
+        reason: 'invalid_json',
+        message: `${path === '-' ? 'standard input' : path} is not valid JSON: ${parsed.message}`,
+      },
+    ]);
   return parsed.value;
 }
 
 export async function jePost(ctx: Context, opts: JePostOptions): Promise<void> {
   const hasLines = opts.debit.length > 0 || opts.credit.length > 0;
-  if (opts.file !== undefined && hasLines) throw new BooksError('usage', '--file gives the whole entry; it cannot be combined with --debit/--credit');
+  if (opts.file !== undefined && hasLines)
+    throw new BooksError(
+      'usage',
+      '--file gives the whole entry; it cannot be combined with --debit/--credit',
+    );
   const ledger = await ctx.ledger();
   const entity = await ledger.entity();
-  const exponent = currencyExponent(opts.currency?.toUpperCase() ?? entity.currency) ?? currencyExponent(entity.currency) ?? 2;
+  const exponent =
+    currencyExponent(opts.currency?.toUpperCase() ?? entity.currency) ??
+    currencyExponent(entity.currency) ??
+    2;
   const key = opts.idempotencyKey ?? randomUUID();
 
   let body: unknown;
@@ -94,7 +136,10 @@ export async function jePost(ctx: Context, opts: JePostOptions): Promise<void> {
     body = await interactiveEntry(ctx, ledger, opts, exponent, key);
     if (body === null) return;
   } else {
-    throw new BooksError('usage', 'no lines given: use --debit/--credit, --file PATH|-, or run on a terminal for interactive entry');
+    throw new BooksError(
+      'usage',
+      'no lines given: use --debit/--credit, --file PATH|-, or run on a terminal for interactive entry',
+    );
   }
 
   try {
@@ -108,11 +153,21 @@ export async function jePost(ctx: Context, opts: JePostOptions): Promise<void> {
   }
 }
 
-const FIELD_FLAGS: Record<string, string> = { entry_date: '--date', currency: '--currency', je_number: '--je-number', memo: '--memo', manual_entry_reason: '--reason', is_adjusting: '--adjusting' };
+const FIELD_FLAGS: Record<string, string> = {
+  entry_date: '--date',
+  currency: '--currency',
+  je_number: '--je-number',
+  memo: '--memo',
+  manual_entry_reason: '--reason',
+  is_adjusting: '--adjusting',
+};
 
 /** The flag that gave the value at a body path (`lines[2]` is the third --debit/--credit), or null for the entry as a whole. */
 function flagOf(opts: JePostOptions): (path: string) => string | null {
-  const lineFlags = [...opts.debit.map((v) => `--debit ${v}`), ...opts.credit.map((v) => `--credit ${v}`)];
+  const lineFlags = [
+    ...opts.debit.map((v) => `--debit ${v}`),
+    ...opts.credit.map((v) => `--credit ${v}`),
+  ];
   return (path) => {
     const line = /^lines\[(\d+)\]/.exec(path);
     if (line) return lineFlags[Number(line[1])] ?? null;
@@ -126,7 +181,9 @@ function named(e: unknown, place: (path: string) => string | null): unknown {
   return entryInvalid(
     e.errors.map((p) => {
       const where = place(p.path);
-      return where && !p.message.startsWith(where) ? { ...p, message: `${where}: ${p.message}` } : p;
+      return where && !p.message.startsWith(where)
+        ? { ...p, message: `${where}: ${p.message}` }
+        : p;
     }),
   );
 }
@@ -144,7 +201,12 @@ export function alreadyPosted(ctx: Context, e: unknown): boolean {
 }
 
 /** Shows a posted (or would-be) entry; `--format json` prints the entry object itself. */
-export function printPosted(ctx: Context, entry: JournalEntry, exponent: number, dryRun: boolean): void {
+export function printPosted(
+  ctx: Context,
+  entry: JournalEntry,
+  exponent: number,
+  dryRun: boolean,
+): void {
   if (ctx.json) return ctx.outJson(dryRun ? { dry_run: true, entry } : entry);
   ctx.out(entryText(entry, exponent, dryRun ? 'Would post ' : 'Posted '));
   if (dryRun) ctx.out('Dry run: nothing was posted.');

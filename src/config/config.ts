@@ -3,7 +3,9 @@ import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { BooksError, errors } from '../domain/errors.js';
 
-export type Profile = { kind: 'local'; ledger: string } | { kind: 'remote'; url: string; api_key_env?: string; api_key?: string; currency?: string };
+export type Profile =
+  | { kind: 'local'; ledger: string }
+  | { kind: 'remote'; url: string; api_key_env?: string; api_key?: string; currency?: string };
 
 export interface Config {
   default?: string;
@@ -13,7 +15,14 @@ export interface Config {
 /** Where the ledger a command works on is: a local file or a remote service. */
 export type Target =
   | { kind: 'local'; path: string; profile: string | null }
-  | { kind: 'remote'; url: string; apiKeyEnv: string; apiKey: string | undefined; profile: string; currency: string };
+  | {
+      kind: 'remote';
+      url: string;
+      apiKeyEnv: string;
+      apiKey: string | undefined;
+      profile: string;
+      currency: string;
+    };
 
 export type Env = Record<string, string | undefined>;
 
@@ -32,7 +41,10 @@ export function readConfig(env: Env): Config {
     const parsed = JSON.parse(readFileSync(path, 'utf8')) as Partial<Config>;
     return { ...parsed, profiles: parsed.profiles ?? {} };
   } catch (e) {
-    throw new BooksError('usage', `the config file ${path} is not valid JSON: ${(e as Error).message}`);
+    throw new BooksError(
+      'usage',
+      `the config file ${path} is not valid JSON: ${(e as Error).message}`,
+    );
   }
 }
 
@@ -51,13 +63,19 @@ export function writeConfig(env: Env, config: Config): void {
  * Picks the ledger: `--ledger` > `--profile` > `BOOKS_LEDGER` > `BOOKS_PROFILE` > the config's default
  * profile > `./books.sqlite`. `--ledger` with `--profile` is a usage error.
  */
-export function resolveTarget(flags: { ledger?: string; profile?: string }, env: Env, cwd: string): Target {
+export function resolveTarget(
+  flags: { ledger?: string; profile?: string },
+  env: Env,
+  cwd: string,
+): Target {
   if (flags.ledger !== undefined && flags.profile !== undefined) {
     throw errors.usage('--ledger and --profile name two different ledgers; give one of them');
   }
-  if (flags.ledger !== undefined) return { kind: 'local', path: resolve(cwd, flags.ledger), profile: null };
+  if (flags.ledger !== undefined)
+    return { kind: 'local', path: resolve(cwd, flags.ledger), profile: null };
   if (flags.profile !== undefined) return fromProfile(flags.profile, env, cwd, '--profile');
-  if (env.BOOKS_LEDGER) return { kind: 'local', path: resolve(cwd, env.BOOKS_LEDGER), profile: null };
+  if (env.BOOKS_LEDGER)
+    return { kind: 'local', path: resolve(cwd, env.BOOKS_LEDGER), profile: null };
   if (env.BOOKS_PROFILE) return fromProfile(env.BOOKS_PROFILE, env, cwd, 'BOOKS_PROFILE');
   const config = readConfig(env);
   if (config.default) return fromProfile(config.default, env, cwd, 'the default profile');
@@ -69,9 +87,18 @@ function fromProfile(name: string, env: Env, cwd: string, source: string): Targe
   const p = config.profiles[name];
   if (!p) {
     const known = Object.keys(config.profiles);
-    throw errors.usage(`no profile '${name}' (from ${source}) in ${configPath(env)}${known.length ? `; profiles: ${known.join(', ')}` : ''}`);
+    throw errors.usage(
+      `no profile '${name}' (from ${source}) in ${configPath(env)}${known.length ? `; profiles: ${known.join(', ')}` : ''}`,
+    );
   }
   if (p.kind === 'local') return { kind: 'local', path: resolve(cwd, p.ledger), profile: name };
   const apiKeyEnv = p.api_key_env ?? 'BOOKS_API_KEY';
-  return { kind: 'remote', url: p.url, apiKeyEnv, apiKey: env[apiKeyEnv] ?? p.api_key, profile: name, currency: p.currency ?? 'USD' };
+  return {
+    kind: 'remote',
+    url: p.url,
+    apiKeyEnv,
+    apiKey: env[apiKeyEnv] ?? p.api_key,
+    profile: name,
+    currency: p.currency ?? 'USD',
+  };
 }

@@ -77,6 +77,8 @@ export interface Entity {
 /** Finds an account by external id first, then by account number (what people type). */
 export function accountResolver(accounts: GlAccount[]): (ref: string) => GlAccount | undefined {
   const byExt = new Map(accounts.map((a) => [a.external_id, a]));
-  const byNumber = new Map(accounts.filter((a) => a.account_number).map((a) => [a.account_number!, a]));
+  const byNumber = new Map(
+    accounts.filter((a) => a.account_number).map((a) => [a.account_number!, a]),
+  );
   return (ref) => byExt.get(ref) ?? byNumber.get(ref);
 }

@@ -89,7 +89,9 @@ export function buildBalanceSheet(input: {
   const idx = (d: string) => at.get(d)!;
   const ends = periods.map((p) => idx(p.end_date));
   const befores = periods.map((p) => idx(dayBefore(p.start_date)));
-  const fyBefores = periods.map((p) => idx(dayBefore(fiscalYearStart(p.end_date, input.fiscalYearStartMonth))));
+  const fyBefores = periods.map((p) =>
+    idx(dayBefore(fiscalYearStart(p.end_date, input.fiscalYearStartMonth))),
+  );
   const ids = periods.map((p) => p.id);
   const none = (): Vec => periods.map(() => null);
   const zeroCounts = () => periods.map(() => 0);
@@ -102,7 +104,11 @@ export function buildBalanceSheet(input: {
   }
   // Code-unit order, not localeCompare: the first collator costs ~15 ms of a report's start-up.
   const cmp = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
-  const order = (list: SheetAccount[]) => [...list].sort((x, y) => cmp(x.account_number ?? '\uffff', y.account_number ?? '\uffff') || cmp(x.name, y.name));
+  const order = (list: SheetAccount[]) =>
+    [...list].sort(
+      (x, y) =>
+        cmp(x.account_number ?? '\uffff', y.account_number ?? '\uffff') || cmp(x.name, y.name),
+    );
 
   const own = (a: SheetAccount, sign: bigint): { cells: Vec; counts: number[] } => {
     const t = totals.get(a.key);
@@ -144,10 +150,18 @@ export function buildBalanceSheet(input: {
       counts,
     };
   };
-  const group = (name: string, kind: string, parts: Built[] | { cells: Vec; counts: number[] }): Built => {
+  const group = (
+    name: string,
+    kind: string,
+    parts: Built[] | { cells: Vec; counts: number[] },
+  ): Built => {
     const list = Array.isArray(parts) ? parts : [];
-    const cells = Array.isArray(parts) ? list.reduce((acc, b) => addVec(acc, b.cells), none()) : parts.cells;
-    const counts = Array.isArray(parts) ? list.reduce((acc, b) => acc.map((n, i) => n + b.counts[i]!), zeroCounts()) : parts.counts;
+    const cells = Array.isArray(parts)
+      ? list.reduce((acc, b) => addVec(acc, b.cells), none())
+      : parts.cells;
+    const counts = Array.isArray(parts)
+      ? list.reduce((acc, b) => acc.map((n, i) => n + b.counts[i]!), zeroCounts())
+      : parts.counts;
     return {
       node: {
         account_id: null,
@@ -176,12 +190,19 @@ export function buildBalanceSheet(input: {
     }
     if (section === 'equity') parts.push(...profitAndLoss());
     const cells = parts.reduce((acc, b) => addVec(acc, b.cells), none());
-    return { account_type: section, label, balances: cellMap(ids, cells), children: parts.map((b) => b.node) };
+    return {
+      account_type: section,
+      label,
+      balances: cellMap(ids, cells),
+      children: parts.map((b) => b.node),
+    };
   });
 
   /** Retained earnings (P&L before the column's fiscal year) and net income (fiscal year to the column's end), credit-positive. */
   function profitAndLoss(): Built[] {
-    const pl = input.accounts.filter((a) => ACCOUNT_TYPES[a.account_type].section === 'profit_and_loss');
+    const pl = input.accounts.filter(
+      (a) => ACCOUNT_TYPES[a.account_type].section === 'profit_and_loss',
+    );
     const re = { cells: none(), counts: zeroCounts() };
     const ni = { cells: none(), counts: zeroCounts() };
     for (const a of pl) {
@@ -190,13 +211,15 @@ export function buildBalanceSheet(input: {
       periods.forEach((_, c) => {
         const [e, b, f] = [ends[c]!, befores[c]!, fyBefores[c]!];
         if (t.count[f]! > 0) re.cells[c] = (re.cells[c] ?? 0n) - t.net[f]!;
-        if (t.count[e]! - t.count[f]! > 0) ni.cells[c] = (ni.cells[c] ?? 0n) - (t.net[e]! - t.net[f]!);
+        if (t.count[e]! - t.count[f]! > 0)
+          ni.cells[c] = (ni.cells[c] ?? 0n) - (t.net[e]! - t.net[f]!);
         // A column never straddles a fiscal year, so its lines all fall in net income.
         ni.counts[c]! += t.count[e]! - t.count[b]!;
       });
     }
     const out: Built[] = [];
-    if (re.cells.some((x) => x !== null)) out.push(group('Retained Earnings', 'retained_earnings', re));
+    if (re.cells.some((x) => x !== null))
+      out.push(group('Retained Earnings', 'retained_earnings', re));
     if (ni.cells.some((x) => x !== null)) out.push(group('Net Income', 'net_income', ni));
     return out;
   }

@@ -2,8 +2,22 @@ import { ACCOUNT_TYPES, COUNTERPARTY_TYPES, isAccountType, type AccountType } fr
 import { currencyExponent } from './money.js';
 import type { Problem } from './errors.js';
 
-export const CHART_COLUMNS = ['external_id', 'account_number', 'name', 'account_type', 'parent_external_id', 'is_postable', 'is_active', 'currency'] as const;
-export const COUNTERPARTY_COLUMNS = ['counterparty_type', 'external_id', 'name', 'is_active'] as const;
+export const CHART_COLUMNS = [
+  'external_id',
+  'account_number',
+  'name',
+  'account_type',
+  'parent_external_id',
+  'is_postable',
+  'is_active',
+  'currency',
+] as const;
+export const COUNTERPARTY_COLUMNS = [
+  'counterparty_type',
+  'external_id',
+  'name',
+  'is_active',
+] as const;
 
 /** A chart row after checking: what the ledger upserts by external_id. */
 export interface ChartRow {
@@ -53,7 +67,8 @@ export function checkChart(
 ): { rows: ChartRow[]; problems: Problem[] } {
   const problems: Problem[] = [];
   const rows: ChartRow[] = [];
-  const add = (row: number, path: string, reason: string, message: string) => problems.push({ row, path, reason, message });
+  const add = (row: number, path: string, reason: string, message: string) =>
+    problems.push({ row, path, reason, message });
   const byId = new Map<string, ChartRow>();
   const numberOwner = new Map<string, string>();
   for (const e of existing) if (e.account_number) numberOwner.set(e.account_number, e.external_id);
@@ -67,16 +82,37 @@ export function checkChart(
     const isActive = parseBool(v.is_active, true);
     const before = problems.length;
     if (!externalId) add(row, 'external_id', 'missing_field', 'external_id is required');
-    else if (byId.has(externalId)) add(row, 'external_id', 'duplicate', `external_id '${externalId}' also appears on row ${byId.get(externalId)!.row}`);
+    else if (byId.has(externalId))
+      add(
+        row,
+        'external_id',
+        'duplicate',
+        `external_id '${externalId}' also appears on row ${byId.get(externalId)!.row}`,
+      );
     if (!name) add(row, 'name', 'missing_field', 'name is required');
-    if (!isAccountType(type)) add(row, 'account_type', 'invalid_account_type', `'${v.account_type ?? ''}' is not an account type (one of ${Object.keys(ACCOUNT_TYPES).join(', ')})`);
-    if (isPostable === null) add(row, 'is_postable', 'invalid_boolean', `'${v.is_postable}' is not true or false`);
-    if (isActive === null) add(row, 'is_active', 'invalid_boolean', `'${v.is_active}' is not true or false`);
-    if (currency && currencyExponent(currency) === null) add(row, 'currency', 'invalid_currency', `'${v.currency}' is not an ISO 4217 currency code`);
+    if (!isAccountType(type))
+      add(
+        row,
+        'account_type',
+        'invalid_account_type',
+        `'${v.account_type ?? ''}' is not an account type (one of ${Object.keys(ACCOUNT_TYPES).join(', ')})`,
+      );
+    if (isPostable === null)
+      add(row, 'is_postable', 'invalid_boolean', `'${v.is_postable}' is not true or false`);
+    if (isActive === null)
+      add(row, 'is_active', 'invalid_boolean', `'${v.is_active}' is not true or false`);
+    if (currency && currencyExponent(currency) === null)
+      add(row, 'currency', 'invalid_currency', `'${v.currency}' is not an ISO 4217 currency code`);
     const number = (v.account_number ?? '').trim() || null;
     if (number && externalId) {
       const owner = numberOwner.get(number);
-      if (owner !== undefined && owner !== externalId) add(row, 'account_number', 'duplicate', `account number ${number} already belongs to '${owner}'`);
+      if (owner !== undefined && owner !== externalId)
+        add(
+          row,
+          'account_number',
+          'duplicate',
+          `account number ${number} already belongs to '${owner}'`,
+        );
       else numberOwner.set(number, externalId);
     }
     if (problems.length > before) continue;
@@ -97,22 +133,38 @@ export function checkChart(
 
   // Parents resolve against the file first, then the ledger; follow each chain to find cycles.
   const existingById = new Map(existing.map((e) => [e.external_id, e]));
-  const parentOf = (id: string) => byId.get(id)?.parent_external_id ?? existingById.get(id)?.parent_external_id ?? null;
+  const parentOf = (id: string) =>
+    byId.get(id)?.parent_external_id ?? existingById.get(id)?.parent_external_id ?? null;
   const typeOf = (id: string) => byId.get(id)?.account_type ?? existingById.get(id)?.account_type;
   for (const r of rows) {
     if (!r.parent_external_id) continue;
     const parentType = typeOf(r.parent_external_id);
     if (!parentType) {
-      problems.push({ row: r.row, path: 'parent_external_id', reason: 'unknown_parent', message: `no account '${r.parent_external_id}' in the file or the ledger` });
+      problems.push({
+        row: r.row,
+        path: 'parent_external_id',
+        reason: 'unknown_parent',
+        message: `no account '${r.parent_external_id}' in the file or the ledger`,
+      });
       continue;
     }
     if (ACCOUNT_TYPES[parentType].section !== ACCOUNT_TYPES[r.account_type].section) {
-      problems.push({ row: r.row, path: 'parent_external_id', reason: 'section_mismatch', message: `${r.account_type} account '${r.external_id}' cannot sit under ${parentType} account '${r.parent_external_id}'` });
+      problems.push({
+        row: r.row,
+        path: 'parent_external_id',
+        reason: 'section_mismatch',
+        message: `${r.account_type} account '${r.external_id}' cannot sit under ${parentType} account '${r.parent_external_id}'`,
+      });
     }
     const seen = new Set([r.external_id]);
     for (let p: string | null = r.parent_external_id; p; p = parentOf(p)) {
       if (seen.has(p)) {
-        problems.push({ row: r.row, path: 'parent_external_id', reason: 'parent_cycle', message: `'${r.external_id}' is its own ancestor through '${r.parent_external_id}'` });
+        problems.push({
+          row: r.row,
+          path: 'parent_external_id',
+          reason: 'parent_cycle',
+          message: `'${r.external_id}' is its own ancestor through '${r.parent_external_id}'`,
+        });
         break;
       }
       seen.add(p);
@@ -123,7 +175,10 @@ export function checkChart(
 }
 
 /** Checks a counterparties file: known types, required ids and names, no id twice per type. */
-export function checkCounterparties(records: { row: number; values: Record<string, string> }[]): { rows: CounterpartyRow[]; problems: Problem[] } {
+export function checkCounterparties(records: { row: number; values: Record<string, string> }[]): {
+  rows: CounterpartyRow[];
+  problems: Problem[];
+} {
   const problems: Problem[] = [];
   const rows: CounterpartyRow[] = [];
   const seen = new Map<string, number>();
@@ -134,16 +189,46 @@ export function checkCounterparties(records: { row: number; values: Record<strin
     const isActive = parseBool(v.is_active, true);
     const before = problems.length;
     if (!(COUNTERPARTY_TYPES as readonly string[]).includes(type)) {
-      problems.push({ row, path: 'counterparty_type', reason: 'invalid_counterparty_type', message: `'${v.counterparty_type ?? ''}' is not one of ${COUNTERPARTY_TYPES.join(', ')}` });
+      problems.push({
+        row,
+        path: 'counterparty_type',
+        reason: 'invalid_counterparty_type',
+        message: `'${v.counterparty_type ?? ''}' is not one of ${COUNTERPARTY_TYPES.join(', ')}`,
+      });
     }
-    if (!externalId) problems.push({ row, path: 'external_id', reason: 'missing_field', message: 'external_id is required' });
-    if (!name) problems.push({ row, path: 'name', reason: 'missing_field', message: 'name is required' });
-    if (isActive === null) problems.push({ row, path: 'is_active', reason: 'invalid_boolean', message: `'${v.is_active}' is not true or false` });
+    if (!externalId)
+      problems.push({
+        row,
+        path: 'external_id',
+        reason: 'missing_field',
+        message: 'external_id is required',
+      });
+    if (!name)
+      problems.push({ row, path: 'name', reason: 'missing_field', message: 'name is required' });
+    if (isActive === null)
+      problems.push({
+        row,
+        path: 'is_active',
+        reason: 'invalid_boolean',
+        message: `'${v.is_active}' is not true or false`,
+      });
     const key = `${type}:${externalId}`;
-    if (externalId && seen.has(key)) problems.push({ row, path: 'external_id', reason: 'duplicate', message: `${type} '${externalId}' also appears on row ${seen.get(key)}` });
+    if (externalId && seen.has(key))
+      problems.push({
+        row,
+        path: 'external_id',
+        reason: 'duplicate',
+        message: `${type} '${externalId}' also appears on row ${seen.get(key)}`,
+      });
     if (problems.length > before) continue;
     seen.set(key, row);
-    rows.push({ row, counterparty_type: type, external_id: externalId, name, is_active: isActive! });
+    rows.push({
+      row,
+      counterparty_type: type,
+      external_id: externalId,
+      name,
+      is_active: isActive!,
+    });
   }
   return { rows, problems };
 }

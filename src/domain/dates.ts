@@ -2,7 +2,8 @@
 export function isIsoDate(s: unknown): s is string {
   // Read digit by digit: this runs for every entry of an import, and a regular expression's match
   // array and substrings cost more than the check itself.
-  if (typeof s !== 'string' || s.length !== 10 || s.charCodeAt(4) !== 45 || s.charCodeAt(7) !== 45) return false;
+  if (typeof s !== 'string' || s.length !== 10 || s.charCodeAt(4) !== 45 || s.charCodeAt(7) !== 45)
+    return false;
   const y = digits(s, 0, 4);
   const mo = digits(s, 5, 7);
   const d = digits(s, 8, 10);
@@ -27,7 +28,13 @@ export function isIsoMonth(s: unknown): s is string {
 
 /** Number of days in a month of the proleptic Gregorian calendar. */
 export function daysInMonth(year: number, month: number): number {
-  return month === 2 ? (isLeap(year) ? 29 : 28) : month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
+  return month === 2
+    ? isLeap(year)
+      ? 29
+      : 28
+    : month === 4 || month === 6 || month === 9 || month === 11
+      ? 30
+      : 31;
 }
 
 function isLeap(y: number): boolean {

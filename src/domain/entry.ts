@@ -52,7 +52,11 @@ export interface JournalEntry {
   entry_type_label: string;
   counterparty_name: string | null;
   source_description: string | null;
-  source_svc_object: { object_type: string; object_external_id: string; display_number: string } | null;
+  source_svc_object: {
+    object_type: string;
+    object_external_id: string;
+    display_number: string;
+  } | null;
   original_journal_entry_id: string | null;
   original_journal_entry_date: string | null;
   reversed_by_journal_entry_ids: string[];
@@ -109,8 +113,23 @@ export interface ValidEntry {
   total_atoms: number;
 }
 
-const ENTRY_FIELDS = new Set(['currency', 'entry_date', 'lines', 'is_adjusting', 'je_number', 'manual_entry_reason', 'memo']);
-const LINE_FIELDS = new Set(['gl_account_id', 'line_type', 'amount_atoms', 'memo', 'counterparty_type', 'counterparty_external_id']);
+const ENTRY_FIELDS = new Set([
+  'currency',
+  'entry_date',
+  'lines',
+  'is_adjusting',
+  'je_number',
+  'manual_entry_reason',
+  'memo',
+]);
+const LINE_FIELDS = new Set([
+  'gl_account_id',
+  'line_type',
+  'amount_atoms',
+  'memo',
+  'counterparty_type',
+  'counterparty_external_id',
+]);
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -119,9 +138,13 @@ const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !
  * Checks a `POST /v1/journal-entries` body against every rule of the spec and the entity, and returns
  * either the valid entry or every problem found (each with its path), never just the first.
  */
-export function validateEntry(body: unknown, ctx: ValidationContext): { entry: ValidEntry; problems: [] } | { entry: null; problems: Problem[] } {
+export function validateEntry(
+  body: unknown,
+  ctx: ValidationContext,
+): { entry: ValidEntry; problems: [] } | { entry: null; problems: Problem[] } {
   const problems: Problem[] = [];
-  const add = (path: string, reason: string, message: string) => problems.push({ path, reason, message });
+  const add = (path: string, reason: string, message: string) =>
+    problems.push({ path, reason, message });
 
   if (!isObj(body)) {
     add('', 'invalid_body', 'the entry must be a JSON object');
@@ -135,33 +158,53 @@ export function validateEntry(body: unknown, ctx: ValidationContext): { entry: V
   let currency = entity.currency;
   if (body.currency !== undefined) {
     if (typeof body.currency !== 'string' || currencyExponent(body.currency) === null) {
-      add('currency', 'invalid_currency', `'${String(body.currency)}' is not an ISO 4217 currency code`);
+      add(
+        'currency',
+        'invalid_currency',
+        `'${String(body.currency)}' is not an ISO 4217 currency code`,
+      );
     } else if (body.currency !== entity.currency) {
-      add('currency', 'currency_mismatch', `currency ${body.currency} does not match the entity's functional currency ${entity.currency}`);
+      add(
+        'currency',
+        'currency_mismatch',
+        `currency ${body.currency} does not match the entity's functional currency ${entity.currency}`,
+      );
     } else currency = body.currency;
   }
   const exponent = currencyExponent(entity.currency) ?? 2;
 
   const entryDate = body.entry_date;
   if (entryDate === undefined) add('entry_date', 'missing_field', 'entry_date is required');
-  else if (!isIsoDate(entryDate)) add('entry_date', 'invalid_date', `'${String(entryDate)}' is not a date (YYYY-MM-DD)`);
+  else if (!isIsoDate(entryDate))
+    add('entry_date', 'invalid_date', `'${String(entryDate)}' is not a date (YYYY-MM-DD)`);
   else if (entity.books_start && entryDate < entity.books_start) {
-    add('entry_date', 'before_books_start', `${entryDate} is before the books start on ${entity.books_start}`);
+    add(
+      'entry_date',
+      'before_books_start',
+      `${entryDate} is before the books start on ${entity.books_start}`,
+    );
   } else if (entity.lock_date && entryDate <= entity.lock_date) {
-    add('entry_date', 'period_closed', `${entryDate} is in a closed period: the books are closed through ${entity.lock_date}`);
+    add(
+      'entry_date',
+      'period_closed',
+      `${entryDate} is in a closed period: the books are closed through ${entity.lock_date}`,
+    );
   }
 
   const isAdjusting = body.is_adjusting ?? false;
-  if (typeof isAdjusting !== 'boolean') add('is_adjusting', 'invalid_type', 'is_adjusting must be true or false');
+  if (typeof isAdjusting !== 'boolean')
+    add('is_adjusting', 'invalid_type', 'is_adjusting must be true or false');
 
   let jeNumber: string | null = null;
   let jeSeq: number | null = null;
   if (body.je_number !== undefined && body.je_number !== null) {
-    if (typeof body.je_number !== 'string') add('je_number', 'invalid_type', 'je_number must be a string');
+    if (typeof body.je_number !== 'string')
+      add('je_number', 'invalid_type', 'je_number must be a string');
     else {
       const n = normaliseJeNumber(body.je_number);
       if (!n.ok) add('je_number', 'invalid_je_number', n.message);
-      else if (ctx.jeNumberTaken(n.value)) add('je_number', 'duplicate_je_number', `${n.value} is already used by another entry`);
+      else if (ctx.jeNumberTaken(n.value))
+        add('je_number', 'duplicate_je_number', `${n.value} is already used by another entry`);
       else [jeNumber, jeSeq] = [n.value, n.seq];
     }
   }
@@ -178,7 +221,11 @@ export function validateEntry(body: unknown, ctx: ValidationContext): { entry: V
   else if (!Array.isArray(rawLines)) add('lines', 'invalid_type', 'lines must be an array');
   else {
     if (rawLines.length < MIN_LINES || rawLines.length > MAX_LINES) {
-      add('lines', 'line_count', `an entry has ${MIN_LINES} to ${MAX_LINES} lines; this one has ${rawLines.length}`);
+      add(
+        'lines',
+        'line_count',
+        `an entry has ${MIN_LINES} to ${MAX_LINES} lines; this one has ${rawLines.length}`,
+      );
     }
     for (let i = 0; i < rawLines.length; i++) {
       const raw: unknown = rawLines[i];
@@ -195,7 +242,11 @@ export function validateEntry(body: unknown, ctx: ValidationContext): { entry: V
       const account = checkAccount(raw.gl_account_id, at, currency, ctx, add);
       const lineType = raw.line_type;
       if (lineType !== 'debit' && lineType !== 'credit') {
-        add(at('line_type'), 'invalid_line_type', `line_type must be 'debit' or 'credit', not '${String(lineType)}'`);
+        add(
+          at('line_type'),
+          'invalid_line_type',
+          `line_type must be 'debit' or 'credit', not '${String(lineType)}'`,
+        );
       }
       const amount = raw.amount_atoms;
       if (typeof amount !== 'number' || !Number.isSafeInteger(amount) || amount < 1) {
@@ -206,8 +257,18 @@ export function validateEntry(body: unknown, ctx: ValidationContext): { entry: V
       else amountsValid = false;
       const counterparty = checkCounterparty(raw, at, account, ctx, add);
       const lineMemo = raw.memo === undefined ? null : optionalText(raw, 'memo', add, at('') + '.');
-      if (account && (lineType === 'debit' || lineType === 'credit') && typeof amount === 'number') {
-        lines.push({ account, line_type: lineType, amount_atoms: amount, memo: lineMemo, counterparty });
+      if (
+        account &&
+        (lineType === 'debit' || lineType === 'credit') &&
+        typeof amount === 'number'
+      ) {
+        lines.push({
+          account,
+          line_type: lineType,
+          amount_atoms: amount,
+          memo: lineMemo,
+          counterparty,
+        });
       }
     }
   }
@@ -215,12 +276,26 @@ export function validateEntry(body: unknown, ctx: ValidationContext): { entry: V
   let total = debits;
   if (amountsValid && Array.isArray(rawLines) && rawLines.length > 0) {
     if (debits > MAX_ATOMS || credits > MAX_ATOMS) {
-      const exact = (side: string) => (rawLines as Obj[]).reduce((s, l) => (l.line_type === side ? s + BigInt(l.amount_atoms as number) : s), 0n);
+      const exact = (side: string) =>
+        (rawLines as Obj[]).reduce(
+          (s, l) => (l.line_type === side ? s + BigInt(l.amount_atoms as number) : s),
+          0n,
+        );
       const [d, c] = [exact('debit'), exact('credit')];
-      if (d !== c) add('lines', 'unbalanced', `entry is not balanced: debits ${formatAmount(d, exponent)} ≠ credits ${formatAmount(c, exponent)}`);
-      else add('lines', 'total_too_large', `the entry's debit total ${d} atoms exceeds ${MAX_ATOMS}`);
+      if (d !== c)
+        add(
+          'lines',
+          'unbalanced',
+          `entry is not balanced: debits ${formatAmount(d, exponent)} ≠ credits ${formatAmount(c, exponent)}`,
+        );
+      else
+        add('lines', 'total_too_large', `the entry's debit total ${d} atoms exceeds ${MAX_ATOMS}`);
     } else if (debits !== credits) {
-      add('lines', 'unbalanced', `entry is not balanced: debits ${formatAmount(debits, exponent)} ≠ credits ${formatAmount(credits, exponent)}`);
+      add(
+        'lines',
+        'unbalanced',
+        `entry is not balanced: debits ${formatAmount(debits, exponent)} ≠ credits ${formatAmount(credits, exponent)}`,
+      );
     }
   }
 
@@ -242,17 +317,25 @@ export function validateEntry(body: unknown, ctx: ValidationContext): { entry: V
 }
 
 function amountMessage(v: unknown): string {
-  if (typeof v === 'number' && Number.isInteger(v) && v > MAX_ATOMS) return `amount_atoms ${v} exceeds ${MAX_ATOMS}`;
-  if (typeof v === 'number' && Number.isInteger(v)) return `amount_atoms must be at least 1, not ${v}`;
+  if (typeof v === 'number' && Number.isInteger(v) && v > MAX_ATOMS)
+    return `amount_atoms ${v} exceeds ${MAX_ATOMS}`;
+  if (typeof v === 'number' && Number.isInteger(v))
+    return `amount_atoms must be at least 1, not ${v}`;
   if (v === undefined) return 'amount_atoms is required';
   return `amount_atoms must be a whole number of atoms, not ${JSON.stringify(v)}`;
 }
 
-function optionalText(o: Obj, field: string, add: (p: string, r: string, m: string) => void, prefix = ''): string | null {
+function optionalText(
+  o: Obj,
+  field: string,
+  add: (p: string, r: string, m: string) => void,
+  prefix = '',
+): string | null {
   const v = o[field];
   if (v === undefined || v === null) return null;
   if (typeof v !== 'string') add(prefix + field, 'invalid_type', `${field} must be a string`);
-  else if (v.length > MAX_TEXT) add(prefix + field, 'too_long', `${field} is longer than ${MAX_TEXT} characters`);
+  else if (v.length > MAX_TEXT)
+    add(prefix + field, 'too_long', `${field} is longer than ${MAX_TEXT} characters`);
   else return v;
   return null;
 }
@@ -266,17 +349,31 @@ function checkAccount(
 ): AccountRef | null {
   if (typeof v !== 'string' || v === '') {
     const path = at('gl_account_id');
-    add(path, 'unknown_account', v === undefined ? 'gl_account_id is required' : 'gl_account_id must be a non-empty string');
+    add(
+      path,
+      'unknown_account',
+      v === undefined ? 'gl_account_id is required' : 'gl_account_id must be a non-empty string',
+    );
     return null;
   }
   const a = ctx.account(v);
-  if (a && a.is_active && a.is_postable && (a.currency === null || a.currency === currency)) return a;
+  if (a && a.is_active && a.is_postable && (a.currency === null || a.currency === currency))
+    return a;
   const path = at('gl_account_id');
   if (!a) add(path, 'unknown_account', `no GL account with external id '${v}'`);
   else if (!a.is_active) add(path, 'inactive_account', `GL account '${v}' (${a.name}) is inactive`);
-  else if (!a.is_postable) add(path, 'unpostable_account', `GL account '${v}' (${a.name}) is a header account and cannot be posted to`);
+  else if (!a.is_postable)
+    add(
+      path,
+      'unpostable_account',
+      `GL account '${v}' (${a.name}) is a header account and cannot be posted to`,
+    );
   else if (a.currency !== null && a.currency !== currency) {
-    add(path, 'currency_conflict', `GL account '${v}' is denominated in ${a.currency}, not ${currency}`);
+    add(
+      path,
+      'currency_conflict',
+      `GL account '${v}' is denominated in ${a.currency}, not ${currency}`,
+    );
   } else return a;
   return null;
 }
@@ -291,26 +388,53 @@ function checkCounterparty(
   const type = line.counterparty_type;
   const id = line.counterparty_external_id;
   const needed = account ? requiredCounterpartyType(account.account_type) : null;
-  const given = type !== undefined && type !== null || id !== undefined && id !== null;
+  const given = (type !== undefined && type !== null) || (id !== undefined && id !== null);
   if (!given) {
-    if (needed) add(at('counterparty_external_id'), 'invalid_counterparty', `lines on ${account!.account_type} accounts need a ${needed} counterparty`);
+    if (needed)
+      add(
+        at('counterparty_external_id'),
+        'invalid_counterparty',
+        `lines on ${account!.account_type} accounts need a ${needed} counterparty`,
+      );
     return null;
   }
   if (typeof type !== 'string' || type === '') {
-    add(at('counterparty_type'), 'invalid_counterparty', 'counterparty_type is required with counterparty_external_id');
+    add(
+      at('counterparty_type'),
+      'invalid_counterparty',
+      'counterparty_type is required with counterparty_external_id',
+    );
     return null;
   }
   if (typeof id !== 'string' || id === '') {
-    add(at('counterparty_external_id'), 'invalid_counterparty', 'counterparty_external_id is required with counterparty_type');
+    add(
+      at('counterparty_external_id'),
+      'invalid_counterparty',
+      'counterparty_external_id is required with counterparty_type',
+    );
     return null;
   }
   if (needed && type !== needed) {
-    add(at('counterparty_type'), 'invalid_counterparty', `lines on ${account!.account_type} accounts need a ${needed}, not a ${type}`);
+    add(
+      at('counterparty_type'),
+      'invalid_counterparty',
+      `lines on ${account!.account_type} accounts need a ${needed}, not a ${type}`,
+    );
     return null;
   }
   const cp = ctx.counterparty(type, id);
-  if (!cp) add(at('counterparty_external_id'), 'invalid_counterparty', `no ${type} with external id '${id}'`);
-  else if (!cp.is_active) add(at('counterparty_external_id'), 'invalid_counterparty', `${type} '${id}' (${cp.name}) is inactive`);
+  if (!cp)
+    add(
+      at('counterparty_external_id'),
+      'invalid_counterparty',
+      `no ${type} with external id '${id}'`,
+    );
+  else if (!cp.is_active)
+    add(
+      at('counterparty_external_id'),
+      'invalid_counterparty',
+      `${type} '${id}' (${cp.name}) is inactive`,
+    );
   else return cp;
   return null;
 }
@@ -319,6 +443,7 @@ function checkCounterparty(
 export function idempotencyKeyProblem(key: string | undefined | null): string | null {
   if (key === undefined || key === null) return 'X-Idempotency-Key is missing';
   if (key.trim() === '') return 'X-Idempotency-Key is empty';
-  if (key.length > 128) return `X-Idempotency-Key is ${key.length} characters; at most 128 are allowed`;
+  if (key.length > 128)
+    return `X-Idempotency-Key is ${key.length} characters; at most 128 are allowed`;
   return null;
 }

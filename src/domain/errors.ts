@@ -39,7 +39,12 @@ export class BooksError extends Error {
   /** Extra machine-readable facts (existing_journal_entry_id, retry_after, ...). */
   readonly details: Record<string, unknown>;
 
-  constructor(code: ErrorCode, message: string, errors: Problem[] = [], details: Record<string, unknown> = {}) {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    errors: Problem[] = [],
+    details: Record<string, unknown> = {},
+  ) {
     super(message);
     this.name = 'BooksError';
     this.code = code;
@@ -50,27 +55,40 @@ export class BooksError extends Error {
 
 /** True for BooksError values, also across module copies. */
 export function isBooksError(e: unknown): e is BooksError {
-  return e instanceof BooksError || (typeof e === 'object' && e !== null && (e as { name?: unknown }).name === 'BooksError');
+  return (
+    e instanceof BooksError ||
+    (typeof e === 'object' && e !== null && (e as { name?: unknown }).name === 'BooksError')
+  );
 }
 
 /** CAPI33 carrying every problem of the entry; the message is the first problem when there is one. */
 export function entryInvalid(problems: Problem[]): BooksError {
   const first = problems[0];
   const message =
-    problems.length === 1 && first ? first.message : `entry is invalid: ${problems.length} problems`;
+    problems.length === 1 && first
+      ? first.message
+      : `entry is invalid: ${problems.length} problems`;
   return new BooksError('CAPI33', message, problems);
 }
 
 export const errors = {
   idempotencyKeyMissing: (why = 'X-Idempotency-Key is missing') =>
-    new BooksError('CAPI34', why, [{ path: 'X-Idempotency-Key', reason: 'missing_idempotency_key', message: why }]),
+    new BooksError('CAPI34', why, [
+      { path: 'X-Idempotency-Key', reason: 'missing_idempotency_key', message: why },
+    ]),
   idempotencyKeyUsed: (existingId: string | null) =>
     new BooksError(
       'CAPI34',
       existingId
         ? `idempotency key already used within the hour: it posted ${existingId}`
         : 'idempotency key already used within the hour for a different request',
-      [{ path: 'X-Idempotency-Key', reason: 'duplicate_idempotency_key', message: 'already used within the last hour' }],
+      [
+        {
+          path: 'X-Idempotency-Key',
+          reason: 'duplicate_idempotency_key',
+          message: 'already used within the last hour',
+        },
+      ],
       existingId ? { existing_journal_entry_id: existingId } : {},
     ),
   noBooksStart: () =>
@@ -79,13 +97,22 @@ export const errors = {
       'the entity has no applied First Month of Books, so nothing can post (set it with `books books-start YYYY-MM`)',
     ),
   rebuilding: (retryAfterSeconds: number) =>
-    new BooksError('CAPI73', 'accounting data is being rebuilt; retry once the rebuild finishes', [], {
-      retryable: true,
-      retry_after: retryAfterSeconds,
-    }),
+    new BooksError(
+      'CAPI73',
+      'accounting data is being rebuilt; retry once the rebuild finishes',
+      [],
+      {
+        retryable: true,
+        retry_after: retryAfterSeconds,
+      },
+    ),
   windowTooLong: (start: string, end: string) =>
     new BooksError('CAPI69', `the window ${start}..${end} spans more than 5 years`, [
-      { path: 'end_date', reason: 'window_too_long', message: 'end_date must be before start_date + 5 years' },
+      {
+        path: 'end_date',
+        reason: 'window_too_long',
+        message: 'end_date must be before start_date + 5 years',
+      },
     ]),
   unauthenticated: () => new BooksError('CAPI11', 'bearer API key missing or invalid'),
   forbidden: (permission: string) =>

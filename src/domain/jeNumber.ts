@@ -1,7 +1,11 @@
 export const JE_NUMBER_MAX = 64;
 
 export type JeNumber =
-  | { ok: true; value: string; /** n of JE-n when it is a safe integer, for auto-numbering */ seq: number | null }
+  | {
+      ok: true;
+      value: string;
+      /** n of JE-n when it is a safe integer, for auto-numbering */ seq: number | null;
+    }
   | { ok: false; message: string };
 
 /**

@@ -29,7 +29,9 @@ export const MAX_JSON_DEPTH = 32;
  * parsed (deep values would overflow the stack of anything that walks them). Returns the value, or
  * the reason it is not acceptable JSON.
  */
-export function parseJsonBody(text: string): { ok: true; value: unknown } | { ok: false; message: string } {
+export function parseJsonBody(
+  text: string,
+): { ok: true; value: unknown } | { ok: false; message: string } {
   let depth = 0;
   let inString = false;
   for (let i = 0; i < text.length; i++) {
@@ -39,7 +41,8 @@ export function parseJsonBody(text: string): { ok: true; value: unknown } | { ok
       else if (c === 34) inString = false;
     } else if (c === 34) inString = true;
     else if (c === 123 || c === 91) {
-      if (++depth > MAX_JSON_DEPTH) return { ok: false, message: `it is nested deeper than ${MAX_JSON_DEPTH} levels` };
+      if (++depth > MAX_JSON_DEPTH)
+        return { ok: false, message: `it is nested deeper than ${MAX_JSON_DEPTH} levels` };
     } else if (c === 125 || c === 93) depth--;
   }
   try {

@@ -17,10 +17,15 @@ export function currencyExponent(code: string): number | null {
 
 /** The exponent of a code already known to be valid (an entity's own currency). */
 export function exponentOf(code: string): number {
-  return new Intl.NumberFormat('en', { style: 'currency', currency: code }).resolvedOptions().maximumFractionDigits ?? 2;
+  return (
+    new Intl.NumberFormat('en', { style: 'currency', currency: code }).resolvedOptions()
+      .maximumFractionDigits ?? 2
+  );
 }
 
-export type ParsedAmount = { ok: true; atoms: bigint } | { ok: false; reason: 'invalid_amount' | 'too_many_decimals'; message: string };
+export type ParsedAmount =
+  | { ok: true; atoms: bigint }
+  | { ok: false; reason: 'invalid_amount' | 'too_many_decimals'; message: string };
 
 const DECIMAL = /^(-)?(\d{1,3}(?:,\d{3})+|\d+)?(?:\.(\d*))?$/;
 
@@ -63,7 +68,8 @@ export function atomsToDecimal(atoms: bigint | number, exponent: number): string
  * (`(1,250.00)`), as accountants print them.
  */
 export function formatAmount(atoms: bigint | number, exponent: number): string {
-  if (typeof atoms === 'number' && exponent === 2 && Math.abs(atoms) < 1e15) return formatCents(atoms);
+  if (typeof atoms === 'number' && exponent === 2 && Math.abs(atoms) < 1e15)
+    return formatCents(atoms);
   const plain = atomsToDecimal(atoms, exponent);
   const neg = plain.startsWith('-');
   const body = neg ? plain.slice(1) : plain;

@@ -38,8 +38,14 @@ function bucketStart(y: number, m: number, type: PeriodType, fyStart: number): [
   return addMonths(y, m, -back);
 }
 
-function describe(y: number, m: number, type: PeriodType, fyStart: number): { id: string; label: string } {
-  if (type === 'monthly') return { id: `${y}-${String(m).padStart(2, '0')}`, label: `${MONTHS[m - 1]} ${y}` };
+function describe(
+  y: number,
+  m: number,
+  type: PeriodType,
+  fyStart: number,
+): { id: string; label: string } {
+  if (type === 'monthly')
+    return { id: `${y}-${String(m).padStart(2, '0')}`, label: `${MONTHS[m - 1]} ${y}` };
   // A fiscal year is named by the calendar year it ends in (FY Apr 2025 - Mar 2026 is 2026).
   const [fyFirstY] = bucketStart(y, m, 'yearly', fyStart);
   const fy = fyStart === 1 ? fyFirstY : fyFirstY + 1;
@@ -64,7 +70,11 @@ export function splitPeriods(start: string, end: string, type: PeriodType, fySta
     if (first > end) break;
     const [ly, lm] = addMonths(y, m, step - 1);
     const last = endOfMonth(ly, lm);
-    out.push({ ...describe(y, m, type, fyStart), start_date: first < start ? start : first, end_date: last > end ? end : last });
+    out.push({
+      ...describe(y, m, type, fyStart),
+      start_date: first < start ? start : first,
+      end_date: last > end ? end : last,
+    });
     [y, m] = addMonths(y, m, step);
   }
   return out;
@@ -81,18 +91,47 @@ export interface ReportQuery {
  * before start, a known period type (default monthly); returns problems (invalid_parameters) or the
  * query. The 5-year rule (CAPI69) is checked separately, after these.
  */
-export function checkReportQuery(raw: { start_date?: unknown; end_date?: unknown; period_type?: unknown }): { query: ReportQuery } | { problems: { path: string; reason: string; message: string }[] } {
+export function checkReportQuery(raw: {
+  start_date?: unknown;
+  end_date?: unknown;
+  period_type?: unknown;
+}): { query: ReportQuery } | { problems: { path: string; reason: string; message: string }[] } {
   const problems: { path: string; reason: string; message: string }[] = [];
   for (const k of ['start_date', 'end_date'] as const) {
     const v = raw[k];
-    if (v === undefined || v === '') problems.push({ path: k, reason: 'missing_parameter', message: `${k} is required (YYYY-MM-DD)` });
-    else if (!isIsoDateLike(v)) problems.push({ path: k, reason: 'invalid_date', message: `${k} '${String(v)}' is not a date (YYYY-MM-DD)` });
+    if (v === undefined || v === '')
+      problems.push({
+        path: k,
+        reason: 'missing_parameter',
+        message: `${k} is required (YYYY-MM-DD)`,
+      });
+    else if (!isIsoDateLike(v))
+      problems.push({
+        path: k,
+        reason: 'invalid_date',
+        message: `${k} '${String(v)}' is not a date (YYYY-MM-DD)`,
+      });
   }
   const type = raw.period_type ?? 'monthly';
-  if (!PERIOD_TYPES.includes(type as PeriodType)) problems.push({ path: 'period_type', reason: 'invalid_period_type', message: `period_type '${String(type)}' is not one of ${PERIOD_TYPES.join(', ')}` });
+  if (!PERIOD_TYPES.includes(type as PeriodType))
+    problems.push({
+      path: 'period_type',
+      reason: 'invalid_period_type',
+      message: `period_type '${String(type)}' is not one of ${PERIOD_TYPES.join(', ')}`,
+    });
   if (!problems.length && (raw.end_date as string) < (raw.start_date as string)) {
-    problems.push({ path: 'end_date', reason: 'end_before_start', message: `end_date ${String(raw.end_date)} is before start_date ${String(raw.start_date)}` });
+    problems.push({
+      path: 'end_date',
+      reason: 'end_before_start',
+      message: `end_date ${String(raw.end_date)} is before start_date ${String(raw.start_date)}`,
+    });
   }
   if (problems.length) return { problems };
-  return { query: { start_date: raw.start_date as string, end_date: raw.end_date as string, period_type: type as PeriodType } };
+  return {
+    query: {
+      start_date: raw.start_date as string,
+      end_date: raw.end_date as string,
+      period_type: type as PeriodType,
+    },
+  };
 }

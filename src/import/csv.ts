@@ -39,7 +39,8 @@ export interface CsvSpec {
 export function delimiterOf(flag: string | undefined): string {
   if (flag === undefined) return ',';
   if (flag === 'tab' || flag === '\\t') return '\t';
-  if ([...flag].length !== 1) throw new BooksError('usage', `--delimiter takes one character (or 'tab'), not '${flag}'`);
+  if ([...flag].length !== 1)
+    throw new BooksError('usage', `--delimiter takes one character (or 'tab'), not '${flag}'`);
   return flag;
 }
 
@@ -64,7 +65,16 @@ export async function* readCsv(input: Readable, spec: CsvSpec): AsyncGenerator<C
       const problems =
         cells.length === header.length
           ? null
-          : [{ file: spec.file, row, path: '', reason: 'ragged_row', message: `has ${cells.length} cells; the header has ${header.length}`, code: 'invalid_input' }];
+          : [
+              {
+                file: spec.file,
+                row,
+                path: '',
+                reason: 'ragged_row',
+                message: `has ${cells.length} cells; the header has ${header.length}`,
+                code: 'invalid_input',
+              },
+            ];
       records.push({ row, cells, problems });
     }
     return header && records.length ? { header, records } : null;
@@ -79,30 +89,59 @@ export async function* readCsv(input: Readable, spec: CsvSpec): AsyncGenerator<C
     if (rest) yield rest;
   } catch (e) {
     if (e instanceof CsvSyntaxError) {
-      throw new BooksError('invalid_input', `${spec.file}:${e.row}: the CSV cannot be read: ${e.message}`, [
-        { file: spec.file, row: e.row, path: '', reason: e.reason, message: e.message, code: 'invalid_input' },
-      ]);
+      throw new BooksError(
+        'invalid_input',
+        `${spec.file}:${e.row}: the CSV cannot be read: ${e.message}`,
+        [
+          {
+            file: spec.file,
+            row: e.row,
+            path: '',
+            reason: e.reason,
+            message: e.message,
+            code: 'invalid_input',
+          },
+        ],
+      );
     }
     throw e;
   }
   if (header === null) {
-    throw new BooksError('invalid_input', `${spec.file} is empty; it needs a header row (${spec.required.join(', ')}, ...)`, [
-      { file: spec.file, row: 1, path: '', reason: 'empty_file', message: 'no header row', code: 'invalid_input' },
-    ]);
+    throw new BooksError(
+      'invalid_input',
+      `${spec.file} is empty; it needs a header row (${spec.required.join(', ')}, ...)`,
+      [
+        {
+          file: spec.file,
+          row: 1,
+          path: '',
+          reason: 'empty_file',
+          message: 'no header row',
+          code: 'invalid_input',
+        },
+      ],
+    );
   }
 }
 
 function checkHeader(cells: string[], spec: CsvSpec): string[] {
   const header = cells.map((c) => c.trim().toLowerCase());
   const problems: Problem[] = [];
-  const add = (path: string, reason: string, message: string) => problems.push({ file: spec.file, row: 1, path, reason, message, code: 'invalid_input' });
+  const add = (path: string, reason: string, message: string) =>
+    problems.push({ file: spec.file, row: 1, path, reason, message, code: 'invalid_input' });
   const seen = new Set<string>();
   header.forEach((h, i) => {
-    if (!spec.columns.includes(h)) add(h, 'unknown_column', `unknown column '${cells[i]}' (columns: ${spec.columns.join(', ')})`);
+    if (!spec.columns.includes(h))
+      add(
+        h,
+        'unknown_column',
+        `unknown column '${cells[i]}' (columns: ${spec.columns.join(', ')})`,
+      );
     else if (seen.has(h)) add(h, 'duplicate_column', `column '${h}' appears twice`);
     seen.add(h);
   });
-  for (const r of spec.required) if (!seen.has(r)) add(r, 'missing_column', `required column '${r}' is missing`);
+  for (const r of spec.required)
+    if (!seen.has(r)) add(r, 'missing_column', `required column '${r}' is missing`);
   if (problems.length) {
     throw new BooksError('invalid_input', `${spec.file}: the header row is not valid`, problems);
   }

@@ -2,7 +2,12 @@ const QUOTE = 34;
 const LF = 10;
 const CR = 13;
 
-const notText = (row: number) => new CsvSyntaxError(row, 'the row is not UTF-8 text (save the file as CSV UTF-8)', 'invalid_encoding');
+const notText = (row: number) =>
+  new CsvSyntaxError(
+    row,
+    'the row is not UTF-8 text (save the file as CSV UTF-8)',
+    'invalid_encoding',
+  );
 
 /** A record of the file with its spreadsheet row number (the header is row 1). */
 export interface RawRecord {
@@ -107,7 +112,11 @@ export class CsvParser {
             const close = s.indexOf('"', q);
             if (close === -1) {
               if (!final) break records;
-              throw this.syntaxError(row, 'a quoted field is not closed before the end of the file', out);
+              throw this.syntaxError(
+                row,
+                'a quoted field is not closed before the end of the file',
+                out,
+              );
             }
             if (close + 1 >= len && !final) break records;
             if (s.charCodeAt(close + 1) === QUOTE) {
@@ -145,7 +154,12 @@ export class CsvParser {
         while (q < len) {
           c = s.charCodeAt(q);
           if (c === d || c === LF || c === CR) break;
-          if (c === QUOTE) throw this.syntaxError(row, 'a quote inside an unquoted field (quote the whole field and double the quote)', out);
+          if (c === QUOTE)
+            throw this.syntaxError(
+              row,
+              'a quote inside an unquoted field (quote the whole field and double the quote)',
+              out,
+            );
           q++;
         }
         if (q >= len && !final) break records;

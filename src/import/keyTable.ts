@@ -43,7 +43,8 @@ export class KeyTable {
     const keys = this.keys;
     while (this.values[i] !== 0) {
       const at = i * 4;
-      if (keys[at] === a && keys[at + 1] === b && keys[at + 2] === c && keys[at + 3] === d) return i;
+      if (keys[at] === a && keys[at + 1] === b && keys[at + 2] === c && keys[at + 3] === d)
+        return i;
       i = (i + 1) & this.mask;
     }
     return i;
@@ -106,7 +107,10 @@ export function textKey(text: string, out: Int32Array): Int32Array {
 }
 
 const BASE64URL = new Int8Array(128).fill(-1);
-for (const [i, c] of [...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'].entries()) BASE64URL[c.charCodeAt(0)] = i;
+for (const [i, c] of [
+  ...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_',
+].entries())
+  BASE64URL[c.charCodeAt(0)] = i;
 
 /**
  * The first 120 bits of a base64url digest (20 characters, 30 bits to a word) as a key, written into

@@ -24,7 +24,9 @@ export interface EntryFilter {
   to?: string;
 }
 
-export type BatchResult = { status: 'posted' | 'would_post' | 'skipped' } | { status: 'invalid'; problems: import('../domain/errors.js').Problem[] };
+export type BatchResult =
+  | { status: 'posted' | 'would_post' | 'skipped' }
+  | { status: 'invalid'; problems: import('../domain/errors.js').Problem[] };
 
 /** A batch import in progress: every entry is added (validated) first, then the batch commits or rolls back. */
 export interface ImportBatch {

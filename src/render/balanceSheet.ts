@@ -16,7 +16,8 @@ interface Row {
   strong: boolean;
 }
 
-const nodeLabel = (n: BalanceSheetNode) => (n.account_number ? `${n.account_number} ${n.name}` : n.name);
+const nodeLabel = (n: BalanceSheetNode) =>
+  n.account_number ? `${n.account_number} ${n.name}` : n.name;
 
 /** The rows of the table, in order: headers, accounts indented by depth, a total after each group. */
 function tableRows(sheet: BalanceSheet, maxDepth: number): Row[] {
@@ -31,7 +32,11 @@ function tableRows(sheet: BalanceSheet, maxDepth: number): Row[] {
       return;
     }
     const ownShown = n.account_kind === 'regular' && ids.some((id) => n.own_balances[id] !== null);
-    rows.push({ label: indent + nodeLabel(n), cells: ownShown ? cells(n.own_balances) : blank, strong: false });
+    rows.push({
+      label: indent + nodeLabel(n),
+      cells: ownShown ? cells(n.own_balances) : blank,
+      strong: false,
+    });
     for (const c of n.children) walk(c, depth + 1);
     rows.push({ label: `${indent}Total ${nodeLabel(n)}`, cells: cells(n.balances), strong: false });
   };
@@ -62,10 +67,15 @@ function tableRows(sheet: BalanceSheet, maxDepth: number): Row[] {
 export function balanceSheetTable(sheet: BalanceSheet, opts: TableOptions): string {
   const bold = opts.bold ?? ((s: string) => s);
   const rows = tableRows(sheet, opts.depth ?? Infinity);
-  const fmt = (c: Cell | undefined) => (c === null || c === undefined ? '' : formatAmount(c, opts.exponent));
+  const fmt = (c: Cell | undefined) =>
+    c === null || c === undefined ? '' : formatAmount(c, opts.exponent);
   const labelWidth = Math.max(...rows.map((r) => r.label.length), 'Balance Sheet'.length);
   const text = rows.map((r) => r.cells.map(fmt));
-  const columns = sheet.periods.map((p, i) => ({ head: p.label, width: Math.max(p.label.length, ...text.map((t) => t[i]!.length)), i }));
+  const columns = sheet.periods.map((p, i) => ({
+    head: p.label,
+    width: Math.max(p.label.length, ...text.map((t) => t[i]!.length)),
+    i,
+  }));
   const blocks: (typeof columns)[] = [];
   const width = opts.width ?? Infinity;
   for (const col of columns) {
@@ -78,9 +88,20 @@ export function balanceSheetTable(sheet: BalanceSheet, opts: TableOptions): stri
   const out: string[] = [];
   for (const block of blocks) {
     if (out.length) out.push('');
-    out.push(bold(['Balance Sheet'.padEnd(labelWidth), ...block.map((c) => c.head.padStart(c.width))].join('  ').trimEnd()));
+    out.push(
+      bold(
+        ['Balance Sheet'.padEnd(labelWidth), ...block.map((c) => c.head.padStart(c.width))]
+          .join('  ')
+          .trimEnd(),
+      ),
+    );
     for (const [k, r] of rows.entries()) {
-      const line = [r.label.padEnd(labelWidth), ...block.map((c) => text[k]![c.i]!.padStart(c.width))].join('  ').trimEnd();
+      const line = [
+        r.label.padEnd(labelWidth),
+        ...block.map((c) => text[k]![c.i]!.padStart(c.width)),
+      ]
+        .join('  ')
+        .trimEnd();
       out.push(r.strong ? bold(line) : line);
     }
   }
@@ -93,13 +114,41 @@ const csvField = (s: string) => (/[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}
  * The balance sheet as tidy CSV: one row per node (section, depth, path, account_number, name,
  * account_kind, then one column per period id), amounts in decimal major units or atoms, null empty.
  */
-export function balanceSheetCsv(sheet: BalanceSheet, opts: { exponent: number; atoms?: boolean; depth?: number }): string {
+export function balanceSheetCsv(
+  sheet: BalanceSheet,
+  opts: { exponent: number; atoms?: boolean; depth?: number },
+): string {
   const ids = sheet.periods.map((p) => p.id);
-  const amount = (c: Cell) => (c === null ? '' : opts.atoms ? String(c) : atomsToDecimal(c, opts.exponent));
-  const lines = [['section', 'depth', 'path', 'account_number', 'name', 'account_kind', ...ids].map(csvField).join(',')];
+  const amount = (c: Cell) =>
+    c === null ? '' : opts.atoms ? String(c) : atomsToDecimal(c, opts.exponent);
+  const lines = [
+    ['section', 'depth', 'path', 'account_number', 'name', 'account_kind', ...ids]
+      .map(csvField)
+      .join(','),
+  ];
   const maxDepth = opts.depth ?? Infinity;
-  const row = (section: string, depth: number, path: string[], number: string | null, name: string, kind: string, balances: Record<string, Cell>) =>
-    lines.push([section, String(depth), path.join(' > '), number ?? '', name, kind, ...ids.map((id) => amount(balances[id] ?? null))].map(csvField).join(','));
+  const row = (
+    section: string,
+    depth: number,
+    path: string[],
+    number: string | null,
+    name: string,
+    kind: string,
+    balances: Record<string, Cell>,
+  ) =>
+    lines.push(
+      [
+        section,
+        String(depth),
+        path.join(' > '),
+        number ?? '',
+        name,
+        kind,
+        ...ids.map((id) => amount(balances[id] ?? null)),
+      ]
+        .map(csvField)
+        .join(','),
+    );
   for (const s of sheet.sections) {
     row(s.label, 0, [s.label], null, s.label, 'section', s.balances);
     const walk = (n: BalanceSheetNode, depth: number, path: string[]) => {

@@ -8,8 +8,12 @@ export function entryText(e: JournalEntry, exponent: number, heading = ''): stri
     `${heading}${e.je_number}${e.id ? ` (${e.id})` : ''}  ${e.entry_date}  ${e.status}${e.is_adjusting ? '  adjusting' : ''}`,
     e.memo ? `memo: ${e.memo}` : null,
     e.manual_entry_reason ? `reason: ${e.manual_entry_reason}` : null,
-    e.original_journal_entry_id ? `reverses: ${e.original_journal_entry_id} (${e.original_journal_entry_date})` : null,
-    e.reversed_by_journal_entry_ids.length ? `reversed by: ${e.reversed_by_journal_entry_ids.join(', ')}` : null,
+    e.original_journal_entry_id
+      ? `reverses: ${e.original_journal_entry_id} (${e.original_journal_entry_date})`
+      : null,
+    e.reversed_by_journal_entry_ids.length
+      ? `reversed by: ${e.reversed_by_journal_entry_ids.join(', ')}`
+      : null,
   ].filter((x): x is string => x !== null);
   const rows = e.lines.map((l) => [
     l.account_number ?? '',
@@ -19,6 +23,22 @@ export function entryText(e: JournalEntry, exponent: number, heading = ''): stri
     l.counterparty_external_id ? `${l.counterparty_type}:${l.counterparty_external_id}` : '',
     l.memo ?? '',
   ]);
-  rows.push(['', 'Total', formatAmount(e.total_debit_atoms, exponent), formatAmount(e.total_credit_atoms, exponent), '', '']);
-  return facts.join('\n') + '\n' + grid(['Account', 'Name', 'Debit', 'Credit', 'Counterparty', 'Memo'], rows, ['left', 'left', 'right', 'right']);
+  rows.push([
+    '',
+    'Total',
+    formatAmount(e.total_debit_atoms, exponent),
+    formatAmount(e.total_credit_atoms, exponent),
+    '',
+    '',
+  ]);
+  return (
+    facts.join('\n') +
+    '\n' +
+    grid(['Account', 'Name', 'Debit', 'Credit', 'Counterparty', 'Memo'], rows, [
+      'left',
+      'left',
+      'right',
+      'right',
+    ])
+  );
 }

@@ -9,10 +9,27 @@ export function grid(headers: string[], rows: string[][], align: Align[] = []): 
     colAligns: headers.map((_, i) => align[i] ?? 'left'),
     style: { head: [], border: [], compact: true, 'padding-left': 1, 'padding-right': 1 },
     chars: {
-      top: '', 'top-mid': '', 'top-left': '', 'top-right': '', bottom: '', 'bottom-mid': '', 'bottom-left': '', 'bottom-right': '',
-      left: '', 'left-mid': '', mid: '', 'mid-mid': '', right: '', 'right-mid': '', middle: ' ',
+      top: '',
+      'top-mid': '',
+      'top-left': '',
+      'top-right': '',
+      bottom: '',
+      'bottom-mid': '',
+      'bottom-left': '',
+      'bottom-right': '',
+      left: '',
+      'left-mid': '',
+      mid: '',
+      'mid-mid': '',
+      right: '',
+      'right-mid': '',
+      middle: ' ',
     },
   });
   t.push(...rows);
-  return t.toString().split('\n').map((l) => l.trimEnd()).join('\n');
+  return t
+    .toString()
+    .split('\n')
+    .map((l) => l.trimEnd())
+    .join('\n');
 }

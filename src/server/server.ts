@@ -1,6 +1,12 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { idempotencyKeyProblem } from '../domain/entry.js';
-import { BooksError, entryInvalid, errors, isBooksError, type ErrorCode } from '../domain/errors.js';
+import {
+  BooksError,
+  entryInvalid,
+  errors,
+  isBooksError,
+  type ErrorCode,
+} from '../domain/errors.js';
 import { parseJsonBody, toJson } from '../domain/json.js';
 import type { Permission } from '../domain/keys.js';
 import { checkReportQuery } from '../domain/periods.js';
@@ -25,11 +31,25 @@ export interface ServeOptions {
 /** HTTP status of each error code (decisions.md); a duplicate idempotency key is a conflict, a missing one a bad request. */
 export function statusOf(e: BooksError): number {
   const table: Record<ErrorCode, number> = {
-    CAPI33: 400, CAPI34: 400, CAPI69: 400, invalid_parameters: 400, invalid_input: 400, usage: 400,
-    CAPI11: 401, CAPI71: 403, not_found: 404, CAPI67: 409, CAPI73: 409, payload_too_large: 413,
-    check_failed: 500, no_ledger: 500, unavailable: 503, cancelled: 500,
+    CAPI33: 400,
+    CAPI34: 400,
+    CAPI69: 400,
+    invalid_parameters: 400,
+    invalid_input: 400,
+    usage: 400,
+    CAPI11: 401,
+    CAPI71: 403,
+    not_found: 404,
+    CAPI67: 409,
+    CAPI73: 409,
+    payload_too_large: 413,
+    check_failed: 500,
+    no_ledger: 500,
+    unavailable: 503,
+    cancelled: 500,
   };
-  if (e.code === 'CAPI34' && e.errors.some((p) => p.reason === 'duplicate_idempotency_key')) return 409;
+  if (e.code === 'CAPI34' && e.errors.some((p) => p.reason === 'duplicate_idempotency_key'))
+    return 409;
   return table[e.code];
 }
 
@@ -72,26 +92,47 @@ export function apiServer(opts: ServeOptions): Server {
       .finally(() => {
         const ms = Number(process.hrtime.bigint() - started) / 1e6;
         const path = (req.url ?? '').split('?')[0];
-        opts.log(`${new Date().toISOString()} ${req.method} ${path} ${res.statusCode} ${ms.toFixed(1)}ms`);
+        opts.log(
+          `${new Date().toISOString()} ${req.method} ${path} ${res.statusCode} ${ms.toFixed(1)}ms`,
+        );
       });
   });
   return server;
 }
 
-async function handle(req: IncomingMessage, res: ServerResponse, { ledger, keys }: ServeOptions): Promise<void> {
+async function handle(
+  req: IncomingMessage,
+  res: ServerResponse,
+  { ledger, keys }: ServeOptions,
+): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://localhost');
   const path = url.pathname;
   const reverse = /^\/v1\/journal-entries\/([^/]+)\/reverse$/.exec(path);
   const route =
-    path === '/v1/journal-entries' ? { method: 'POST', permission: 'customer_api:post_journal_entries' as const }
-    : reverse ? { method: 'POST', permission: 'customer_api:post_journal_entries' as const }
-    : path === '/v1/reports/balance-sheet' ? { method: 'GET', permission: 'customer_api:read' as const }
-    : path === '/v1/gl-accounts' ? { method: 'GET', permission: 'customer_api:read' as const }
-    : null;
+    path === '/v1/journal-entries'
+      ? { method: 'POST', permission: 'customer_api:post_journal_entries' as const }
+      : reverse
+        ? { method: 'POST', permission: 'customer_api:post_journal_entries' as const }
+        : path === '/v1/reports/balance-sheet'
+          ? { method: 'GET', permission: 'customer_api:read' as const }
+          : path === '/v1/gl-accounts'
+            ? { method: 'GET', permission: 'customer_api:read' as const }
+            : null;
   if (!route) throw new HttpError('not_found', `no route ${path}`);
   if (req.method !== route.method) {
     res.setHeader('Allow', route.method);
-    return send(res, { status: 405, body: { type: 'about:blank', title: 'Method not allowed', status: 405, code: 'method_not_allowed', detail: `${path} takes ${route.method}`, retryable: false, errors: [] } });
+    return send(res, {
+      status: 405,
+      body: {
+        type: 'about:blank',
+        title: 'Method not allowed',
+        status: 405,
+        code: 'method_not_allowed',
+        detail: `${path} takes ${route.method}`,
+        retryable: false,
+        errors: [],
+      },
+    });
   }
   // The scheme is case-insensitive (RFC 9110 11.1).
   const auth = /^Bearer +(\S+)$/i.exec(req.headers.authorization ?? '');
@@ -100,60 +141,117 @@ async function handle(req: IncomingMessage, res: ServerResponse, { ledger, keys 
   if (!permissions.includes(route.permission)) throw errors.forbidden(route.permission);
 
   if (route.method === 'GET') {
-    if (path === '/v1/gl-accounts') return send(res, { status: 200, body: { object: 'list', data: await ledger.accounts() } });
+    if (path === '/v1/gl-accounts')
+      return send(res, { status: 200, body: { object: 'list', data: await ledger.accounts() } });
     const q = url.searchParams;
-    const twice = ['start_date', 'end_date', 'period_type'].filter((name) => q.getAll(name).length > 1);
+    const twice = ['start_date', 'end_date', 'period_type'].filter(
+      (name) => q.getAll(name).length > 1,
+    );
     if (twice.length) {
-      throw new BooksError('invalid_parameters', `${twice.join(', ')} given more than once`, twice.map((name) => ({ path: name, reason: 'repeated_parameter', message: `${name} is given more than once` })));
+      throw new BooksError(
+        'invalid_parameters',
+        `${twice.join(', ')} given more than once`,
+        twice.map((name) => ({
+          path: name,
+          reason: 'repeated_parameter',
+          message: `${name} is given more than once`,
+        })),
+      );
     }
-    const raw = { start_date: q.get('start_date') ?? undefined, end_date: q.get('end_date') ?? undefined, period_type: q.get('period_type') ?? undefined };
+    const raw = {
+      start_date: q.get('start_date') ?? undefined,
+      end_date: q.get('end_date') ?? undefined,
+      period_type: q.get('period_type') ?? undefined,
+    };
     const checked = checkReportQuery(raw);
-    if ('problems' in checked) throw new BooksError('invalid_parameters', checked.problems.map((p) => p.message).join('; '), checked.problems);
+    if ('problems' in checked)
+      throw new BooksError(
+        'invalid_parameters',
+        checked.problems.map((p) => p.message).join('; '),
+        checked.problems,
+      );
     return send(res, { status: 200, body: await ledger.balanceSheet(checked.query) });
   }
 
   // Node joins a repeated header's values with commas; two keys for one request are refused instead.
   const given = req.headersDistinct['x-idempotency-key'];
-  if (given && given.length > 1) throw errors.idempotencyKeyMissing('X-Idempotency-Key is given more than once');
+  if (given && given.length > 1)
+    throw errors.idempotencyKeyMissing('X-Idempotency-Key is given more than once');
   const keyText = given?.[0];
   const keyProblem = idempotencyKeyProblem(keyText);
   if (keyProblem) throw errors.idempotencyKeyMissing(keyProblem);
   const body = await readJson(req);
   if (reverse) {
     const date = (body as { entry_date?: unknown } | null)?.entry_date;
-    const extra = body && typeof body === 'object' ? Object.keys(body).filter((k) => k !== 'entry_date') : [];
-    if (body === null || typeof body !== 'object' || Array.isArray(body) || extra.length || (date !== undefined && typeof date !== 'string')) {
-      throw entryInvalid([{ path: extra[0] ?? 'entry_date', reason: 'invalid_body', message: 'the body is {"entry_date": "YYYY-MM-DD"} (entry_date optional)' }]);
+    const extra =
+      body && typeof body === 'object' ? Object.keys(body).filter((k) => k !== 'entry_date') : [];
+    if (
+      body === null ||
+      typeof body !== 'object' ||
+      Array.isArray(body) ||
+      extra.length ||
+      (date !== undefined && typeof date !== 'string')
+    ) {
+      throw entryInvalid([
+        {
+          path: extra[0] ?? 'entry_date',
+          reason: 'invalid_body',
+          message: 'the body is {"entry_date": "YYYY-MM-DD"} (entry_date optional)',
+        },
+      ]);
     }
-    const entry = await ledger.reverse(entryId(reverse[1]!), { idempotencyKey: keyText!, ...(typeof date === 'string' ? { entryDate: date } : {}) });
+    const entry = await ledger.reverse(entryId(reverse[1]!), {
+      idempotencyKey: keyText!,
+      ...(typeof date === 'string' ? { entryDate: date } : {}),
+    });
     return send(res, { status: 201, body: entry });
   }
-  return send(res, { status: 201, body: await ledger.post(body, { idempotencyKey: keyText!, source: 'manual_api' }) });
+  return send(res, {
+    status: 201,
+    body: await ledger.post(body, { idempotencyKey: keyText!, source: 'manual_api' }),
+  });
 }
 
 /** Reads a JSON body of at most 2 MiB; a larger one is 413, a malformed one CAPI33. */
 async function readJson(req: IncomingMessage): Promise<unknown> {
   const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
   const declared = Number(req.headers['content-length'] ?? 0);
-  if (declared > MAX_BODY_BYTES) throw new HttpError('payload_too_large', `the body is over ${MAX_BODY_BYTES} bytes`);
+  if (declared > MAX_BODY_BYTES)
+    throw new HttpError('payload_too_large', `the body is over ${MAX_BODY_BYTES} bytes`);
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const c of req) {
     size += (c as Buffer).length;
-    if (size > MAX_BODY_BYTES) throw new HttpError('payload_too_large', `the body is over ${MAX_BODY_BYTES} bytes`);
+    if (size > MAX_BODY_BYTES)
+      throw new HttpError('payload_too_large', `the body is over ${MAX_BODY_BYTES} bytes`);
     chunks.push(c as Buffer);
   }
   if (type !== 'application/json') {
-    throw entryInvalid([{ path: 'Content-Type', reason: 'invalid_content_type', message: `Content-Type must be application/json, not '${type || 'missing'}'` }]);
+    throw entryInvalid([
+      {
+        path: 'Content-Type',
+        reason: 'invalid_content_type',
+        message: `Content-Type must be application/json, not '${type || 'missing'}'`,
+      },
+    ]);
   }
   let text: string;
   try {
     text = utf8.decode(Buffer.concat(chunks));
   } catch {
-    throw entryInvalid([{ path: '', reason: 'invalid_json', message: 'the body is not valid UTF-8' }]);
+    throw entryInvalid([
+      { path: '', reason: 'invalid_json', message: 'the body is not valid UTF-8' },
+    ]);
   }
   const parsed = parseJsonBody(text);
-  if (!parsed.ok) throw entryInvalid([{ path: '', reason: 'invalid_json', message: `the body is not valid JSON: ${parsed.message}` }]);
+  if (!parsed.ok)
+    throw entryInvalid([
+      {
+        path: '',
+        reason: 'invalid_json',
+        message: `the body is not valid JSON: ${parsed.message}`,
+      },
+    ]);
   return parsed.value;
 }
 
@@ -178,7 +276,11 @@ interface Reply {
 export function problemOf(e: unknown): Reply {
   const err = isBooksError(e) ? e : new BooksError('unavailable', 'internal error');
   const status = statusOf(err);
-  const { retry_after, retryable: _r, ...details } = err.details as { retry_after?: number; retryable?: boolean } & Record<string, unknown>;
+  const {
+    retry_after,
+    retryable: _r,
+    ...details
+  } = err.details as { retry_after?: number; retryable?: boolean } & Record<string, unknown>;
   return {
     status,
     body: {

@@ -15,7 +15,10 @@ function scripted(answers: (string | boolean)[], asked: string[]): Prompter {
   const pick = <T>(message: string, choices: Choice<T>[]) => {
     const want = String(next(message));
     const hit = choices.find((c) => c.name.includes(want));
-    if (!hit) throw new Error(`no choice '${want}' for '${message}' in ${choices.map((c) => c.name).join(' | ')}`);
+    if (!hit)
+      throw new Error(
+        `no choice '${want}' for '${message}' in ${choices.map((c) => c.name).join(' | ')}`,
+      );
     return hit.value;
   };
   return {
@@ -49,14 +52,39 @@ async function interactive(ledger: string, cwd: string, answers: (string | boole
   const io: Io = { stdout: out, stderr: err, stdin };
   const asked: string[] = [];
   const env = { NO_COLOR: '1', BOOKS_CONFIG: `${cwd}/none.json` };
-  const code = await run(['je', 'post', '--ledger', ledger], io, env, cwd, (flags) => new Context(io, env, cwd, flags, () => new Date('2025-03-10T12:00:00Z'), scripted(answers, asked)));
+  const code = await run(
+    ['je', 'post', '--ledger', ledger],
+    io,
+    env,
+    cwd,
+    (flags) =>
+      new Context(
+        io,
+        env,
+        cwd,
+        flags,
+        () => new Date('2025-03-10T12:00:00Z'),
+        scripted(answers, asked),
+      ),
+  );
   return { code, stdout, stderr, asked };
 }
 
 describe('interactive je post (on a terminal)', () => {
   it('builds an entry with account search and running totals, validates it, and posts on confirmation', async () => {
     const { ledger, dir } = await standardLedger();
-    const r = await interactive(ledger, dir, ['', 'March rent', 'Rent', 'Debit', '1,500', 'Operating Checking', 'Credit', '', 'Finish', true]);
+    const r = await interactive(ledger, dir, [
+      '',
+      'March rent',
+      'Rent',
+      'Debit',
+      '1,500',
+      'Operating Checking',
+      'Credit',
+      '',
+      'Finish',
+      true,
+    ]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain('debits 1,500.00   credits 0.00   out of balance by 1,500.00');
     expect(r.stderr).toContain('debits 1,500.00   credits 1,500.00   balanced');
@@ -67,7 +95,19 @@ describe('interactive je post (on a terminal)', () => {
   it('asks for the customer of a receivable line and shows the ledger’s refusal before posting', async () => {
     const { ledger, dir } = await standardLedger();
     const before = snapshot(ledger);
-    const r = await interactive(ledger, dir, ['2024-12-31', '', 'Accounts Receivable', 'Debit', '200', 'Harbor Cafe', 'Sales', 'Credit', '', 'Finish', 'Cancel']);
+    const r = await interactive(ledger, dir, [
+      '2024-12-31',
+      '',
+      'Accounts Receivable',
+      'Debit',
+      '200',
+      'Harbor Cafe',
+      'Sales',
+      'Credit',
+      '',
+      'Finish',
+      'Cancel',
+    ]);
     expect(r.code).toBe(130);
     expect(r.stderr).toContain('error CAPI33: 2024-12-31 is before the books start on 2025-01-01');
     expect(snapshot(ledger)).toBe(before);
@@ -76,7 +116,18 @@ describe('interactive je post (on a terminal)', () => {
   it('posts nothing when the user declines', async () => {
     const { ledger, dir } = await standardLedger();
     const before = snapshot(ledger);
-    const r = await interactive(ledger, dir, ['', '', 'Rent', 'Debit', '10', 'Savings', 'Credit', '', 'Finish', false]);
+    const r = await interactive(ledger, dir, [
+      '',
+      '',
+      'Rent',
+      'Debit',
+      '10',
+      'Savings',
+      'Credit',
+      '',
+      'Finish',
+      false,
+    ]);
     expect(r.code).toBe(0);
     expect(r.stderr).toContain('Not posted.');
     expect(snapshot(ledger)).toBe(before);

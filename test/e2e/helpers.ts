@@ -16,7 +16,10 @@ export interface RunResult {
 }
 
 /** Runs the real `books` binary; never throws on a non-zero exit. */
-export async function books(args: string[], opts: { cwd?: string; input?: string; env?: Record<string, string> } = {}): Promise<RunResult> {
+export async function books(
+  args: string[],
+  opts: { cwd?: string; input?: string; env?: Record<string, string> } = {},
+): Promise<RunResult> {
   const options: Options = {
     cwd: opts.cwd ?? ROOT,
     reject: false,
@@ -30,7 +33,10 @@ export async function books(args: string[], opts: { cwd?: string; input?: string
 }
 
 /** Runs books with --format json and parses standard output (which must be one JSON document). */
-export async function booksJson<T = any>(args: string[], opts: Parameters<typeof books>[1] = {}): Promise<{ exitCode: number; body: T; stderr: string }> {
+export async function booksJson<T = any>(
+  args: string[],
+  opts: Parameters<typeof books>[1] = {},
+): Promise<{ exitCode: number; body: T; stderr: string }> {
   const r = await books([...args, '--format', 'json'], opts);
   return { exitCode: r.exitCode, body: JSON.parse(r.stdout) as T, stderr: r.stderr };
 }
@@ -40,22 +46,52 @@ export function tempDir(): string {
 }
 
 /** A ledger with the standard chart, the demo counterparties and the books starting January 2025. */
-export async function standardLedger(opts: { firstMonth?: string | null; currency?: string } = {}): Promise<{ dir: string; ledger: string; run: (args: string[], input?: string) => Promise<RunResult> }> {
+export async function standardLedger(
+  opts: { firstMonth?: string | null; currency?: string } = {},
+): Promise<{
+  dir: string;
+  ledger: string;
+  run: (args: string[], input?: string) => Promise<RunResult>;
+}> {
   const dir = tempDir();
   const ledger = join(dir, 'books.sqlite');
   const first = opts.firstMonth === undefined ? '2025-01' : opts.firstMonth;
-  const init = await books(['init', '--ledger', ledger, '--chart', 'standard', '--name', 'Test Co', ...(first ? ['--first-month', first] : []), ...(opts.currency ? ['--currency', opts.currency] : [])]);
+  const init = await books([
+    'init',
+    '--ledger',
+    ledger,
+    '--chart',
+    'standard',
+    '--name',
+    'Test Co',
+    ...(first ? ['--first-month', first] : []),
+    ...(opts.currency ? ['--currency', opts.currency] : []),
+  ]);
   if (init.exitCode !== 0) throw new Error(init.stderr);
-  const cps = await books(['counterparties', 'import', join(FIXTURES, 'demo/counterparties.csv'), '--ledger', ledger]);
+  const cps = await books([
+    'counterparties',
+    'import',
+    join(FIXTURES, 'demo/counterparties.csv'),
+    '--ledger',
+    ledger,
+  ]);
   if (cps.exitCode !== 0) throw new Error(cps.stderr);
-  return { dir, ledger, run: (args, input) => books([...args, '--ledger', ledger], { cwd: dir, ...(input !== undefined ? { input } : {}) }) };
+  return {
+    dir,
+    ledger,
+    run: (args, input) =>
+      books([...args, '--ledger', ledger], { cwd: dir, ...(input !== undefined ? { input } : {}) }),
+  };
 }
 
 /** Every row of every table, in a stable order: two equal snapshots mean the ledger's content is unchanged. */
 export function snapshot(path: string): string {
   const db = new Database(path, { readonly: true, fileMustExist: true });
   try {
-    const tables = db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`).pluck().all() as string[];
+    const tables = db
+      .prepare(`SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`)
+      .pluck()
+      .all() as string[];
     const out: Record<string, unknown[]> = {};
     for (const t of tables) out[t] = db.prepare(`SELECT * FROM "${t}" ORDER BY 1, 2`).raw().all();
     return JSON.stringify(out, (_k, v) => (typeof v === 'bigint' ? v.toString() : v));
@@ -75,12 +111,29 @@ export function readText(path: string): string {
 }
 
 /** The demo bakery ledger (fixtures/demo), built through the CLI. */
-export async function demoLedger(opts: { fiscalYearStartMonth?: number } = {}): Promise<{ dir: string; ledger: string; run: (args: string[], input?: string) => Promise<RunResult> }> {
+export async function demoLedger(
+  opts: { fiscalYearStartMonth?: number } = {},
+): Promise<{
+  dir: string;
+  ledger: string;
+  run: (args: string[], input?: string) => Promise<RunResult>;
+}> {
   const dir = tempDir();
   const ledger = join(dir, 'demo.sqlite');
-  const run = (args: string[], input?: string) => books([...args, '--ledger', ledger], { cwd: dir, ...(input !== undefined ? { input } : {}) });
+  const run = (args: string[], input?: string) =>
+    books([...args, '--ledger', ledger], { cwd: dir, ...(input !== undefined ? { input } : {}) });
   for (const args of [
-    ['init', '--name', 'Harbor Bakery', '--first-month', '2025-01', '--chart', join(FIXTURES, 'demo/accounts.csv'), '--fiscal-year-start-month', String(opts.fiscalYearStartMonth ?? 1)],
+    [
+      'init',
+      '--name',
+      'Harbor Bakery',
+      '--first-month',
+      '2025-01',
+      '--chart',
+      join(FIXTURES, 'demo/accounts.csv'),
+      '--fiscal-year-start-month',
+      String(opts.fiscalYearStartMonth ?? 1),
+    ],
     ['counterparties', 'import', join(FIXTURES, 'demo/counterparties.csv')],
     ['je', 'import', join(FIXTURES, 'demo/entries.csv')],
   ]) {
@@ -99,7 +152,10 @@ export interface Served {
 
 /** Starts the real `books serve --port 0` and waits for its "listening on" line. */
 export async function serve(ledger: string, extra: string[] = []): Promise<Served> {
-  const child = execa('node', [BIN, 'serve', '--port', '0', '--ledger', ledger, ...extra], { reject: false, env: { NO_COLOR: '1' } });
+  const child = execa('node', [BIN, 'serve', '--port', '0', '--ledger', ledger, ...extra], {
+    reject: false,
+    env: { NO_COLOR: '1' },
+  });
   let err = '';
   child.stderr!.on('data', (c) => (err += c));
   const url = await new Promise<string>((resolve, reject) => {
@@ -121,4 +177,3 @@ export async function serve(ledger: string, extra: string[] = []): Promise<Serve
     },
   };
 }
-

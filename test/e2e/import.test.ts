@@ -2,18 +2,27 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { generate } from '../../src/bench/generate.js';
-import { books, FIXTURES, readText, snapshot, standardLedger, tempDir, writeFile } from './helpers.js';
+import {
+  books,
+  FIXTURES,
+  readText,
+  snapshot,
+  standardLedger,
+  tempDir,
+  writeFile,
+} from './helpers.js';
 
-const GOOD = [
-  'entry,entry_date,memo,gl_account_id,debit,credit,counterparty_type,counterparty_external_id',
-  '1,2025-01-31,January rent,6100,"2,500.00",,,',
-  '1,2025-01-31,,checking,,2500,,',
-  '2,2025-01-31,Invoice 7,ar,1200.00,,customer,C001',
-  '2,2025-01-31,,sales,,1000.00,,',
-  '2,2025-01-31,,sales-tax,,200.00,,',
-  '3,2025-02-03,Rent again,rent,2500,,,',
-  '3,2025-02-03,,checking,,2500,,',
-].join('\n') + '\n';
+const GOOD =
+  [
+    'entry,entry_date,memo,gl_account_id,debit,credit,counterparty_type,counterparty_external_id',
+    '1,2025-01-31,January rent,6100,"2,500.00",,,',
+    '1,2025-01-31,,checking,,2500,,',
+    '2,2025-01-31,Invoice 7,ar,1200.00,,customer,C001',
+    '2,2025-01-31,,sales,,1000.00,,',
+    '2,2025-01-31,,sales-tax,,200.00,,',
+    '3,2025-02-03,Rent again,rent,2500,,,',
+    '3,2025-02-03,,checking,,2500,,',
+  ].join('\n') + '\n';
 
 const LINE_TYPE_FORM = [
   'entry,entry_date,memo,gl_account_id,line_type,amount,counterparty_type,counterparty_external_id',
@@ -28,15 +37,43 @@ const LINE_TYPE_FORM = [
 
 type Summary = { posted: number; skipped: number; lines: number; skipped_rows: number[] };
 
-async function importJson(run: (a: string[], i?: string) => Promise<{ exitCode: number; stdout: string; stderr: string }>, args: string[], input?: string) {
+async function importJson(
+  run: (a: string[], i?: string) => Promise<{ exitCode: number; stdout: string; stderr: string }>,
+  args: string[],
+  input?: string,
+) {
   const r = await run(['je', 'import', ...args, '--format', 'json'], input);
   return { exitCode: r.exitCode, body: JSON.parse(r.stdout), stderr: r.stderr };
 }
 
 /** What two ledgers must agree on: every entry's date, memo and lines, without ids. */
 async function content(run: (a: string[]) => Promise<{ stdout: string }>) {
-  const list = JSON.parse((await run(['je', 'list', '--format', 'json'])).stdout) as { data: { entry_date: string; memo: string; je_number: string; source: string; lines: { account_number: string; line_type: string; amount_atoms: number; counterparty_external_id: string | null }[] }[] };
-  return list.data.map((e) => ({ date: e.entry_date, memo: e.memo, number: e.je_number, source: e.source, lines: e.lines.map((l) => [l.account_number, l.line_type, l.amount_atoms, l.counterparty_external_id]) }));
+  const list = JSON.parse((await run(['je', 'list', '--format', 'json'])).stdout) as {
+    data: {
+      entry_date: string;
+      memo: string;
+      je_number: string;
+      source: string;
+      lines: {
+        account_number: string;
+        line_type: string;
+        amount_atoms: number;
+        counterparty_external_id: string | null;
+      }[];
+    }[];
+  };
+  return list.data.map((e) => ({
+    date: e.entry_date,
+    memo: e.memo,
+    number: e.je_number,
+    source: e.source,
+    lines: e.lines.map((l) => [
+      l.account_number,
+      l.line_type,
+      l.amount_atoms,
+      l.counterparty_external_id,
+    ]),
+  }));
 }
 
 describe('je import', () => {
@@ -52,7 +89,11 @@ describe('je import', () => {
     expect(human.stdout).toContain('posted 0 entries (0 lines), skipped 3');
     expect(human.stdout).toContain('first rows: 2, 4, 7');
     const entries = await content(run);
-    expect(entries.map((e) => [e.number, e.source])).toEqual([['JE-1', 'csv_import'], ['JE-2', 'csv_import'], ['JE-3', 'csv_import']]);
+    expect(entries.map((e) => [e.number, e.source])).toEqual([
+      ['JE-1', 'csv_import'],
+      ['JE-2', 'csv_import'],
+      ['JE-3', 'csv_import'],
+    ]);
     expect((await run(['check'])).exitCode).toBe(0);
   });
 
@@ -62,16 +103,21 @@ describe('je import', () => {
     expect((await importJson(run, [writeFile(dir, 'a.csv', GOOD)])).body.posted).toBe(3);
     const r = await importJson(run, [writeFile(dir, 'b.csv', twice)]);
     expect(r.body).toMatchObject({ posted: 1, skipped: 3 });
-    expect((await importJson(run, [writeFile(dir, 'c.csv', twice), '--allow-duplicates'])).body).toMatchObject({ posted: 4, skipped: 0 });
+    expect(
+      (await importJson(run, [writeFile(dir, 'c.csv', twice), '--allow-duplicates'])).body,
+    ).toMatchObject({ posted: 4, skipped: 0 });
   });
 
   it('gives the same ledger from the debit/credit form and the line_type form', async () => {
     const a = await standardLedger();
     const b = await standardLedger();
     expect((await importJson(a.run, [writeFile(a.dir, 'dc.csv', GOOD)])).exitCode).toBe(0);
-    expect((await importJson(b.run, [writeFile(b.dir, 'lt.csv', LINE_TYPE_FORM)])).exitCode).toBe(0);
+    expect((await importJson(b.run, [writeFile(b.dir, 'lt.csv', LINE_TYPE_FORM)])).exitCode).toBe(
+      0,
+    );
     expect(await content(b.run)).toEqual(await content(a.run));
-    const atoms = 'entry,entry_date,gl_account_id,line_type,amount_atoms\nx,2025-01-31,rent,debit,250000\nx,2025-01-31,checking,credit,250000\n';
+    const atoms =
+      'entry,entry_date,gl_account_id,line_type,amount_atoms\nx,2025-01-31,rent,debit,250000\nx,2025-01-31,checking,credit,250000\n';
     const c = await standardLedger();
     await importJson(c.run, [writeFile(c.dir, 'atoms.csv', atoms)]);
     expect((await content(c.run))[0]!.lines).toEqual((await content(a.run))[0]!.lines);
@@ -115,12 +161,21 @@ describe('je import', () => {
     const json = await importJson(run, ['bad.csv']);
     expect(json.body.error).toMatchObject({ code: 'CAPI33', posted: 0 });
     expect(json.body.error.errors.length).toBe(json.body.error.error_count);
-    expect(json.body.error.errors[0]).toMatchObject({ file: 'bad.csv', row: 4, path: 'entry_date', reason: 'invalid_date' });
+    expect(json.body.error.errors[0]).toMatchObject({
+      file: 'bad.csv',
+      row: 4,
+      path: 'entry_date',
+      reason: 'invalid_date',
+    });
   });
 
   it('reads a BOM, CRLF line ends and a ; delimiter', async () => {
     const { run, dir } = await standardLedger();
-    const text = '\ufeff' + GOOD.replace(/"2,500.00"/, '2500.00').replace(/,/g, ';').replace(/\n/g, '\r\n');
+    const text =
+      '\ufeff' +
+      GOOD.replace(/"2,500.00"/, '2500.00')
+        .replace(/,/g, ';')
+        .replace(/\n/g, '\r\n');
     const r = await importJson(run, [writeFile(dir, 'excel.csv', text), '--delimiter', ';']);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.body).toMatchObject({ posted: 3, lines: 7 });
@@ -130,19 +185,45 @@ describe('je import', () => {
     const a = await standardLedger();
     const b = await standardLedger();
     expect((await importJson(a.run, ['-'], GOOD)).body).toMatchObject({ posted: 3, lines: 7 });
-    expect((await importJson(b.run, [writeFile(b.dir, 'good.csv', GOOD)])).body).toMatchObject({ posted: 3, lines: 7 });
+    expect((await importJson(b.run, [writeFile(b.dir, 'good.csv', GOOD)])).body).toMatchObject({
+      posted: 3,
+      lines: 7,
+    });
     expect(await content(a.run)).toEqual(await content(b.run));
-    expect((await importJson(a.run, [writeFile(a.dir, 'good.csv', GOOD)])).body).toMatchObject({ posted: 0, skipped: 3 });
+    expect((await importJson(a.run, [writeFile(a.dir, 'good.csv', GOOD)])).body).toMatchObject({
+      posted: 0,
+      skipped: 3,
+    });
   });
 
   it.each([
-    ['a ragged row', GOOD + '4,2025-02-03,rent,1\n', 'good.csv:9: invalid_input ragged_row: has 4 cells; the header has 8'],
-    ['a group that comes back later', GOOD + '1,2025-02-05,,rent,1,,,\n1,2025-02-05,,checking,,1,,\n', "good.csv:9: invalid_input group_not_contiguous: entry: entry '1' comes back on row 9 after its rows ended on row 3"],
-    ['malformed quoting', GOOD + '4,2025-02-03,"unclosed,rent,1,,,\n', 'good.csv:9: invalid_input malformed_csv: a quoted field is not closed'],
-    ['an unknown column', GOOD.replace('memo,', 'note,'), "good.csv:1: invalid_input unknown_column: note: unknown column 'note'"],
+    [
+      'a ragged row',
+      GOOD + '4,2025-02-03,rent,1\n',
+      'good.csv:9: invalid_input ragged_row: has 4 cells; the header has 8',
+    ],
+    [
+      'a group that comes back later',
+      GOOD + '1,2025-02-05,,rent,1,,,\n1,2025-02-05,,checking,,1,,\n',
+      "good.csv:9: invalid_input group_not_contiguous: entry: entry '1' comes back on row 9 after its rows ended on row 3",
+    ],
+    [
+      'malformed quoting',
+      GOOD + '4,2025-02-03,"unclosed,rent,1,,,\n',
+      'good.csv:9: invalid_input malformed_csv: a quoted field is not closed',
+    ],
+    [
+      'an unknown column',
+      GOOD.replace('memo,', 'note,'),
+      "good.csv:1: invalid_input unknown_column: note: unknown column 'note'",
+    ],
     ['two amount forms', GOOD.replace('memo,', 'amount,'), 'the header mixes amount forms'],
     ['an empty file', '', 'good.csv is empty; it needs a header row'],
-    ['a header with no rows', GOOD.split('\n')[0] + '\n', 'good.csv has a header but no entries; nothing was posted'],
+    [
+      'a header with no rows',
+      GOOD.split('\n')[0] + '\n',
+      'good.csv has a header but no entries; nothing was posted',
+    ],
     ['a binary file', '\u0000\u0001PK\u0003\u0004\u0000\u00ff\n\u0002', 'invalid_input'],
   ])('refuses %s (exit 1), changing nothing', async (_n, text, message) => {
     const { run, dir, ledger } = await standardLedger();
@@ -169,7 +250,9 @@ describe('je import', () => {
     writeFile(dir, 'good.csv', GOOD);
     const r = await run(['je', 'import', 'good.csv']);
     expect(r.exitCode).toBe(1);
-    expect(r.stderr).toContain('good.csv:2: CAPI33 period_closed: entry_date: 2025-01-31 is in a closed period');
+    expect(r.stderr).toContain(
+      'good.csv:2: CAPI33 period_closed: entry_date: 2025-01-31 is in a closed period',
+    );
   });
 });
 
@@ -181,10 +264,20 @@ describe('je import of a large file (over 1 MiB: written on a thread of its own)
     expect(text.length).toBeGreaterThan(1024 * 1024);
     const ledger = async (name: string) => {
       const path = join(dir, name);
-      for (const args of [['init', '--first-month', '2021-01', '--chart', join(dir, 'accounts.csv')], ['counterparties', 'import', join(dir, 'counterparties.csv')]]) {
+      for (const args of [
+        ['init', '--first-month', '2021-01', '--chart', join(dir, 'accounts.csv')],
+        ['counterparties', 'import', join(dir, 'counterparties.csv')],
+      ]) {
         expect((await books([...args, '--ledger', path])).exitCode).toBe(0);
       }
-      return { path, run: (args: string[], input?: string) => books([...args, '--ledger', path], { cwd: dir, ...(input !== undefined ? { input } : {}) }) };
+      return {
+        path,
+        run: (args: string[], input?: string) =>
+          books([...args, '--ledger', path], {
+            cwd: dir,
+            ...(input !== undefined ? { input } : {}),
+          }),
+      };
     };
     return { dir, text, entries, ledger };
   }
@@ -200,29 +293,50 @@ describe('je import of a large file (over 1 MiB: written on a thread of its own)
     let cut = Math.floor(rows.length / 2);
     while (rows[cut]!.split(',')[0] === rows[cut - 1]!.split(',')[0]) cut++;
     const halves = await ledger('halves.sqlite');
-    for (const [name, part] of [['first.csv', rows.slice(1, cut)], ['second.csv', rows.slice(cut)]] as const) {
+    for (const [name, part] of [
+      ['first.csv', rows.slice(1, cut)],
+      ['second.csv', rows.slice(cut)],
+    ] as const) {
       const file = writeFile(dir, name, [rows[0], ...part].join('\n') + '\n');
       expect(readText(file).length).toBeLessThan(1024 * 1024);
       expect((await importJson(halves.run, [file])).exitCode).toBe(0);
     }
     expect(await content(whole.run)).toEqual(await content(halves.run));
-    const sheet = (run: typeof whole.run) => run(['report', 'balance-sheet', '--start', '2021-01-01', '--end', '2022-12-31', '--format', 'csv']).then((x) => x.stdout);
+    const sheet = (run: typeof whole.run) =>
+      run([
+        'report',
+        'balance-sheet',
+        '--start',
+        '2021-01-01',
+        '--end',
+        '2022-12-31',
+        '--format',
+        'csv',
+      ]).then((x) => x.stdout);
     expect(await sheet(whole.run)).toBe(await sheet(halves.run));
     expect((await whole.run(['check'])).exitCode).toBe(0);
-    expect((await importJson(whole.run, [join(dir, 'entries.csv')])).body).toMatchObject({ posted: 0, skipped: entries });
+    expect((await importJson(whole.run, [join(dir, 'entries.csv')])).body).toMatchObject({
+      posted: 0,
+      skipped: entries,
+    });
   });
 
   it('posts nothing when the last entry is wrong, naming its row', async () => {
     const { dir, text, ledger } = await bigFile();
     const rows = text.trimEnd().split('\n');
     const last = rows.length;
-    rows.push(`E999999,2022-12-31,nope,debit,1.00,,,bad`, `E999999,2022-12-31,bank-0-0,credit,1.00,,,bad`);
+    rows.push(
+      `E999999,2022-12-31,nope,debit,1.00,,,bad`,
+      `E999999,2022-12-31,bank-0-0,credit,1.00,,,bad`,
+    );
     const file = writeFile(dir, 'bad.csv', rows.join('\n') + '\n');
     const { path, run } = await ledger('bad.sqlite');
     const before = snapshot(path);
     const r = await run(['je', 'import', file]);
     expect(r.exitCode).toBe(1);
-    expect(r.stderr).toContain(`bad.csv:${last + 1}: CAPI33 unknown_account: gl_account_id: no GL account with external id 'nope'`);
+    expect(r.stderr).toContain(
+      `bad.csv:${last + 1}: CAPI33 unknown_account: gl_account_id: no GL account with external id 'nope'`,
+    );
     expect(r.stderr).toContain('1 error; nothing was posted');
     expect(snapshot(path)).toBe(before);
     expect((await run(['check'])).exitCode).toBe(0);
@@ -238,7 +352,16 @@ describe('npm start', () => {
     const out = String(first.stdout);
     expect(out).toContain('Jan 2025');
     expect(out).toContain('Dec 2025');
-    const total = (label: string) => out.split('\n').filter((l) => l.startsWith(label)).map((l) => l.slice(label.length).trim().split(/\s{2,}/));
+    const total = (label: string) =>
+      out
+        .split('\n')
+        .filter((l) => l.startsWith(label))
+        .map((l) =>
+          l
+            .slice(label.length)
+            .trim()
+            .split(/\s{2,}/),
+        );
     expect(total('Total Assets ')).toEqual(total('Total Liabilities and Equity '));
     const again = await execa('node', [join(FIXTURES, '../dist/demo.js')], { env });
     expect(String(again.stdout)).toBe(out);

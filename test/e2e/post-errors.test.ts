@@ -16,7 +16,20 @@ beforeAll(async () => {
   );
   expect((await L.run(['accounts', 'import', extra])).exitCode).toBe(0);
   // One good entry so that "unchanged" compares a ledger with content.
-  expect((await L.run(['je', 'post', '--date', '2025-03-01', '--debit', 'checking=100', '--credit', 'sales=100'])).exitCode).toBe(0);
+  expect(
+    (
+      await L.run([
+        'je',
+        'post',
+        '--date',
+        '2025-03-01',
+        '--debit',
+        'checking=100',
+        '--credit',
+        'sales=100',
+      ])
+    ).exitCode,
+  ).toBe(0);
 }, 60_000);
 
 async function refused(args: string[], input?: string): Promise<RunResult> {
@@ -29,25 +42,44 @@ async function refused(args: string[], input?: string): Promise<RunResult> {
 
 async function refusedJson(args: string[], input?: string) {
   const r = await refused([...args, '--format', 'json'], input);
-  const body = JSON.parse(r.stdout) as { error: { code: string; message: string; errors: { path: string; reason: string; message: string }[] } };
+  const body = JSON.parse(r.stdout) as {
+    error: {
+      code: string;
+      message: string;
+      errors: { path: string; reason: string; message: string }[];
+    };
+  };
   return body.error;
 }
 
 const post = (...lines: string[]) => ['je', 'post', '--date', '2025-03-02', ...lines];
-const body = (lines: unknown[], extra: Record<string, unknown> = {}) => JSON.stringify({ entry_date: '2025-03-02', lines, ...extra });
-const line = (gl_account_id: string, line_type: string, amount_atoms: unknown, extra: Record<string, unknown> = {}) => ({ gl_account_id, line_type, amount_atoms, ...extra });
+const body = (lines: unknown[], extra: Record<string, unknown> = {}) =>
+  JSON.stringify({ entry_date: '2025-03-02', lines, ...extra });
+const line = (
+  gl_account_id: string,
+  line_type: string,
+  amount_atoms: unknown,
+  extra: Record<string, unknown> = {},
+) => ({ gl_account_id, line_type, amount_atoms, ...extra });
 
 describe('je post refuses, naming the code and every problem, and changes nothing', () => {
   it('an unbalanced entry', async () => {
     const r = await refused(post('--debit', 'checking=1,250.00', '--credit', 'sales=1200'));
-    expect(r.stderr).toContain('error CAPI33: entry is not balanced: debits 1,250.00 ≠ credits 1,200.00');
+    expect(r.stderr).toContain(
+      'error CAPI33: entry is not balanced: debits 1,250.00 ≠ credits 1,200.00',
+    );
   });
 
   it.each([
     ['an unknown account', '9999', 'unknown_account', "no GL account with external id '9999'"],
     ['an inactive account', 'old-bank', 'inactive_account', 'is inactive'],
     ['an unpostable (header) account', 'cash', 'unpostable_account', 'cannot be posted to'],
-    ["an account denominated in another currency (no FX snapshot can fix it)", 'eur-bank', 'currency_conflict', 'denominated in EUR'],
+    [
+      'an account denominated in another currency (no FX snapshot can fix it)',
+      'eur-bank',
+      'currency_conflict',
+      'denominated in EUR',
+    ],
   ])('%s', async (_name, account, reason, text) => {
     const e = await refusedJson(post('--debit', `${account}=10`, '--credit', 'sales=10'));
     expect(e.code).toBe('CAPI33');
@@ -69,19 +101,37 @@ describe('je post refuses, naming the code and every problem, and changes nothin
   });
 
   it('a currency other than the functional currency', async () => {
-    const e = await refusedJson(post('--currency', 'EUR', '--debit', 'checking=10', '--credit', 'sales=10'));
-    expect(e.errors).toEqual([expect.objectContaining({ path: 'currency', reason: 'currency_mismatch' })]);
+    const e = await refusedJson(
+      post('--currency', 'EUR', '--debit', 'checking=10', '--credit', 'sales=10'),
+    );
+    expect(e.errors).toEqual([
+      expect.objectContaining({ path: 'currency', reason: 'currency_mismatch' }),
+    ]);
   });
 
   it('invalid line amounts: zero, negative, fractional, a string, missing', async () => {
-    const e = await refusedJson(['je', 'post', '--file', '-'], body([line('checking', 'debit', 0), line('sales', 'credit', -5), line('sales', 'credit', 1.5), line('sales', 'credit', '100'), line('sales', 'credit', undefined)]));
+    const e = await refusedJson(
+      ['je', 'post', '--file', '-'],
+      body([
+        line('checking', 'debit', 0),
+        line('sales', 'credit', -5),
+        line('sales', 'credit', 1.5),
+        line('sales', 'credit', '100'),
+        line('sales', 'credit', undefined),
+      ]),
+    );
     expect(e.code).toBe('CAPI33');
-    expect(e.errors.map((p) => p.path)).toEqual([0, 1, 2, 3, 4].map((i) => `lines[${i}].amount_atoms`));
+    expect(e.errors.map((p) => p.path)).toEqual(
+      [0, 1, 2, 3, 4].map((i) => `lines[${i}].amount_atoms`),
+    );
     expect(new Set(e.errors.map((p) => p.reason))).toEqual(new Set(['invalid_amount']));
   });
 
   it('an amount beyond 2^53 - 1 atoms', async () => {
-    const e = await refusedJson(['je', 'post', '--file', '-'], `{"entry_date":"2025-03-02","lines":[{"gl_account_id":"checking","line_type":"debit","amount_atoms":9007199254740993},{"gl_account_id":"sales","line_type":"credit","amount_atoms":9007199254740993}]}`);
+    const e = await refusedJson(
+      ['je', 'post', '--file', '-'],
+      `{"entry_date":"2025-03-02","lines":[{"gl_account_id":"checking","line_type":"debit","amount_atoms":9007199254740993},{"gl_account_id":"sales","line_type":"credit","amount_atoms":9007199254740993}]}`,
+    );
     expect(e.errors.map((p) => [p.path, p.reason])).toEqual([
       ['lines[0].amount_atoms', 'invalid_amount'],
       ['lines[1].amount_atoms', 'invalid_amount'],
@@ -90,8 +140,18 @@ describe('je post refuses, naming the code and every problem, and changes nothin
 
   it('a debit total beyond 2^53 - 1 atoms', async () => {
     const max = Number.MAX_SAFE_INTEGER;
-    const e = await refusedJson(['je', 'post', '--file', '-'], body([line('checking', 'debit', max), line('savings', 'debit', 1), line('sales', 'credit', max), line('services', 'credit', 1)]));
-    expect(e.errors).toEqual([expect.objectContaining({ path: 'lines', reason: 'total_too_large' })]);
+    const e = await refusedJson(
+      ['je', 'post', '--file', '-'],
+      body([
+        line('checking', 'debit', max),
+        line('savings', 'debit', 1),
+        line('sales', 'credit', max),
+        line('services', 'credit', 1),
+      ]),
+    );
+    expect(e.errors).toEqual([
+      expect.objectContaining({ path: 'lines', reason: 'total_too_large' }),
+    ]);
   });
 
   it('fewer than 2 lines', async () => {
@@ -100,23 +160,53 @@ describe('je post refuses, naming the code and every problem, and changes nothin
   });
 
   it('more than 1000 lines', async () => {
-    const lines = [...Array.from({ length: 1000 }, () => line('checking', 'debit', 1)), line('sales', 'credit', 1000)];
+    const lines = [
+      ...Array.from({ length: 1000 }, () => line('checking', 'debit', 1)),
+      line('sales', 'credit', 1000),
+    ];
     const e = await refusedJson(['je', 'post', '--file', '-'], body(lines));
     expect(e.errors).toEqual([expect.objectContaining({ path: 'lines', reason: 'line_count' })]);
   });
 
   it('an entry dated before the books start', async () => {
-    const r = await refused(['je', 'post', '--date', '2024-12-31', '--debit', 'checking=10', '--credit', 'sales=10']);
-    expect(r.stderr).toContain('error CAPI33: --date: 2024-12-31 is before the books start on 2025-01-01');
+    const r = await refused([
+      'je',
+      'post',
+      '--date',
+      '2024-12-31',
+      '--debit',
+      'checking=10',
+      '--credit',
+      'sales=10',
+    ]);
+    expect(r.stderr).toContain(
+      'error CAPI33: --date: 2024-12-31 is before the books start on 2025-01-01',
+    );
   });
 
   it('an impossible date', async () => {
-    const e = await refusedJson(['je', 'post', '--date', '2025-02-29', '--debit', 'checking=10', '--credit', 'sales=10']);
-    expect(e.errors).toEqual([expect.objectContaining({ path: 'entry_date', reason: 'invalid_date' })]);
+    const e = await refusedJson([
+      'je',
+      'post',
+      '--date',
+      '2025-02-29',
+      '--debit',
+      'checking=10',
+      '--credit',
+      'sales=10',
+    ]);
+    expect(e.errors).toEqual([
+      expect.objectContaining({ path: 'entry_date', reason: 'invalid_date' }),
+    ]);
   });
 
   it('unknown fields in the body', async () => {
-    const e = await refusedJson(['je', 'post', '--file', '-'], body([line('checking', 'debit', 5, { colour: 'red' }), line('sales', 'credit', 5)], { attachments: [] }));
+    const e = await refusedJson(
+      ['je', 'post', '--file', '-'],
+      body([line('checking', 'debit', 5, { colour: 'red' }), line('sales', 'credit', 5)], {
+        attachments: [],
+      }),
+    );
     expect(e.errors.map((p) => p.path).sort()).toEqual(['attachments', 'lines[0].colour']);
   });
 
@@ -128,7 +218,12 @@ describe('je post refuses, naming the code and every problem, and changes nothin
   it('every problem of one entry at once', async () => {
     const r = await refused(post('--debit', '9999=10', '--debit', 'ar=5', '--credit', 'cash=20'));
     expect(r.stderr).toMatch(/^error CAPI33: entry is invalid: 4 problems/);
-    for (const text of ["no GL account with external id '9999'", 'need a customer counterparty', 'cannot be posted to', 'entry is not balanced: debits 15.00 ≠ credits 20.00']) {
+    for (const text of [
+      "no GL account with external id '9999'",
+      'need a customer counterparty',
+      'cannot be posted to',
+      'entry is not balanced: debits 15.00 ≠ credits 20.00',
+    ]) {
       expect(r.stderr).toContain(text);
     }
   });
@@ -143,19 +238,37 @@ describe('je post refuses, naming the code and every problem, and changes nothin
 describe('idempotency keys (CAPI34)', () => {
   it('refuses an empty key and one over 128 characters', async () => {
     for (const key of ['', 'k'.repeat(129)]) {
-      const e = await refusedJson(post('--idempotency-key', key, '--debit', 'checking=10', '--credit', 'sales=10'));
+      const e = await refusedJson(
+        post('--idempotency-key', key, '--debit', 'checking=10', '--credit', 'sales=10'),
+      );
       expect(e.code).toBe('CAPI34');
     }
   });
 
   it('refuses a key used within the hour, naming the entry it posted, and posts once', async () => {
-    const args = post('--idempotency-key', 'close-2025-03-rent', '--debit', 'rent=3000', '--credit', 'checking=3000');
+    const args = post(
+      '--idempotency-key',
+      'close-2025-03-rent',
+      '--debit',
+      'rent=3000',
+      '--credit',
+      'checking=3000',
+    );
     const first = await L.run([...args, '--format', 'json']);
     expect(first.exitCode).toBe(0);
     const posted = JSON.parse(first.stdout) as { id: string };
     const e = await refusedJson(args);
     expect(e).toMatchObject({ code: 'CAPI34', existing_journal_entry_id: posted.id });
-    const other = await refusedJson(post('--idempotency-key', 'close-2025-03-rent', '--debit', 'rent=1', '--credit', 'checking=1'));
+    const other = await refusedJson(
+      post(
+        '--idempotency-key',
+        'close-2025-03-rent',
+        '--debit',
+        'rent=1',
+        '--credit',
+        'checking=1',
+      ),
+    );
     expect(other.code).toBe('CAPI34');
     expect(other).not.toHaveProperty('existing_journal_entry_id');
   });
@@ -167,12 +280,36 @@ describe('period rules', () => {
     expect((await run(['close', '--through', '2025-01-31'])).exitCode).toBe(0);
     const before = snapshot(ledger);
     for (const date of ['2025-01-31', '2025-01-15']) {
-      const r = await run(['je', 'post', '--date', date, '--debit', 'checking=10', '--credit', 'sales=10']);
+      const r = await run([
+        'je',
+        'post',
+        '--date',
+        date,
+        '--debit',
+        'checking=10',
+        '--credit',
+        'sales=10',
+      ]);
       expect(r.exitCode).toBe(1);
-      expect(r.stderr).toContain(`error CAPI33: --date: ${date} is in a closed period: the books are closed through 2025-01-31`);
+      expect(r.stderr).toContain(
+        `error CAPI33: --date: ${date} is in a closed period: the books are closed through 2025-01-31`,
+      );
     }
     expect(snapshot(ledger)).toBe(before);
-    expect((await run(['je', 'post', '--date', '2025-02-01', '--debit', 'checking=10', '--credit', 'sales=10'])).exitCode).toBe(0);
+    expect(
+      (
+        await run([
+          'je',
+          'post',
+          '--date',
+          '2025-02-01',
+          '--debit',
+          'checking=10',
+          '--credit',
+          'sales=10',
+        ])
+      ).exitCode,
+    ).toBe(0);
     const back = await run(['close', '--through', '2024-12-31']);
     expect(back.exitCode).toBe(2);
     expect(back.stderr).toContain('--reopen');
@@ -181,12 +318,34 @@ describe('period rules', () => {
   it('refuses every post with CAPI67 until the First Month of Books is applied', async () => {
     const { run, ledger } = await standardLedger({ firstMonth: null });
     const before = snapshot(ledger);
-    const r = await run(['je', 'post', '--date', '2025-03-02', '--debit', 'checking=10', '--credit', 'sales=10']);
+    const r = await run([
+      'je',
+      'post',
+      '--date',
+      '2025-03-02',
+      '--debit',
+      'checking=10',
+      '--credit',
+      'sales=10',
+    ]);
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toContain('error CAPI67');
     expect(snapshot(ledger)).toBe(before);
     expect((await run(['books-start', '2025-03'])).exitCode).toBe(0);
-    expect((await run(['je', 'post', '--date', '2025-03-02', '--debit', 'checking=10', '--credit', 'sales=10'])).exitCode).toBe(0);
+    expect(
+      (
+        await run([
+          'je',
+          'post',
+          '--date',
+          '2025-03-02',
+          '--debit',
+          'checking=10',
+          '--credit',
+          'sales=10',
+        ])
+      ).exitCode,
+    ).toBe(0);
   });
 });
 

@@ -4,9 +4,29 @@ import { books, booksJson, snapshot, standardLedger, tempDir } from './helpers.j
 describe('je post', () => {
   it('numbers entries JE-(largest + 1), normalises given numbers and refuses duplicates', async () => {
     const { run } = await standardLedger();
-    const post = (...extra: string[]) => run(['je', 'post', '--date', '2025-02-03', '--debit', '1010=12.50', '--credit', 'sales=12.5', ...extra, '--format', 'json']);
+    const post = (...extra: string[]) =>
+      run([
+        'je',
+        'post',
+        '--date',
+        '2025-02-03',
+        '--debit',
+        '1010=12.50',
+        '--credit',
+        'sales=12.5',
+        ...extra,
+        '--format',
+        'json',
+      ]);
     const numbers: string[] = [];
-    for (const extra of [[], [], ['--je-number', 'je-0042'], [], ['--je-number', 'Payroll  march'], []]) {
+    for (const extra of [
+      [],
+      [],
+      ['--je-number', 'je-0042'],
+      [],
+      ['--je-number', 'Payroll  march'],
+      [],
+    ]) {
       const r = await post(...extra);
       expect(r.exitCode, r.stderr).toBe(0);
       numbers.push((JSON.parse(r.stdout) as { je_number: string }).je_number);
@@ -15,30 +35,121 @@ describe('je post', () => {
     for (const dup of ['42', 'JE 42', 'payroll march']) {
       const r = await post('--je-number', dup);
       expect(r.exitCode).toBe(1);
-      expect(JSON.parse(r.stdout).error).toMatchObject({ code: 'CAPI33', errors: [{ path: 'je_number', reason: 'duplicate_je_number' }] });
+      expect(JSON.parse(r.stdout).error).toMatchObject({
+        code: 'CAPI33',
+        errors: [{ path: 'je_number', reason: 'duplicate_je_number' }],
+      });
     }
   });
 
   it('returns every response field of the spec, with accounts by number and counterparties', async () => {
     const { run } = await standardLedger();
-    const r = await run(['je', 'post', '--date', '2025-02-03', '--memo', 'Invoice 7', '--reason', 'catch-up', '--adjusting', '--debit', '1100=1,200.00@customer:C001', '--credit', 'sales=1200', '--format', 'json']);
+    const r = await run([
+      'je',
+      'post',
+      '--date',
+      '2025-02-03',
+      '--memo',
+      'Invoice 7',
+      '--reason',
+      'catch-up',
+      '--adjusting',
+      '--debit',
+      '1100=1,200.00@customer:C001',
+      '--credit',
+      'sales=1200',
+      '--format',
+      'json',
+    ]);
     expect(r.exitCode, r.stderr).toBe(0);
     const e = JSON.parse(r.stdout);
     expect(Object.keys(e).sort()).toEqual(
-      ['id', 'object', 'created_at', 'updated_at', 'is_deleted', 'je_number', 'entry_date', 'memo', 'source', 'total_debit_atoms', 'total_credit_atoms', 'currency', 'lines', 'status', 'manual_entry_reason', 'policy_key', 'tags', 'attachments', 'is_adjusting', 'entry_type_label', 'counterparty_name', 'source_description', 'source_svc_object', 'original_journal_entry_id', 'original_journal_entry_date', 'reversed_by_journal_entry_ids'].sort(),
+      [
+        'id',
+        'object',
+        'created_at',
+        'updated_at',
+        'is_deleted',
+        'je_number',
+        'entry_date',
+        'memo',
+        'source',
+        'total_debit_atoms',
+        'total_credit_atoms',
+        'currency',
+        'lines',
+        'status',
+        'manual_entry_reason',
+        'policy_key',
+        'tags',
+        'attachments',
+        'is_adjusting',
+        'entry_type_label',
+        'counterparty_name',
+        'source_description',
+        'source_svc_object',
+        'original_journal_entry_id',
+        'original_journal_entry_date',
+        'reversed_by_journal_entry_ids',
+      ].sort(),
     );
-    expect(e).toMatchObject({ object: 'journal_entry', status: 'posted', source: 'manual_api', total_debit_atoms: 120000, total_credit_atoms: 120000, currency: 'USD', is_adjusting: true, memo: 'Invoice 7', manual_entry_reason: 'catch-up', counterparty_name: 'Harbor Cafe' });
+    expect(e).toMatchObject({
+      object: 'journal_entry',
+      status: 'posted',
+      source: 'manual_api',
+      total_debit_atoms: 120000,
+      total_credit_atoms: 120000,
+      currency: 'USD',
+      is_adjusting: true,
+      memo: 'Invoice 7',
+      manual_entry_reason: 'catch-up',
+      counterparty_name: 'Harbor Cafe',
+    });
     expect(Object.keys(e.lines[0]).sort()).toEqual(
-      ['id', 'object', 'created_at', 'updated_at', 'is_deleted', 'journal_entry_id', 'account_id', 'account_number', 'account_name', 'account_type', 'line_type', 'amount_atoms', 'memo', 'counterparty_type', 'counterparty_external_id', 'counterparty_name'].sort(),
+      [
+        'id',
+        'object',
+        'created_at',
+        'updated_at',
+        'is_deleted',
+        'journal_entry_id',
+        'account_id',
+        'account_number',
+        'account_name',
+        'account_type',
+        'line_type',
+        'amount_atoms',
+        'memo',
+        'counterparty_type',
+        'counterparty_external_id',
+        'counterparty_name',
+      ].sort(),
     );
-    expect(e.lines[0]).toMatchObject({ object: 'journal_entry_line', journal_entry_id: e.id, account_number: '1100', account_name: 'Accounts Receivable', account_type: 'accounts_receivable', line_type: 'debit', amount_atoms: 120000, counterparty_type: 'customer', counterparty_external_id: 'C001', counterparty_name: 'Harbor Cafe' });
+    expect(e.lines[0]).toMatchObject({
+      object: 'journal_entry_line',
+      journal_entry_id: e.id,
+      account_number: '1100',
+      account_name: 'Accounts Receivable',
+      account_type: 'accounts_receivable',
+      line_type: 'debit',
+      amount_atoms: 120000,
+      counterparty_type: 'customer',
+      counterparty_external_id: 'C001',
+      counterparty_name: 'Harbor Cafe',
+    });
     const shown = await run(['je', 'show', e.je_number, '--format', 'json']);
     expect(JSON.parse(shown.stdout)).toEqual(e);
   });
 
   it('posts a JSON body from standard input, and --dry-run posts nothing', async () => {
     const { run, ledger } = await standardLedger();
-    const body = JSON.stringify({ entry_date: '2025-02-03', lines: [{ gl_account_id: 'rent', line_type: 'debit', amount_atoms: 250000 }, { gl_account_id: 'checking', line_type: 'credit', amount_atoms: 250000 }] });
+    const body = JSON.stringify({
+      entry_date: '2025-02-03',
+      lines: [
+        { gl_account_id: 'rent', line_type: 'debit', amount_atoms: 250000 },
+        { gl_account_id: 'checking', line_type: 'credit', amount_atoms: 250000 },
+      ],
+    });
     const before = snapshot(ledger);
     const dry = await run(['je', 'post', '--file', '-', '--dry-run'], body);
     expect(dry.exitCode, dry.stderr).toBe(0);
@@ -52,11 +163,25 @@ describe('je post', () => {
 
   it('reverses an entry once, linking both ways', async () => {
     const { run } = await standardLedger();
-    await run(['je', 'post', '--date', '2025-02-03', '--debit', 'rent=100', '--credit', 'checking=100']);
+    await run([
+      'je',
+      'post',
+      '--date',
+      '2025-02-03',
+      '--debit',
+      'rent=100',
+      '--credit',
+      'checking=100',
+    ]);
     const rev = await run(['je', 'reverse', 'JE-1', '--date', '2025-02-28', '--format', 'json']);
     expect(rev.exitCode, rev.stderr).toBe(0);
     const r = JSON.parse(rev.stdout);
-    expect(r).toMatchObject({ je_number: 'JE-2', entry_date: '2025-02-28', original_journal_entry_date: '2025-02-03', status: 'posted' });
+    expect(r).toMatchObject({
+      je_number: 'JE-2',
+      entry_date: '2025-02-28',
+      original_journal_entry_date: '2025-02-03',
+      status: 'posted',
+    });
     expect(r.lines.map((l: { line_type: string }) => l.line_type)).toEqual(['credit', 'debit']);
     const orig = JSON.parse((await run(['je', 'show', 'JE-1', '--format', 'json'])).stdout);
     expect(orig).toMatchObject({ status: 'reversed', reversed_by_journal_entry_ids: [r.id] });
@@ -69,7 +194,19 @@ describe('je post', () => {
 
   it('lists entries within dates', async () => {
     const { run } = await standardLedger();
-    for (const d of ['2025-01-10', '2025-02-10', '2025-03-10']) await run(['je', 'post', '--date', d, '--debit', 'rent=1', '--credit', 'checking=1', '--memo', `m ${d}`]);
+    for (const d of ['2025-01-10', '2025-02-10', '2025-03-10'])
+      await run([
+        'je',
+        'post',
+        '--date',
+        d,
+        '--debit',
+        'rent=1',
+        '--credit',
+        'checking=1',
+        '--memo',
+        `m ${d}`,
+      ]);
     const list = await run(['je', 'list', '--from', '2025-02-01', '--to', '2025-03-31']);
     expect(list.stdout).toContain('m 2025-02-10');
     expect(list.stdout).toContain('m 2025-03-10');
@@ -84,7 +221,18 @@ describe('je post', () => {
     const writer = async (w: number) => {
       const codes: number[] = [];
       for (let i = 0; i < 40; i++) {
-        const r = await run(['je', 'post', '--date', '2025-04-01', '--memo', `w${w}-${i}`, '--debit', 'office=1.01', '--credit', 'checking=1.01']);
+        const r = await run([
+          'je',
+          'post',
+          '--date',
+          '2025-04-01',
+          '--memo',
+          `w${w}-${i}`,
+          '--debit',
+          'office=1.01',
+          '--credit',
+          'checking=1.01',
+        ]);
         codes.push(r.exitCode);
         if (r.exitCode !== 0) console.error(r.stderr);
       }
@@ -92,7 +240,9 @@ describe('je post', () => {
     };
     const codes = (await Promise.all([0, 1, 2, 3].map(writer))).flat();
     expect(codes.filter((c) => c !== 0)).toEqual([]);
-    const list = JSON.parse((await run(['je', 'list', '--format', 'json'])).stdout) as { data: { je_number: string; memo: string }[] };
+    const list = JSON.parse((await run(['je', 'list', '--format', 'json'])).stdout) as {
+      data: { je_number: string; memo: string }[];
+    };
     expect(list.data).toHaveLength(160);
     const numbers = list.data.map((e) => Number(e.je_number.slice(3))).sort((a, b) => a - b);
     expect(numbers).toEqual(Array.from({ length: 160 }, (_, i) => i + 1));
@@ -154,13 +304,51 @@ describe('books init', () => {
 
   it('creates the entity with the standard chart', async () => {
     const dir = tempDir();
-    const r = await booksJson(['init', '--name', 'Kiln & Co', '--currency', 'jpy', '--first-month', '2026-04', '--fiscal-year-start-month', '4', '--chart', 'standard'], { cwd: dir });
+    const r = await booksJson(
+      [
+        'init',
+        '--name',
+        'Kiln & Co',
+        '--currency',
+        'jpy',
+        '--first-month',
+        '2026-04',
+        '--fiscal-year-start-month',
+        '4',
+        '--chart',
+        'standard',
+      ],
+      { cwd: dir },
+    );
     expect(r.exitCode).toBe(0);
-    expect(r.body.entity).toMatchObject({ name: 'Kiln & Co', currency: 'JPY', books_start: '2026-04-01', fiscal_year_start_month: 4, lock_date: null });
+    expect(r.body.entity).toMatchObject({
+      name: 'Kiln & Co',
+      currency: 'JPY',
+      books_start: '2026-04-01',
+      fiscal_year_start_month: 4,
+      lock_date: null,
+    });
     expect(r.body.accounts_created).toBeGreaterThan(30);
-    const post = await books(['je', 'post', '--date', '2026-04-01', '--debit', 'checking=1500', '--credit', 'capital=1500', '--format', 'json'], { cwd: dir });
+    const post = await books(
+      [
+        'je',
+        'post',
+        '--date',
+        '2026-04-01',
+        '--debit',
+        'checking=1500',
+        '--credit',
+        'capital=1500',
+        '--format',
+        'json',
+      ],
+      { cwd: dir },
+    );
     expect(JSON.parse(post.stdout).total_debit_atoms).toBe(1500);
-    const frac = await books(['je', 'post', '--date', '2026-04-01', '--debit', 'checking=1.5', '--credit', 'capital=1.5'], { cwd: dir });
+    const frac = await books(
+      ['je', 'post', '--date', '2026-04-01', '--debit', 'checking=1.5', '--credit', 'capital=1.5'],
+      { cwd: dir },
+    );
     expect(frac.exitCode).toBe(1);
     expect(frac.stderr).toContain('the currency has 0');
   });

@@ -2,7 +2,15 @@ import { createServer, connect, type Server } from 'node:net';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { books, serve, snapshot, standardLedger, writeFile, type RunResult, type Served } from './helpers.js';
+import {
+  books,
+  serve,
+  snapshot,
+  standardLedger,
+  writeFile,
+  type RunResult,
+  type Served,
+} from './helpers.js';
 
 const POST = 'customer_api:post_journal_entries';
 const READ = 'customer_api:read';
@@ -20,15 +28,41 @@ describe('a remote profile against a real books serve', () => {
   let S: Served;
   let key: string;
   let env: Record<string, string>;
-  const remote = (args: string[], extra: Record<string, string> = {}, input?: string): Promise<RunResult> =>
-    books(args, { cwd: L.dir, env: { ...env, ...extra }, ...(input !== undefined ? { input } : {}) });
+  const remote = (
+    args: string[],
+    extra: Record<string, string> = {},
+    input?: string,
+  ): Promise<RunResult> =>
+    books(args, {
+      cwd: L.dir,
+      env: { ...env, ...extra },
+      ...(input !== undefined ? { input } : {}),
+    });
   const local = (args: string[]) => books([...args, '--ledger', L.ledger], { cwd: L.dir });
 
   beforeAll(async () => {
     L = await standardLedger();
-    key = JSON.parse((await L.run(['keys', 'create', '--permission', POST, '--permission', READ, '--format', 'json'])).stdout).key;
+    key = JSON.parse(
+      (
+        await L.run([
+          'keys',
+          'create',
+          '--permission',
+          POST,
+          '--permission',
+          READ,
+          '--format',
+          'json',
+        ])
+      ).stdout,
+    ).key;
     S = await serve(L.ledger);
-    env = { BOOKS_CONFIG: join(L.dir, 'config.json'), BOOKS_API_KEY: key, BOOKS_RECEIPTS: join(L.dir, 'receipts.sqlite'), BOOKS_RETRY_BACKOFF_MS: '100' };
+    env = {
+      BOOKS_CONFIG: join(L.dir, 'config.json'),
+      BOOKS_API_KEY: key,
+      BOOKS_RECEIPTS: join(L.dir, 'receipts.sqlite'),
+      BOOKS_RETRY_BACKOFF_MS: '100',
+    };
     const add = await books(['profile', 'add', 'office', '--url', S.url], { cwd: L.dir, env });
     expect(add.exitCode, add.stderr).toBe(0);
     expect((await books(['profile', 'use', 'office'], { cwd: L.dir, env })).exitCode).toBe(0);
@@ -36,13 +70,38 @@ describe('a remote profile against a real books serve', () => {
   afterAll(async () => S?.stop());
 
   it('posts an entry, and refuses a bad one exactly as the local ledger does', async () => {
-    const ok = await remote(['je', 'post', '--date', '2025-02-01', '--debit', '6100=10', '--credit', 'checking=10', '--format', 'json']);
+    const ok = await remote([
+      'je',
+      'post',
+      '--date',
+      '2025-02-01',
+      '--debit',
+      '6100=10',
+      '--credit',
+      'checking=10',
+      '--format',
+      'json',
+    ]);
     expect(ok.exitCode, ok.stderr).toBe(0);
-    expect(JSON.parse(ok.stdout)).toMatchObject({ object: 'journal_entry', total_debit_atoms: 1000 });
+    expect(JSON.parse(ok.stdout)).toMatchObject({
+      object: 'journal_entry',
+      total_debit_atoms: 1000,
+    });
     for (const args of [
       ['je', 'post', '--date', '2025-02-01', '--debit', 'rent=10', '--credit', 'checking=9'],
       ['je', 'post', '--date', '2024-02-01', '--debit', 'nope=10', '--credit', 'ar=10'],
-      ['je', 'post', '--date', '2025-02-01', '--debit', 'rent=10', '--credit', 'checking=10', '--idempotency-key', ''],
+      [
+        'je',
+        'post',
+        '--date',
+        '2025-02-01',
+        '--debit',
+        'rent=10',
+        '--credit',
+        'checking=10',
+        '--idempotency-key',
+        '',
+      ],
       ['report', 'balance-sheet', '--start', '2020-01-01', '--end', '2025-12-31'],
     ]) {
       const [r, l] = [await remote(args), await local(args)];
@@ -52,9 +111,21 @@ describe('a remote profile against a real books serve', () => {
   });
 
   it('prints the same balance sheet bytes as the local ledger', async () => {
-    const args = ['report', 'balance-sheet', '--start', '2025-01-01', '--end', '2025-06-30', '--period', 'monthly'];
+    const args = [
+      'report',
+      'balance-sheet',
+      '--start',
+      '2025-01-01',
+      '--end',
+      '2025-06-30',
+      '--period',
+      'monthly',
+    ];
     for (const format of ['json', 'csv', 'table']) {
-      const [r, l] = [await remote([...args, '--format', format]), await local([...args, '--format', format])];
+      const [r, l] = [
+        await remote([...args, '--format', format]),
+        await local([...args, '--format', format]),
+      ];
       expect(r.exitCode).toBe(0);
       expect(r.stdout).toBe(l.stdout);
     }
@@ -65,16 +136,24 @@ describe('a remote profile against a real books serve', () => {
     const bad = writeFile(L.dir, 'bad.csv', CSV.replace('6100', '6199'));
     const refused = await remote(['je', 'import', bad]);
     expect(refused.exitCode).toBe(1);
-    expect(refused.stderr).toContain("bad.csv:2: CAPI33 unknown_account: gl_account_id: no GL account with external id '6199'");
+    expect(refused.stderr).toContain(
+      "bad.csv:2: CAPI33 unknown_account: gl_account_id: no GL account with external id '6199'",
+    );
     const first = await remote(['je', 'import', file, '--format', 'json']);
     expect(first.exitCode, first.stderr).toBe(0);
     expect(JSON.parse(first.stdout)).toMatchObject({ posted: 2, skipped: 0, lines: 4 });
     const again = await remote(['je', 'import', file, '--format', 'json']);
     expect(JSON.parse(again.stdout)).toMatchObject({ posted: 0, skipped: 2 });
     // Without the receipts (another machine, or a lost file) the service's idempotency keys still hold within the hour.
-    const elsewhere = await remote(['je', 'import', file, '--format', 'json'], { BOOKS_RECEIPTS: join(L.dir, 'other-receipts.sqlite') });
+    const elsewhere = await remote(['je', 'import', file, '--format', 'json'], {
+      BOOKS_RECEIPTS: join(L.dir, 'other-receipts.sqlite'),
+    });
     expect(JSON.parse(elsewhere.stdout)).toMatchObject({ posted: 0, skipped: 2, lines: 0 });
-    const memos = (JSON.parse((await local(['je', 'list', '--format', 'json'])).stdout) as { data: { memo: string }[] }).data.filter((e) => e.memo === 'Invoice 7');
+    const memos = (
+      JSON.parse((await local(['je', 'list', '--format', 'json'])).stdout) as {
+        data: { memo: string }[];
+      }
+    ).data.filter((e) => e.memo === 'Invoice 7');
     expect(memos).toHaveLength(1);
   });
 
@@ -82,7 +161,18 @@ describe('a remote profile against a real books serve', () => {
     const db = new Database(L.ledger);
     db.prepare('UPDATE entity SET rebuild_started_at = ?').run(new Date().toISOString());
     db.close();
-    const posting = remote(['je', 'post', '--date', '2025-02-02', '--memo', 'during rebuild', '--debit', 'rent=1', '--credit', 'checking=1']);
+    const posting = remote([
+      'je',
+      'post',
+      '--date',
+      '2025-02-02',
+      '--memo',
+      'during rebuild',
+      '--debit',
+      'rent=1',
+      '--credit',
+      'checking=1',
+    ]);
     await new Promise((r) => setTimeout(r, 1500));
     const db2 = new Database(L.ledger);
     db2.prepare('UPDATE entity SET rebuild_started_at = NULL').run();
@@ -90,7 +180,11 @@ describe('a remote profile against a real books serve', () => {
     const r = await posting;
     expect(r.exitCode, r.stderr).toBe(0);
     expect(S.log()).toMatch(/POST \/v1\/journal-entries 409[\s\S]*POST \/v1\/journal-entries 201/);
-    const list = (JSON.parse((await local(['je', 'list', '--format', 'json'])).stdout) as { data: { memo: string }[] }).data;
+    const list = (
+      JSON.parse((await local(['je', 'list', '--format', 'json'])).stdout) as {
+        data: { memo: string }[];
+      }
+    ).data;
     expect(list.filter((e) => e.memo === 'during rebuild')).toHaveLength(1);
   });
 
@@ -100,10 +194,28 @@ describe('a remote profile against a real books serve', () => {
     db.close();
     try {
       const before = snapshot(L.ledger);
-      const r = await remote(['je', 'post', '--date', '2025-02-02', '--debit', 'rent=1', '--credit', 'checking=1']);
+      const r = await remote([
+        'je',
+        'post',
+        '--date',
+        '2025-02-02',
+        '--debit',
+        'rent=1',
+        '--credit',
+        'checking=1',
+      ]);
       expect(r.exitCode).toBe(4);
       expect(r.stderr).toContain('error CAPI73');
-      const l = await local(['je', 'post', '--date', '2025-02-02', '--debit', 'rent=1', '--credit', 'checking=1']);
+      const l = await local([
+        'je',
+        'post',
+        '--date',
+        '2025-02-02',
+        '--debit',
+        'rent=1',
+        '--credit',
+        'checking=1',
+      ]);
       expect(l.exitCode).toBe(4);
       expect(snapshot(L.ledger)).toBe(before);
     } finally {
@@ -114,20 +226,30 @@ describe('a remote profile against a real books serve', () => {
   });
 
   it('maps keys and permissions to exit 3, an unreachable service to exit 4, and never prints the key', async () => {
-    const none = await remote(['je', 'post', '--debit', 'rent=1', '--credit', 'checking=1'], { BOOKS_API_KEY: '' });
+    const none = await remote(['je', 'post', '--debit', 'rent=1', '--credit', 'checking=1'], {
+      BOOKS_API_KEY: '',
+    });
     expect(none.exitCode).toBe(3);
     expect(none.stderr).toContain('error CAPI11: no API key: set BOOKS_API_KEY');
-    const wrong = await remote(['report', 'balance-sheet'], { BOOKS_API_KEY: 'bk.AAAAAAAAAAAA.secretsecretsecretsecret' });
+    const wrong = await remote(['report', 'balance-sheet'], {
+      BOOKS_API_KEY: 'bk.AAAAAAAAAAAA.secretsecretsecretsecret',
+    });
     expect(wrong.exitCode).toBe(3);
     expect(wrong.stderr).toContain('CAPI11');
     expect(wrong.stderr + wrong.stdout).not.toContain('secretsecret');
-    const readOnly = JSON.parse((await L.run(['keys', 'create', '--permission', READ, '--format', 'json'])).stdout).key as string;
-    const forbidden = await remote(['je', 'post', '--debit', 'rent=1', '--credit', 'checking=1'], { BOOKS_API_KEY: readOnly });
+    const readOnly = JSON.parse(
+      (await L.run(['keys', 'create', '--permission', READ, '--format', 'json'])).stdout,
+    ).key as string;
+    const forbidden = await remote(['je', 'post', '--debit', 'rent=1', '--credit', 'checking=1'], {
+      BOOKS_API_KEY: readOnly,
+    });
     expect(forbidden.exitCode).toBe(3);
     expect(forbidden.stderr).toContain('error CAPI71');
     expect(forbidden.stderr).not.toContain(readOnly);
     await books(['profile', 'add', 'down', '--url', 'http://127.0.0.1:1'], { cwd: L.dir, env });
-    const down = await remote(['--profile', 'down', 'report', 'balance-sheet'], { BOOKS_RETRY_BACKOFF_MS: '10' });
+    const down = await remote(['--profile', 'down', 'report', 'balance-sheet'], {
+      BOOKS_RETRY_BACKOFF_MS: '10',
+    });
     expect(down.exitCode).toBe(4);
     expect(down.stderr).toContain('cannot reach http://127.0.0.1:1');
     expect(S.log()).not.toContain(key);
@@ -137,12 +259,31 @@ describe('a remote profile against a real books serve', () => {
     const proxy = await lossyProxy(S.url);
     try {
       await books(['profile', 'add', 'lossy', '--url', proxy.url], { cwd: L.dir, env });
-      const r = await remote(['--profile', 'lossy', 'je', 'post', '--date', '2025-02-03', '--memo', 'answer lost', '--debit', 'rent=3', '--credit', 'checking=3']);
+      const r = await remote([
+        '--profile',
+        'lossy',
+        'je',
+        'post',
+        '--date',
+        '2025-02-03',
+        '--memo',
+        'answer lost',
+        '--debit',
+        'rent=3',
+        '--credit',
+        'checking=3',
+      ]);
       expect(r.exitCode, r.stderr).toBe(0);
       expect(proxy.dropped()).toBe(1);
       expect(r.stdout).toMatch(/^Already posted as je_\S+: an earlier attempt went through\.$/m);
-      expect(S.log()).toMatch(/POST \/v1\/journal-entries 201[\s\S]*POST \/v1\/journal-entries 409/);
-      const list = (JSON.parse((await local(['je', 'list', '--format', 'json'])).stdout) as { data: { memo: string }[] }).data;
+      expect(S.log()).toMatch(
+        /POST \/v1\/journal-entries 201[\s\S]*POST \/v1\/journal-entries 409/,
+      );
+      const list = (
+        JSON.parse((await local(['je', 'list', '--format', 'json'])).stdout) as {
+          data: { memo: string }[];
+        }
+      ).data;
       expect(list.filter((e) => e.memo === 'answer lost')).toHaveLength(1);
     } finally {
       proxy.close();
@@ -150,7 +291,13 @@ describe('a remote profile against a real books serve', () => {
   });
 
   it('says which commands a remote profile does not offer (exit 2)', async () => {
-    for (const args of [['accounts', 'import', 'x.csv'], ['je', 'list'], ['check'], ['close', '--through', '2025-01-31'], ['je', 'post', '--debit', 'rent=1', '--credit', 'checking=1', '--dry-run']]) {
+    for (const args of [
+      ['accounts', 'import', 'x.csv'],
+      ['je', 'list'],
+      ['check'],
+      ['close', '--through', '2025-01-31'],
+      ['je', 'post', '--debit', 'rent=1', '--credit', 'checking=1', '--dry-run'],
+    ]) {
       const r = await remote(args);
       expect(r.exitCode, args.join(' ')).toBe(2);
       expect(r.stderr).toMatch(/local ledger only|not offered by a remote profile/);
@@ -162,7 +309,9 @@ describe('a remote profile against a real books serve', () => {
  * A TCP proxy to the server that lets the first POST through but drops its answer (closes the
  * client's connection instead), as a network failure after the service committed would.
  */
-async function lossyProxy(target: string): Promise<{ url: string; dropped: () => number; close: () => void }> {
+async function lossyProxy(
+  target: string,
+): Promise<{ url: string; dropped: () => number; close: () => void }> {
   const { hostname, port } = new URL(target);
   let toDrop = 1;
   let dropped = 0;
@@ -188,5 +337,9 @@ async function lossyProxy(target: string): Promise<{ url: string; dropped: () =>
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const address = server.address() as { port: number };
-  return { url: `http://127.0.0.1:${address.port}`, dropped: () => dropped, close: () => server.close() };
+  return {
+    url: `http://127.0.0.1:${address.port}`,
+    dropped: () => dropped,
+    close: () => server.close(),
+  };
 }

@@ -6,7 +6,15 @@ const POST = 'customer_api:post_journal_entries';
 const READ = 'customer_api:read';
 
 async function key(ledger: string, ...permissions: string[]): Promise<{ id: string; key: string }> {
-  const r = await books(['keys', 'create', '--ledger', ledger, '--format', 'json', ...permissions.flatMap((p) => ['--permission', p])]);
+  const r = await books([
+    'keys',
+    'create',
+    '--ledger',
+    ledger,
+    '--format',
+    'json',
+    ...permissions.flatMap((p) => ['--permission', p]),
+  ]);
   expect(r.exitCode, r.stderr).toBe(0);
   return JSON.parse(r.stdout);
 }
@@ -37,19 +45,35 @@ describe('books serve', () => {
   });
   afterAll(async () => S?.stop());
 
-  const post = (body: unknown, headers: Record<string, string> = {}, path = '/v1/journal-entries') =>
+  const post = (
+    body: unknown,
+    headers: Record<string, string> = {},
+    path = '/v1/journal-entries',
+  ) =>
     fetch(S.url + path, {
       method: 'POST',
-      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${both}`, 'X-Idempotency-Key': `k-${++n}`, ...headers },
+      headers: {
+        'Content-Type': 'application/json',
+        Authorization: `Bearer ${both}`,
+        'X-Idempotency-Key': `k-${++n}`,
+        ...headers,
+      },
       body: typeof body === 'string' ? body : JSON.stringify(body),
     });
-  const get = (path: string, k = both) => fetch(S.url + path, { headers: { Authorization: `Bearer ${k}` } });
+  const get = (path: string, k = both) =>
+    fetch(S.url + path, { headers: { Authorization: `Bearer ${k}` } });
 
   it('posts an entry: 201 with the journal entry', async () => {
     const r = await post(entry({ memo: 'via http' }));
     expect(r.status).toBe(201);
     expect(r.headers.get('content-type')).toBe('application/json');
-    expect(await r.json()).toMatchObject({ object: 'journal_entry', memo: 'via http', status: 'posted', source: 'manual_api', total_debit_atoms: 5000 });
+    expect(await r.json()).toMatchObject({
+      object: 'journal_entry',
+      memo: 'via http',
+      status: 'posted',
+      source: 'manual_api',
+      total_debit_atoms: 5000,
+    });
   });
 
   it.each([
@@ -57,7 +81,11 @@ describe('books serve', () => {
     ['an unknown key', 'bk.AAAAAAAAAAAA.BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB'],
     ['a malformed key', 'hunter2'],
   ])('refuses %s with 401 CAPI11 and WWW-Authenticate, before anything else', async (_n, k) => {
-    const r = await fetch(S.url + '/v1/journal-entries', { method: 'POST', headers: k ? { Authorization: `Bearer ${k}` } : {}, body: 'not json' });
+    const r = await fetch(S.url + '/v1/journal-entries', {
+      method: 'POST',
+      headers: k ? { Authorization: `Bearer ${k}` } : {},
+      body: 'not json',
+    });
     expect(r.status).toBe(401);
     expect(r.headers.get('www-authenticate')).toBe('Bearer');
     expect(r.headers.get('content-type')).toBe('application/problem+json');
@@ -73,10 +101,17 @@ describe('books serve', () => {
   });
 
   it('checks permissions per endpoint (403 CAPI71) before the idempotency key and the body', async () => {
-    const r = await fetch(S.url + '/v1/journal-entries', { method: 'POST', headers: { Authorization: `Bearer ${readOnly}` }, body: '{' });
+    const r = await fetch(S.url + '/v1/journal-entries', {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${readOnly}` },
+      body: '{',
+    });
     expect(r.status).toBe(403);
     expect(await r.json()).toMatchObject({ code: 'CAPI71' });
-    expect((await get('/v1/reports/balance-sheet?start_date=2025-01-01&end_date=2025-01-31', postOnly)).status).toBe(403);
+    expect(
+      (await get('/v1/reports/balance-sheet?start_date=2025-01-01&end_date=2025-01-31', postOnly))
+        .status,
+    ).toBe(403);
     expect((await get('/v1/gl-accounts', postOnly)).status).toBe(403);
     expect((await get('/v1/gl-accounts', readOnly)).status).toBe(200);
     expect((await post(entry(), { Authorization: `Bearer ${postOnly}` })).status).toBe(201);
@@ -88,7 +123,11 @@ describe('books serve', () => {
       expect(r.status).toBe(400);
       expect(await r.json()).toMatchObject({ code: 'CAPI34' });
     }
-    const r = await fetch(S.url + '/v1/journal-entries', { method: 'POST', headers: { Authorization: `Bearer ${both}`, 'Content-Type': 'application/json' }, body: JSON.stringify(entry()) });
+    const r = await fetch(S.url + '/v1/journal-entries', {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${both}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify(entry()),
+    });
     expect(r.status).toBe(400);
     expect(await r.json()).toMatchObject({ code: 'CAPI34' });
   });
@@ -104,15 +143,32 @@ describe('books serve', () => {
   });
 
   it('refuses invalid entries with 400 CAPI33 listing every problem', async () => {
-    const r = await post({ entry_date: '2024-12-31', lines: [{ gl_account_id: 'nope', line_type: 'debit', amount_atoms: 1.5 }], colour: 'red' });
+    const r = await post({
+      entry_date: '2024-12-31',
+      lines: [{ gl_account_id: 'nope', line_type: 'debit', amount_atoms: 1.5 }],
+      colour: 'red',
+    });
     expect(r.status).toBe(400);
-    const p = (await r.json()) as { code: string; detail: string; errors: { path: string; reason: string }[] };
+    const p = (await r.json()) as {
+      code: string;
+      detail: string;
+      errors: { path: string; reason: string }[];
+    };
     expect(p.code).toBe('CAPI33');
-    expect(p.errors.map((e) => e.reason).sort()).toEqual(['before_books_start', 'invalid_amount', 'line_count', 'unknown_account', 'unknown_field']);
+    expect(p.errors.map((e) => e.reason).sort()).toEqual([
+      'before_books_start',
+      'invalid_amount',
+      'line_count',
+      'unknown_account',
+      'unknown_field',
+    ]);
     expect(p.detail).toBe('5 problems');
     const bad = await post('{"entry_date":');
     expect(bad.status).toBe(400);
-    expect(await bad.json()).toMatchObject({ code: 'CAPI33', errors: [{ reason: 'invalid_json' }] });
+    expect(await bad.json()).toMatchObject({
+      code: 'CAPI33',
+      errors: [{ reason: 'invalid_json' }],
+    });
     const text = await post(JSON.stringify(entry()), { 'Content-Type': 'text/plain' });
     expect(text.status).toBe(400);
   });
@@ -127,12 +183,30 @@ describe('books serve', () => {
     const q = 'start_date=2025-01-01&end_date=2025-06-30&period_type=quarterly';
     const r = await get(`/v1/reports/balance-sheet?${q}`);
     expect(r.status).toBe(200);
-    const cli = await books(['report', 'balance-sheet', '--ledger', L.ledger, '--start', '2025-01-01', '--end', '2025-06-30', '--period', 'quarterly', '--format', 'json']);
+    const cli = await books([
+      'report',
+      'balance-sheet',
+      '--ledger',
+      L.ledger,
+      '--start',
+      '2025-01-01',
+      '--end',
+      '2025-06-30',
+      '--period',
+      'quarterly',
+      '--format',
+      'json',
+    ]);
     expect(await r.json()).toEqual(JSON.parse(cli.stdout));
     const long = await get('/v1/reports/balance-sheet?start_date=2021-01-01&end_date=2026-01-01');
     expect(long.status).toBe(400);
     expect(await long.json()).toMatchObject({ code: 'CAPI69' });
-    for (const bad of ['start_date=2025-01-01', 'start_date=2025-02-30&end_date=2025-03-01', 'start_date=2025-03-01&end_date=2025-02-01', 'start_date=2025-01-01&end_date=2025-02-01&period_type=weekly']) {
+    for (const bad of [
+      'start_date=2025-01-01',
+      'start_date=2025-02-30&end_date=2025-03-01',
+      'start_date=2025-03-01&end_date=2025-02-01',
+      'start_date=2025-01-01&end_date=2025-02-01&period_type=weekly',
+    ]) {
       const b = await get(`/v1/reports/balance-sheet?${bad}`);
       expect(b.status, bad).toBe(400);
       expect(await b.json()).toMatchObject({ code: 'invalid_parameters' });
@@ -140,22 +214,42 @@ describe('books serve', () => {
   });
 
   it('lists GL accounts and reverses an entry once', async () => {
-    const list = (await (await get('/v1/gl-accounts')).json()) as { object: string; data: { external_id: string; object: string }[] };
+    const list = (await (await get('/v1/gl-accounts')).json()) as {
+      object: string;
+      data: { external_id: string; object: string }[];
+    };
     expect(list.object).toBe('list');
-    expect(list.data.find((a) => a.external_id === 'rent')).toMatchObject({ object: 'gl_account', account_kind: 'regular', is_postable: true });
+    expect(list.data.find((a) => a.external_id === 'rent')).toMatchObject({
+      object: 'gl_account',
+      account_kind: 'regular',
+      is_postable: true,
+    });
     const posted = (await (await post(entry({ memo: 'to reverse' }))).json()) as { id: string };
-    const rev = await post({ entry_date: '2025-03-05' }, {}, `/v1/journal-entries/${posted.id}/reverse`);
+    const rev = await post(
+      { entry_date: '2025-03-05' },
+      {},
+      `/v1/journal-entries/${posted.id}/reverse`,
+    );
     expect(rev.status).toBe(201);
-    expect(await rev.json()).toMatchObject({ original_journal_entry_id: posted.id, entry_date: '2025-03-05' });
+    expect(await rev.json()).toMatchObject({
+      original_journal_entry_id: posted.id,
+      entry_date: '2025-03-05',
+    });
     const again = await post({}, {}, `/v1/journal-entries/${posted.id}/reverse`);
     expect(again.status).toBe(400);
-    expect(await again.json()).toMatchObject({ code: 'CAPI33', errors: [{ reason: 'already_reversed' }] });
+    expect(await again.json()).toMatchObject({
+      code: 'CAPI33',
+      errors: [{ reason: 'already_reversed' }],
+    });
   });
 
   it('answers unknown routes with 404 and wrong methods with 405, without stack traces', async () => {
     const r = await get('/v1/nope');
     expect(r.status).toBe(404);
-    const m = await fetch(S.url + '/v1/gl-accounts', { method: 'DELETE', headers: { Authorization: `Bearer ${both}` } });
+    const m = await fetch(S.url + '/v1/gl-accounts', {
+      method: 'DELETE',
+      headers: { Authorization: `Bearer ${both}` },
+    });
     expect(m.status).toBe(405);
     expect(await m.text()).not.toMatch(/at .*\.js:\d+/);
   });
@@ -163,13 +257,15 @@ describe('books serve', () => {
   it('never writes a key to its log or the ledger file', async () => {
     const log = S.log();
     expect(log).toMatch(/POST \/v1\/journal-entries 201/);
-    const file = readFileSync(L.ledger).toString('latin1') + (() => {
-      try {
-        return readFileSync(L.ledger + '-wal').toString('latin1');
-      } catch {
-        return '';
-      }
-    })();
+    const file =
+      readFileSync(L.ledger).toString('latin1') +
+      (() => {
+        try {
+          return readFileSync(L.ledger + '-wal').toString('latin1');
+        } catch {
+          return '';
+        }
+      })();
     for (const k of [both, readOnly, postOnly]) {
       expect(log).not.toContain(k);
       expect(file).not.toContain(k);
@@ -184,7 +280,15 @@ describe('books serve on a ledger without a First Month of Books', () => {
     const k = await key(ledger, POST);
     const s = await serve(ledger);
     try {
-      const r = await fetch(s.url + '/v1/journal-entries', { method: 'POST', headers: { Authorization: `Bearer ${k.key}`, 'Content-Type': 'application/json', 'X-Idempotency-Key': 'a' }, body: JSON.stringify(entry()) });
+      const r = await fetch(s.url + '/v1/journal-entries', {
+        method: 'POST',
+        headers: {
+          Authorization: `Bearer ${k.key}`,
+          'Content-Type': 'application/json',
+          'X-Idempotency-Key': 'a',
+        },
+        body: JSON.stringify(entry()),
+      });
       expect(r.status).toBe(409);
       expect(await r.json()).toMatchObject({ code: 'CAPI67' });
     } finally {

@@ -13,7 +13,9 @@ const entry = (amount: unknown, extra: Record<string, unknown> = {}) => ({
 });
 
 /** Runs a test on a fresh standard ledger, opened in this process. */
-async function withLedger(test: (ledger: SqliteLedger, path: string) => Promise<void>): Promise<void> {
+async function withLedger(
+  test: (ledger: SqliteLedger, path: string) => Promise<void>,
+): Promise<void> {
   const { ledger: path } = await standardLedger();
   const ledger = SqliteLedger.open(path);
   try {
@@ -36,9 +38,20 @@ describe('posts requested together (one transaction, a savepoint each)', () => {
       ];
       const outcomes = await Promise.allSettled(requests);
       const summary = outcomes.map((o) =>
-        o.status === 'fulfilled' ? o.value.je_number : isBooksError(o.reason) ? `${o.reason.code} ${o.reason.errors.map((p) => p.reason).join(',')}` : String(o.reason),
+        o.status === 'fulfilled'
+          ? o.value.je_number
+          : isBooksError(o.reason)
+            ? `${o.reason.code} ${o.reason.errors.map((p) => p.reason).join(',')}`
+            : String(o.reason),
       );
-      expect(summary).toEqual(['JE-1', 'CAPI33 invalid_amount,invalid_amount', 'CAPI34 duplicate_idempotency_key', 'CAPI33 duplicate_je_number', 'JE-2', 'JE-3']);
+      expect(summary).toEqual([
+        'JE-1',
+        'CAPI33 invalid_amount,invalid_amount',
+        'CAPI34 duplicate_idempotency_key',
+        'CAPI33 duplicate_je_number',
+        'JE-2',
+        'JE-3',
+      ]);
       const listed = await ledger.listEntries({});
       expect(listed.map((e) => [e.je_number, e.total_debit_atoms, e.status])).toEqual([
         ['JE-1', 100, 'reversed'],
@@ -53,9 +66,13 @@ describe('posts requested together (one transaction, a savepoint each)', () => {
   it('leaves nothing of a lone post that fails half-way through its writes', () =>
     withLedger(async (ledger, path) => {
       // A fault after the entry's row is written and before its lines are (as a full disk would be).
-      ledger.db.exec(`CREATE TRIGGER fault BEFORE INSERT ON journal_lines WHEN NEW.amount_atoms = 777 BEGIN SELECT RAISE(ABORT, 'simulated fault'); END`);
+      ledger.db.exec(
+        `CREATE TRIGGER fault BEFORE INSERT ON journal_lines WHEN NEW.amount_atoms = 777 BEGIN SELECT RAISE(ABORT, 'simulated fault'); END`,
+      );
       const before = snapshot(path);
-      await expect(ledger.post(entry(777), { idempotencyKey: 'half' })).rejects.toThrow('simulated fault');
+      await expect(ledger.post(entry(777), { idempotencyKey: 'half' })).rejects.toThrow(
+        'simulated fault',
+      );
       ledger.db.exec('DROP TRIGGER fault');
       expect(snapshot(path)).toBe(before);
       expect((await ledger.post(entry(5), { idempotencyKey: 'half' })).je_number).toBe('JE-1');
@@ -71,10 +88,17 @@ describe('posts requested together (one transaction, a savepoint each)', () => {
       other.db.pragma('busy_timeout = 0');
       other.db.exec('BEGIN IMMEDIATE');
       ledger.db.pragma('busy_timeout = 50');
-      const outcomes = await Promise.allSettled([ledger.post(entry(1), { idempotencyKey: 'x' }), ledger.post(entry(2), { idempotencyKey: 'y' })]);
+      const outcomes = await Promise.allSettled([
+        ledger.post(entry(1), { idempotencyKey: 'x' }),
+        ledger.post(entry(2), { idempotencyKey: 'y' }),
+      ]);
       other.db.exec('ROLLBACK');
       await other.close();
-      expect(outcomes.map((o) => (o.status === 'rejected' && isBooksError(o.reason) ? o.reason.code : o.status))).toEqual(['unavailable', 'unavailable']);
+      expect(
+        outcomes.map((o) =>
+          o.status === 'rejected' && isBooksError(o.reason) ? o.reason.code : o.status,
+        ),
+      ).toEqual(['unavailable', 'unavailable']);
       expect(snapshot(path)).toBe(before);
     }));
 });

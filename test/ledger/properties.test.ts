@@ -6,20 +6,52 @@ import { standardLedger } from '../e2e/helpers.js';
 
 // Every postable account of the standard chart, with the counterparty its lines need.
 const ACCOUNTS: [string, string | null][] = [
-  ['checking', null], ['savings', null], ['petty-cash', null], ['ar', 'customer'], ['inventory', null], ['prepaid', null], ['equipment', null],
-  ['vehicles', null], ['accum-depr', null], ['deposits', null], ['ap', 'vendor'], ['credit-card', null], ['payroll-liab', null], ['sales-tax', null],
-  ['loan', null], ['capital', null], ['draws', null], ['opening-equity', null], ['sales', null], ['services', null], ['interest-income', null],
-  ['cogs', null], ['rent', null], ['utilities', null], ['payroll', null], ['office', null], ['software', null], ['insurance', null],
-  ['depreciation', null], ['bank-fees', null], ['interest-expense', null],
+  ['checking', null],
+  ['savings', null],
+  ['petty-cash', null],
+  ['ar', 'customer'],
+  ['inventory', null],
+  ['prepaid', null],
+  ['equipment', null],
+  ['vehicles', null],
+  ['accum-depr', null],
+  ['deposits', null],
+  ['ap', 'vendor'],
+  ['credit-card', null],
+  ['payroll-liab', null],
+  ['sales-tax', null],
+  ['loan', null],
+  ['capital', null],
+  ['draws', null],
+  ['opening-equity', null],
+  ['sales', null],
+  ['services', null],
+  ['interest-income', null],
+  ['cogs', null],
+  ['rent', null],
+  ['utilities', null],
+  ['payroll', null],
+  ['office', null],
+  ['software', null],
+  ['insurance', null],
+  ['depreciation', null],
+  ['bank-fees', null],
+  ['interest-expense', null],
 ];
-const COUNTERPARTIES: Record<string, string[]> = { customer: ['C001', 'C002', 'C003', 'C004'], vendor: ['V001', 'V002', 'V003', 'V004'] };
+const COUNTERPARTIES: Record<string, string[]> = {
+  customer: ['C001', 'C002', 'C003', 'C004'],
+  vendor: ['V001', 'V002', 'V003', 'V004'],
+};
 
 const line = fc.tuple(fc.constantFrom(...ACCOUNTS), fc.nat({ max: 3 }));
 const entry = fc
   .record({
     month: fc.integer({ min: 1, max: 12 }),
     day: fc.integer({ min: 1, max: 28 }),
-    debits: fc.array(fc.tuple(line, fc.integer({ min: 1, max: 10 ** 9 })), { minLength: 1, maxLength: 5 }),
+    debits: fc.array(fc.tuple(line, fc.integer({ min: 1, max: 10 ** 9 })), {
+      minLength: 1,
+      maxLength: 5,
+    }),
     credit: line,
   })
   .map(({ month, day, debits, credit }) => {
@@ -27,7 +59,11 @@ const entry = fc
     return {
       entry_date: `2025-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}`,
       lines: [
-        ...debits.map(([l, amount]) => ({ ...account(l), line_type: 'debit', amount_atoms: amount })),
+        ...debits.map(([l, amount]) => ({
+          ...account(l),
+          line_type: 'debit',
+          amount_atoms: amount,
+        })),
         { ...account(credit), line_type: 'credit', amount_atoms: total },
       ],
     };
@@ -35,7 +71,12 @@ const entry = fc
 
 /** A line's account, with a counterparty of the type its account needs. */
 function account([[id, cpType], i]: [[string, string | null], number]): Record<string, unknown> {
-  return { gl_account_id: id, ...(cpType ? { counterparty_type: cpType, counterparty_external_id: COUNTERPARTIES[cpType]![i]! } : {}) };
+  return {
+    gl_account_id: id,
+    ...(cpType
+      ? { counterparty_type: cpType, counterparty_external_id: COUNTERPARTIES[cpType]![i]! }
+      : {}),
+  };
 }
 
 const n = (c: Cell | undefined) => BigInt(c ?? 0);
@@ -53,13 +94,22 @@ describe('posting random balanced entries (property)', () => {
     await fc.assert(
       fc.asyncProperty(fc.array(entry, { minLength: 1, maxLength: 8 }), async (entries) => {
         // Posted together: one transaction, a savepoint each (group commit).
-        const results = await Promise.all(entries.map((e) => ledger.post(e, { idempotencyKey: `prop-${++key}` })));
+        const results = await Promise.all(
+          entries.map((e) => ledger.post(e, { idempotencyKey: `prop-${++key}` })),
+        );
         posted += results.length;
         expect(results.every((r) => r.status === 'posted')).toBe(true);
         for (const period_type of ['monthly', 'quarterly'] as const) {
-          const sheet = await ledger.balanceSheet({ start_date: '2025-01-01', end_date: '2025-12-31', period_type });
+          const sheet = await ledger.balanceSheet({
+            start_date: '2025-01-01',
+            end_date: '2025-12-31',
+            period_type,
+          });
           const [assets, liabilities, equity] = sheet.sections;
-          for (const p of sheet.periods) expect(n(assets!.balances[p.id])).toBe(n(liabilities!.balances[p.id]) + n(equity!.balances[p.id]));
+          for (const p of sheet.periods)
+            expect(n(assets!.balances[p.id])).toBe(
+              n(liabilities!.balances[p.id]) + n(equity!.balances[p.id]),
+            );
         }
         expect(ledger.checkInvariants()).toEqual([]);
       }),
@@ -67,6 +117,8 @@ describe('posting random balanced entries (property)', () => {
     );
     const numbers = (await ledger.listEntries({})).map((e) => e.je_number);
     expect(numbers).toHaveLength(posted);
-    expect(new Set(numbers)).toEqual(new Set(Array.from({ length: posted }, (_, i) => `JE-${i + 1}`)));
+    expect(new Set(numbers)).toEqual(
+      new Set(Array.from({ length: posted }, (_, i) => `JE-${i + 1}`)),
+    );
   });
 });

@@ -13,7 +13,13 @@ interface Case {
   file?: string;
   exit?: number;
   /** `{key}`, `{readKey}` and `{fresh}` (a new idempotency key) are filled in. */
-  http?: { method: string; path: string; headers: Record<string, string | string[]>; bodyFile?: string; body?: string | { memoBytes: number } };
+  http?: {
+    method: string;
+    path: string;
+    headers: Record<string, string | string[]>;
+    bodyFile?: string;
+    body?: string | { memoBytes: number };
+  };
   status?: number;
   /** The error code (null for an option commander refuses before any command runs). */
   code: string | null;
@@ -35,8 +41,21 @@ describe('the bad-input corpus (fixtures/bad)', () => {
   beforeAll(async () => {
     const L = await standardLedger();
     ledger = L.ledger;
-    for (const [name, perms] of [['key', ['customer_api:post_journal_entries', 'customer_api:read']], ['readKey', ['customer_api:read']]] as const) {
-      keys[name] = JSON.parse((await L.run(['keys', 'create', ...perms.flatMap((p) => ['--permission', p]), '--format', 'json'])).stdout).key;
+    for (const [name, perms] of [
+      ['key', ['customer_api:post_journal_entries', 'customer_api:read']],
+      ['readKey', ['customer_api:read']],
+    ] as const) {
+      keys[name] = JSON.parse(
+        (
+          await L.run([
+            'keys',
+            'create',
+            ...perms.flatMap((p) => ['--permission', p]),
+            '--format',
+            'json',
+          ])
+        ).stdout,
+      ).key;
     }
     S = await serve(ledger);
   });
@@ -51,7 +70,11 @@ describe('the bad-input corpus (fixtures/bad)', () => {
 
   it.each(cases.filter((c) => c.cli).map((c) => [c.id, c] as const))('%s', async (_id, c) => {
     const before = snapshot(ledger);
-    const args = [...c.cli!.map((a) => (a === '{file}' ? join(BAD, c.file!) : a)), '--ledger', ledger];
+    const args = [
+      ...c.cli!.map((a) => (a === '{file}' ? join(BAD, c.file!) : a)),
+      '--ledger',
+      ledger,
+    ];
     const [human, json] = await Promise.all([books(args), books([...args, '--format', 'json'])]);
     expect(human.exitCode, human.stderr).toBe(c.exit);
     expect(human.stdout).toBe('');
@@ -59,7 +82,9 @@ describe('the bad-input corpus (fixtures/bad)', () => {
     expect(human.stderr).toContain(c.place);
     if (c.code) {
       expect(json.exitCode).toBe(c.exit);
-      const { error } = JSON.parse(json.stdout) as { error: { code: string; errors: { reason: string }[] } };
+      const { error } = JSON.parse(json.stdout) as {
+        error: { code: string; errors: { reason: string }[] };
+      };
       expect(error.code).toBe(c.code);
       if (c.reason) expect(error.errors.map((p) => p.reason)).toContain(c.reason);
     }
@@ -69,15 +94,35 @@ describe('the bad-input corpus (fixtures/bad)', () => {
   it.each(cases.filter((c) => c.http).map((c) => [c.id, c] as const))('%s', async (_id, c) => {
     const before = snapshot(ledger);
     const h = c.http!;
-    const fill = (v: string) => v.replace('{key}', keys.key!).replace('{readKey}', keys.readKey!).replace('{fresh}', `bad-${++fresh}`);
-    const headers = Object.entries(h.headers).flatMap(([name, value]) => [value].flat().map((one) => [name, fill(one)] as [string, string]));
-    const body = h.bodyFile ? readFileSync(join(BAD, h.bodyFile)) : typeof h.body === 'object' ? `{"memo":"${'x'.repeat(h.body.memoBytes)}"}` : h.body;
+    const fill = (v: string) =>
+      v
+        .replace('{key}', keys.key!)
+        .replace('{readKey}', keys.readKey!)
+        .replace('{fresh}', `bad-${++fresh}`);
+    const headers = Object.entries(h.headers).flatMap(([name, value]) =>
+      [value].flat().map((one) => [name, fill(one)] as [string, string]),
+    );
+    const body = h.bodyFile
+      ? readFileSync(join(BAD, h.bodyFile))
+      : typeof h.body === 'object'
+        ? `{"memo":"${'x'.repeat(h.body.memoBytes)}"}`
+        : h.body;
     // fetch joins a header given twice into one line; such cases go over a socket as written.
     const twice = Object.values(h.headers).some(Array.isArray);
-    const r = twice ? await rawRequest(S.url, h.method, h.path, headers, body) : await fetch(S.url + h.path, { method: h.method, headers, ...(body !== undefined ? { body } : {}) });
+    const r = twice
+      ? await rawRequest(S.url, h.method, h.path, headers, body)
+      : await fetch(S.url + h.path, {
+          method: h.method,
+          headers,
+          ...(body !== undefined ? { body } : {}),
+        });
     expect(r.status).toBe(c.status);
     expect(r.headers.get('content-type')).toBe('application/problem+json');
-    const problem = (await r.json()) as { code: string; detail: string; errors: { path: string; reason: string; message: string }[] };
+    const problem = (await r.json()) as {
+      code: string;
+      detail: string;
+      errors: { path: string; reason: string; message: string }[];
+    };
     expect(problem.code).toBe(c.code);
     if (c.reason) expect(problem.errors.map((p) => p.reason)).toContain(c.reason);
     expect(JSON.stringify(problem)).toContain(JSON.stringify(c.place).slice(1, -1));
@@ -86,13 +131,26 @@ describe('the bad-input corpus (fixtures/bad)', () => {
 });
 
 /** An HTTP/1.1 request written by hand: every value of a header on a line of its own. */
-function rawRequest(url: string, method: string, path: string, headers: [string, string][], body: string | Buffer | undefined): Promise<Response> {
+function rawRequest(
+  url: string,
+  method: string,
+  path: string,
+  headers: [string, string][],
+  body: string | Buffer | undefined,
+): Promise<Response> {
   const { hostname, port } = new URL(url);
   const payload = body === undefined ? Buffer.alloc(0) : Buffer.from(body);
-  const lines = [`${method} ${path} HTTP/1.1`, `Host: ${hostname}`, 'Connection: close', `Content-Length: ${payload.length}`];
+  const lines = [
+    `${method} ${path} HTTP/1.1`,
+    `Host: ${hostname}`,
+    'Connection: close',
+    `Content-Length: ${payload.length}`,
+  ];
   for (const [name, value] of headers) lines.push(`${name}: ${value}`);
   return new Promise((resolve, reject) => {
-    const socket = connect(Number(port), hostname, () => socket.end(Buffer.concat([Buffer.from(lines.join('\r\n') + '\r\n\r\n'), payload])));
+    const socket = connect(Number(port), hostname, () =>
+      socket.end(Buffer.concat([Buffer.from(lines.join('\r\n') + '\r\n\r\n'), payload])),
+    );
     const chunks: Buffer[] = [];
     socket.on('data', (c) => chunks.push(c));
     socket.on('error', reject);
@@ -100,8 +158,15 @@ function rawRequest(url: string, method: string, path: string, headers: [string,
       const text = Buffer.concat(chunks).toString('utf8');
       const [head, ...rest] = text.split('\r\n\r\n');
       const [status, ...fields] = head!.split('\r\n');
-      const h = new Headers(fields.map((f) => [f.slice(0, f.indexOf(':')), f.slice(f.indexOf(':') + 1).trim()] as [string, string]));
-      resolve(new Response(rest.join('\r\n\r\n'), { status: Number(status!.split(' ')[1]), headers: h }));
+      const h = new Headers(
+        fields.map(
+          (f) =>
+            [f.slice(0, f.indexOf(':')), f.slice(f.indexOf(':') + 1).trim()] as [string, string],
+        ),
+      );
+      resolve(
+        new Response(rest.join('\r\n\r\n'), { status: Number(status!.split(' ')[1]), headers: h }),
+      );
     });
   });
 }

@@ -17,14 +17,46 @@ const numbers = (path: string) => {
 describe('several writers on one ledger at once', () => {
   it('CLI processes, HTTP clients and an import: nothing lost, JE numbers unique and gapless, no lock error', async () => {
     const { ledger, dir, run } = await standardLedger();
-    const key = JSON.parse((await run(['keys', 'create', '--permission', 'customer_api:post_journal_entries', '--permission', 'customer_api:read', '--format', 'json'])).stdout).key as string;
+    const key = JSON.parse(
+      (
+        await run([
+          'keys',
+          'create',
+          '--permission',
+          'customer_api:post_journal_entries',
+          '--permission',
+          'customer_api:read',
+          '--format',
+          'json',
+        ])
+      ).stdout,
+    ).key as string;
     const S = await serve(ledger);
-    const csv = ['entry,entry_date,gl_account_id,debit,credit', ...Array.from({ length: 30 }, (_, i) => [`${i},2025-04-01,rent,${i + 1},`, `${i},2025-04-01,checking,,${i + 1}`]).flat()].join('\n');
+    const csv = [
+      'entry,entry_date,gl_account_id,debit,credit',
+      ...Array.from({ length: 30 }, (_, i) => [
+        `${i},2025-04-01,rent,${i + 1},`,
+        `${i},2025-04-01,checking,,${i + 1}`,
+      ]).flat(),
+    ].join('\n');
     const file = writeFile(dir, 'batch.csv', csv);
     const failures: string[] = [];
     const cli = async (p: number) => {
       for (let i = 0; i < 10; i++) {
-        const r = await books(['je', 'post', '--ledger', ledger, '--date', '2025-03-02', '--memo', `cli ${p}.${i}`, '--debit', 'rent=1', '--credit', 'checking=1']);
+        const r = await books([
+          'je',
+          'post',
+          '--ledger',
+          ledger,
+          '--date',
+          '2025-03-02',
+          '--memo',
+          `cli ${p}.${i}`,
+          '--debit',
+          'rent=1',
+          '--credit',
+          'checking=1',
+        ]);
         if (r.exitCode !== 0) failures.push(`cli ${p}.${i}: exit ${r.exitCode} ${r.stderr}`);
       }
     };
@@ -32,8 +64,19 @@ describe('several writers on one ledger at once', () => {
       for (let i = 0; i < 25; i++) {
         const r = await fetch(`${S.url}/v1/journal-entries`, {
           method: 'POST',
-          headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', 'X-Idempotency-Key': `http-${c}-${i}` },
-          body: JSON.stringify({ entry_date: '2025-03-03', memo: `http ${c}.${i}`, lines: [{ gl_account_id: 'utilities', line_type: 'debit', amount_atoms: 5 }, { gl_account_id: 'checking', line_type: 'credit', amount_atoms: 5 }] }),
+          headers: {
+            Authorization: `Bearer ${key}`,
+            'Content-Type': 'application/json',
+            'X-Idempotency-Key': `http-${c}-${i}`,
+          },
+          body: JSON.stringify({
+            entry_date: '2025-03-03',
+            memo: `http ${c}.${i}`,
+            lines: [
+              { gl_account_id: 'utilities', line_type: 'debit', amount_atoms: 5 },
+              { gl_account_id: 'checking', line_type: 'credit', amount_atoms: 5 },
+            ],
+          }),
         });
         if (r.status !== 201) failures.push(`http ${c}.${i}: ${r.status} ${await r.text()}`);
         else await r.arrayBuffer();
@@ -41,7 +84,18 @@ describe('several writers on one ledger at once', () => {
     };
     const reader = async () => {
       for (let i = 0; i < 5; i++) {
-        const r = await books(['report', 'balance-sheet', '--ledger', ledger, '--start', '2025-01-01', '--end', '2025-12-31', '--format', 'json']);
+        const r = await books([
+          'report',
+          'balance-sheet',
+          '--ledger',
+          ledger,
+          '--start',
+          '2025-01-01',
+          '--end',
+          '2025-12-31',
+          '--format',
+          'json',
+        ]);
         if (r.exitCode !== 0) failures.push(`report: exit ${r.exitCode} ${r.stderr}`);
       }
     };
@@ -66,23 +120,59 @@ describe('several writers on one ledger at once', () => {
     const dir = tempDir();
     await generate(dir, { lines: 200_000, startYear: 2021, years: 2 });
     const ledger = join(dir, 'big.sqlite');
-    for (const args of [['init', '--first-month', '2021-01', '--chart', join(dir, 'accounts.csv')], ['counterparties', 'import', join(dir, 'counterparties.csv')]]) {
+    for (const args of [
+      ['init', '--first-month', '2021-01', '--chart', join(dir, 'accounts.csv')],
+      ['counterparties', 'import', join(dir, 'counterparties.csv')],
+    ]) {
       expect((await books([...args, '--ledger', ledger])).exitCode).toBe(0);
     }
-    const key = JSON.parse((await books(['keys', 'create', '--ledger', ledger, '--permission', 'customer_api:read', '--format', 'json'])).stdout).key as string;
+    const key = JSON.parse(
+      (
+        await books([
+          'keys',
+          'create',
+          '--ledger',
+          ledger,
+          '--permission',
+          'customer_api:read',
+          '--format',
+          'json',
+        ])
+      ).stdout,
+    ).key as string;
     const S = await serve(ledger);
     try {
-      const importing = execa('node', [BIN, 'je', 'import', join(dir, 'entries.csv'), '--ledger', ledger], { reject: false });
+      const importing = execa(
+        'node',
+        [BIN, 'je', 'import', join(dir, 'entries.csv'), '--ledger', ledger],
+        { reject: false },
+      );
       let importDone = false;
       void importing.then(() => (importDone = true));
       // Wait until the import holds the lock (its writer thread has begun), then read.
       await new Promise((r) => setTimeout(r, 700));
       expect(importDone).toBe(false);
       const reads = await Promise.all([
-        books(['report', 'balance-sheet', '--ledger', ledger, '--start', '2021-01-01', '--end', '2022-12-31', '--format', 'json']),
+        books([
+          'report',
+          'balance-sheet',
+          '--ledger',
+          ledger,
+          '--start',
+          '2021-01-01',
+          '--end',
+          '2022-12-31',
+          '--format',
+          'json',
+        ]),
         books(['je', 'list', '--ledger', ledger, '--from', '2021-01-01', '--to', '2021-01-31']),
         books(['accounts', 'list', '--ledger', ledger]),
-        fetch(`${S.url}/v1/reports/balance-sheet?start_date=2021-01-01&end_date=2021-12-31`, { headers: { Authorization: `Bearer ${key}` } }).then(async (r) => ({ exitCode: r.status === 200 ? 0 : r.status, stderr: await r.text() })),
+        fetch(`${S.url}/v1/reports/balance-sheet?start_date=2021-01-01&end_date=2021-12-31`, {
+          headers: { Authorization: `Bearer ${key}` },
+        }).then(async (r) => ({
+          exitCode: r.status === 200 ? 0 : r.status,
+          stderr: await r.text(),
+        })),
       ]);
       const finishedFirst = !importDone;
       for (const r of reads) expect(r.exitCode, r.stderr).toBe(0);

@@ -28,7 +28,8 @@ function query<T>(path: string, sql: string): T[] {
     db.close();
   }
 }
-const countEntries = (path: string) => query<{ n: number }>(path, 'SELECT COUNT(*) AS n FROM journal_entries')[0]!.n;
+const countEntries = (path: string) =>
+  query<{ n: number }>(path, 'SELECT COUNT(*) AS n FROM journal_entries')[0]!.n;
 const check = async (path: string) => {
   const r = await books(['check', '--ledger', path]);
   expect(r.exitCode, r.stdout + r.stderr).toBe(0);
@@ -39,14 +40,19 @@ describe('killed at random moments (SIGKILL)', () => {
     const dir = tempDir();
     const { entries } = await generate(dir, { lines: 30_000, startYear: 2021, years: 2 });
     const template = join(dir, 'template.sqlite');
-    for (const args of [['init', '--first-month', '2021-01', '--chart', join(dir, 'accounts.csv')], ['counterparties', 'import', join(dir, 'counterparties.csv')]]) {
+    for (const args of [
+      ['init', '--first-month', '2021-01', '--chart', join(dir, 'accounts.csv')],
+      ['counterparties', 'import', join(dir, 'counterparties.csv')],
+    ]) {
       expect((await books([...args, '--ledger', template])).exitCode).toBe(0);
     }
     // How long a whole import takes here, to spread the kills over it (start-up, parsing, commit, exit).
     const timed = join(dir, 'timed.sqlite');
     copyFileSync(template, timed);
     const t = Date.now();
-    expect((await books(['je', 'import', join(dir, 'entries.csv'), '--ledger', timed])).exitCode).toBe(0);
+    expect(
+      (await books(['je', 'import', join(dir, 'entries.csv'), '--ledger', timed])).exitCode,
+    ).toBe(0);
     const whole = Date.now() - t;
     const next = random(4);
     const outcomes = { none: 0, all: 0 };
@@ -54,7 +60,11 @@ describe('killed at random moments (SIGKILL)', () => {
       const ledger = join(dir, `kill-${trial}.sqlite`);
       copyFileSync(template, ledger);
       const delay = Math.round(50 + next() * whole * 1.1);
-      const child = execa('node', [BIN, 'je', 'import', join(dir, 'entries.csv'), '--ledger', ledger], { reject: false });
+      const child = execa(
+        'node',
+        [BIN, 'je', 'import', join(dir, 'entries.csv'), '--ledger', ledger],
+        { reject: false },
+      );
       await sleep(delay);
       child.kill('SIGKILL');
       const result = await child;
@@ -63,31 +73,64 @@ describe('killed at random moments (SIGKILL)', () => {
       expect(result.signal === 'SIGKILL' || (result.exitCode === 0 && n === entries)).toBe(true);
       outcomes[n === 0 ? 'none' : 'all']++;
       await check(ledger);
-      const rerun = await books(['je', 'import', join(dir, 'entries.csv'), '--ledger', ledger, '--format', 'json']);
+      const rerun = await books([
+        'je',
+        'import',
+        join(dir, 'entries.csv'),
+        '--ledger',
+        ledger,
+        '--format',
+        'json',
+      ]);
       expect(rerun.exitCode, rerun.stderr).toBe(0);
       expect(JSON.parse(rerun.stdout)).toMatchObject({ posted: entries - n, skipped: n });
       expect(countEntries(ledger)).toBe(entries);
-      expect(query(ledger, 'SELECT fingerprint FROM journal_entries GROUP BY fingerprint HAVING COUNT(*) > 1')).toEqual([]);
+      expect(
+        query(
+          ledger,
+          'SELECT fingerprint FROM journal_entries GROUP BY fingerprint HAVING COUNT(*) > 1',
+        ),
+      ).toEqual([]);
       await check(ledger);
     }
     // The kills fell both before and after the commit.
     expect(outcomes.none).toBeGreaterThan(0);
     expect(outcomes.all).toBeGreaterThan(0);
-    console.info(`je import of ${entries} entries (${whole} ms whole) killed 8 times: ${outcomes.none} left none, ${outcomes.all} all`);
+    console.info(
+      `je import of ${entries} entries (${whole} ms whole) killed 8 times: ${outcomes.none} left none, ${outcomes.all} all`,
+    );
   });
 
   it('je post: each entry is in the ledger once or not at all, and retrying its key never posts it twice', async () => {
     const { ledger } = await standardLedger();
     const next = random(7);
     const trials = 12;
-    const post = (i: number) => ['je', 'post', '--ledger', ledger, '--date', '2025-03-02', '--memo', `kill ${i}`, '--idempotency-key', `kill-${i}`, '--debit', `rent=${i + 1}`, '--credit', 'checking=' + (i + 1)];
+    const post = (i: number) => [
+      'je',
+      'post',
+      '--ledger',
+      ledger,
+      '--date',
+      '2025-03-02',
+      '--memo',
+      `kill ${i}`,
+      '--idempotency-key',
+      `kill-${i}`,
+      '--debit',
+      `rent=${i + 1}`,
+      '--credit',
+      'checking=' + (i + 1),
+    ];
     let landed = 0;
     for (let i = 0; i < trials; i++) {
       const child = execa('node', [BIN, ...post(i)], { reject: false });
       await sleep(Math.round(next() * 700));
       child.kill('SIGKILL');
       await child;
-      const n = query<{ n: number }>(ledger, `SELECT COUNT(*) AS n FROM journal_entries WHERE memo = 'kill ${i}'`)[0]!.n;
+      const n = query<{ n: number }>(
+        ledger,
+        `SELECT COUNT(*) AS n FROM journal_entries WHERE memo = 'kill ${i}'`,
+      )[0]!.n;
       expect([0, 1]).toContain(n);
       landed += n;
       await check(ledger);
@@ -96,23 +139,57 @@ describe('killed at random moments (SIGKILL)', () => {
       const r = await books(post(i));
       if (r.exitCode !== 0) {
         expect(r.exitCode).toBe(1);
-        expect(r.stderr).toMatch(/error CAPI34: idempotency key already used within the hour: it posted je_/);
+        expect(r.stderr).toMatch(
+          /error CAPI34: idempotency key already used within the hour: it posted je_/,
+        );
       }
     }
-    const memos = query<{ memo: string; n: number }>(ledger, `SELECT memo, COUNT(*) AS n FROM journal_entries GROUP BY memo ORDER BY memo`);
+    const memos = query<{ memo: string; n: number }>(
+      ledger,
+      `SELECT memo, COUNT(*) AS n FROM journal_entries GROUP BY memo ORDER BY memo`,
+    );
     expect(memos).toHaveLength(trials);
     expect(memos.every((m) => m.n === 1)).toBe(true);
     await check(ledger);
-    console.info(`je post killed ${trials} times: ${landed} had posted, ${trials - landed} had not; retries posted the rest once`);
+    console.info(
+      `je post killed ${trials} times: ${landed} had posted, ${trials - landed} had not; retries posted the rest once`,
+    );
   });
 
   it('books serve: after a kill in a burst of posts, retrying every request posts each entry exactly once', async () => {
     const { ledger, run } = await standardLedger();
-    const key = JSON.parse((await run(['keys', 'create', '--permission', 'customer_api:post_journal_entries', '--format', 'json'])).stdout).key as string;
+    const key = JSON.parse(
+      (
+        await run([
+          'keys',
+          'create',
+          '--permission',
+          'customer_api:post_journal_entries',
+          '--format',
+          'json',
+        ])
+      ).stdout,
+    ).key as string;
     const total = 300;
-    const body = (i: number) => JSON.stringify({ entry_date: '2025-03-02', memo: `burst ${i}`, lines: [{ gl_account_id: 'rent', line_type: 'debit', amount_atoms: i + 1 }, { gl_account_id: 'checking', line_type: 'credit', amount_atoms: i + 1 }] });
+    const body = (i: number) =>
+      JSON.stringify({
+        entry_date: '2025-03-02',
+        memo: `burst ${i}`,
+        lines: [
+          { gl_account_id: 'rent', line_type: 'debit', amount_atoms: i + 1 },
+          { gl_account_id: 'checking', line_type: 'credit', amount_atoms: i + 1 },
+        ],
+      });
     const send = (url: string, i: number) =>
-      fetch(`${url}/v1/journal-entries`, { method: 'POST', headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', 'X-Idempotency-Key': `burst-${i}` }, body: body(i) });
+      fetch(`${url}/v1/journal-entries`, {
+        method: 'POST',
+        headers: {
+          Authorization: `Bearer ${key}`,
+          'Content-Type': 'application/json',
+          'X-Idempotency-Key': `burst-${i}`,
+        },
+        body: body(i),
+      });
     const first = await serve(ledger);
     const acknowledged = new Set<number>();
     let nextRequest = 0;
@@ -149,7 +226,10 @@ describe('killed at random moments (SIGKILL)', () => {
         const reply = (await r.json()) as { code?: string; existing_journal_entry_id?: string };
         if (acknowledged.has(i)) expect(r.status).toBe(409);
         if (r.status === 409) {
-          expect(reply).toMatchObject({ code: 'CAPI34', existing_journal_entry_id: expect.stringMatching(/^je_/) });
+          expect(reply).toMatchObject({
+            code: 'CAPI34',
+            existing_journal_entry_id: expect.stringMatching(/^je_/),
+          });
           statuses.alreadyPosted++;
         } else {
           expect(r.status).toBe(201);
@@ -157,11 +237,16 @@ describe('killed at random moments (SIGKILL)', () => {
         }
       }
       expect(statuses.alreadyPosted).toBe(before);
-      const memos = query<{ n: number }>(ledger, `SELECT COUNT(*) AS n FROM journal_entries GROUP BY memo`);
+      const memos = query<{ n: number }>(
+        ledger,
+        `SELECT COUNT(*) AS n FROM journal_entries GROUP BY memo`,
+      );
       expect(memos).toHaveLength(total);
       expect(memos.every((m) => m.n === 1)).toBe(true);
       await check(ledger);
-      console.info(`books serve killed after ${answered} of ${total} answers: ${acknowledged.size} acknowledged, ${before} in the ledger; retries created ${statuses.created}, found ${statuses.alreadyPosted} already posted`);
+      console.info(
+        `books serve killed after ${answered} of ${total} answers: ${acknowledged.size} acknowledged, ${before} in the ledger; retries created ${statuses.created}, found ${statuses.alreadyPosted} already posted`,
+      );
     } finally {
       await second.stop();
     }

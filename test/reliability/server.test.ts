@@ -6,13 +6,19 @@ const POST = 'customer_api:post_journal_entries';
 const READ = 'customer_api:read';
 
 /** Sends raw bytes and collects what comes back until the server closes the connection. */
-function raw(url: string, parts: { text: string; afterMs: number }[], giveUpMs: number): Promise<{ reply: string; closedAfterMs: number }> {
+function raw(
+  url: string,
+  parts: { text: string; afterMs: number }[],
+  giveUpMs: number,
+): Promise<{ reply: string; closedAfterMs: number }> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve) => {
     const started = Date.now();
     const socket = connect(Number(port), hostname);
     let reply = '';
-    const timers = parts.map((p) => setTimeout(() => socket.writable && socket.write(p.text), p.afterMs));
+    const timers = parts.map((p) =>
+      setTimeout(() => socket.writable && socket.write(p.text), p.afterMs),
+    );
     const done = () => {
       timers.forEach(clearTimeout);
       clearTimeout(guard);
@@ -33,15 +39,33 @@ describe('books serve under hostile clients', () => {
   let key: string;
   beforeAll(async () => {
     const L = await standardLedger();
-    key = JSON.parse((await books(['keys', 'create', '--ledger', L.ledger, '--permission', POST, '--permission', READ, '--format', 'json'])).stdout).key;
+    key = JSON.parse(
+      (
+        await books([
+          'keys',
+          'create',
+          '--ledger',
+          L.ledger,
+          '--permission',
+          POST,
+          '--permission',
+          READ,
+          '--format',
+          'json',
+        ])
+      ).stdout,
+    ).key;
     S = await serve(L.ledger, ['--request-timeout', '2']);
   });
   afterAll(async () => S?.stop());
 
-  const get = (path: string, bearer = key) => fetch(S.url + path, { headers: { Authorization: `Bearer ${bearer}` } });
+  const get = (path: string, bearer = key) =>
+    fetch(S.url + path, { headers: { Authorization: `Bearer ${bearer}` } });
 
   it('answers headers over 16 KiB with 431 and goes on serving', async () => {
-    const r = await fetch(S.url + '/v1/gl-accounts', { headers: { Authorization: `Bearer ${key}`, 'X-Padding': 'a'.repeat(20_000) } });
+    const r = await fetch(S.url + '/v1/gl-accounts', {
+      headers: { Authorization: `Bearer ${key}`, 'X-Padding': 'a'.repeat(20_000) },
+    });
     expect(r.status).toBe(431);
     expect((await get('/v1/gl-accounts')).status).toBe(200);
   });
@@ -51,7 +75,14 @@ describe('books serve under hostile clients', () => {
     const head = `POST /v1/journal-entries HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nX-Idempotency-Key: slow\r\nContent-Length: ${body.length}\r\n\r\n`;
     // One stops half-way through its headers; the other sends its headers, then a byte of body a second.
     const slowHeaders = raw(S.url, [{ text: head.slice(0, 40), afterMs: 0 }], 15_000);
-    const slowBody = raw(S.url, [{ text: head, afterMs: 0 }, ...[...body].slice(0, 8).map((c, i) => ({ text: c, afterMs: 500 + i * 1000 }))], 15_000);
+    const slowBody = raw(
+      S.url,
+      [
+        { text: head, afterMs: 0 },
+        ...[...body].slice(0, 8).map((c, i) => ({ text: c, afterMs: 500 + i * 1000 })),
+      ],
+      15_000,
+    );
     const t = Date.now();
     for (let i = 0; i < 5; i++) expect((await get('/v1/gl-accounts')).status).toBe(200);
     expect(Date.now() - t).toBeLessThan(1_500);
@@ -77,7 +108,12 @@ describe('books serve under hostile clients', () => {
     const statuses = new Map<number, number>();
     const flooder = async (w: number) => {
       for (let i = 0; flooding; i++) {
-        const bad = i % 3 === 0 ? 'nonsense' : i % 3 === 1 ? `bk.AAAAAAAAAAAA.guess${w}x${i}` : `${key.slice(0, -4)}abcd`;
+        const bad =
+          i % 3 === 0
+            ? 'nonsense'
+            : i % 3 === 1
+              ? `bk.AAAAAAAAAAAA.guess${w}x${i}`
+              : `${key.slice(0, -4)}abcd`;
         const r = await get('/v1/gl-accounts', bad);
         await r.arrayBuffer();
         statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
@@ -94,29 +130,101 @@ describe('books serve under hostile clients', () => {
     // Each bad key costs a hash and one indexed look-up: a good request waits behind at most a round
     // of them, never behind anything that grows with the flood.
     expect(busy).toBeLessThan(Math.max(20 * quiet, 100));
-    console.info(`good requests: median ${quiet.toFixed(1)} ms alone, ${busy.toFixed(1)} ms during ${refused} refused bad keys`);
+    console.info(
+      `good requests: median ${quiet.toFixed(1)} ms alone, ${busy.toFixed(1)} ms during ${refused} refused bad keys`,
+    );
   });
 
   it.each([
-    ['a reversal of a malformed id', 'POST', '/v1/journal-entries/%E0%A4%A/reverse', { 'Content-Type': 'application/json', 'X-Idempotency-Key': 'r1' }, '{}', 404],
-    ['a body that is not UTF-8', 'POST', '/v1/journal-entries', { 'Content-Type': 'application/json', 'X-Idempotency-Key': 'r2' }, Buffer.from([0x7b, 0x22, 0xff, 0x22, 0x3a, 0x31, 0x7d]), 400],
-    ['a body that is a JSON string', 'POST', '/v1/journal-entries', { 'Content-Type': 'application/json', 'X-Idempotency-Key': 'r3' }, '"entry"', 400],
-    ['a body nested 100,000 deep', 'POST', '/v1/journal-entries', { 'Content-Type': 'application/json', 'X-Idempotency-Key': 'r4' }, '['.repeat(100_000) + ']'.repeat(100_000), 400],
-    ['a number with 400 digits', 'POST', '/v1/journal-entries', { 'Content-Type': 'application/json', 'X-Idempotency-Key': 'r5' }, `{"entry_date":"2025-03-02","lines":[{"gl_account_id":"rent","line_type":"debit","amount_atoms":${'9'.repeat(400)}},{"gl_account_id":"checking","line_type":"credit","amount_atoms":1}]}`, 400],
-    ['prototype keys', 'POST', '/v1/journal-entries', { 'Content-Type': 'application/json', 'X-Idempotency-Key': 'r6' }, '{"__proto__":{"admin":true},"constructor":{"prototype":{}}}', 400],
-    ['two idempotency keys', 'POST', '/v1/journal-entries', { 'Content-Type': 'application/json', 'X-Idempotency-Key': ['r7', 'r8'] }, '{}', 400],
+    [
+      'a reversal of a malformed id',
+      'POST',
+      '/v1/journal-entries/%E0%A4%A/reverse',
+      { 'Content-Type': 'application/json', 'X-Idempotency-Key': 'r1' },
+      '{}',
+      404,
+    ],
+    [
+      'a body that is not UTF-8',
+      'POST',
+      '/v1/journal-entries',
+      { 'Content-Type': 'application/json', 'X-Idempotency-Key': 'r2' },
+      Buffer.from([0x7b, 0x22, 0xff, 0x22, 0x3a, 0x31, 0x7d]),
+      400,
+    ],
+    [
+      'a body that is a JSON string',
+      'POST',
+      '/v1/journal-entries',
+      { 'Content-Type': 'application/json', 'X-Idempotency-Key': 'r3' },
+      '"entry"',
+      400,
+    ],
+    [
+      'a body nested 100,000 deep',
+      'POST',
+      '/v1/journal-entries',
+      { 'Content-Type': 'application/json', 'X-Idempotency-Key': 'r4' },
+      '['.repeat(100_000) + ']'.repeat(100_000),
+      400,
+    ],
+    [
+      'a number with 400 digits',
+      'POST',
+      '/v1/journal-entries',
+      { 'Content-Type': 'application/json', 'X-Idempotency-Key': 'r5' },
+      `{"entry_date":"2025-03-02","lines":[{"gl_account_id":"rent","line_type":"debit","amount_atoms":${'9'.repeat(400)}},{"gl_account_id":"checking","line_type":"credit","amount_atoms":1}]}`,
+      400,
+    ],
+    [
+      'prototype keys',
+      'POST',
+      '/v1/journal-entries',
+      { 'Content-Type': 'application/json', 'X-Idempotency-Key': 'r6' },
+      '{"__proto__":{"admin":true},"constructor":{"prototype":{}}}',
+      400,
+    ],
+    [
+      'two idempotency keys',
+      'POST',
+      '/v1/journal-entries',
+      { 'Content-Type': 'application/json', 'X-Idempotency-Key': ['r7', 'r8'] },
+      '{}',
+      400,
+    ],
     ['a path of 8 KiB', 'GET', '/v1/' + 'a'.repeat(8192), {}, undefined, 404],
     ['a DELETE', 'DELETE', '/v1/journal-entries', {}, undefined, 405],
-    ['a report with a parameter twice', 'GET', '/v1/reports/balance-sheet?start_date=2025-01-01&start_date=2024-01-01&end_date=2025-02-01', {}, undefined, 400],
-    ['a report with an absurd period type', 'GET', '/v1/reports/balance-sheet?start_date=2025-01-01&end_date=2025-02-01&period_type=%00%27', {}, undefined, 400],
-  ] as const)('refuses %s with a 4xx problem, never a stack trace', async (_n, method, path, headers, body, status) => {
-    const h = new Headers({ Authorization: `Bearer ${key}` });
-    for (const [k, v] of Object.entries(headers)) for (const one of [v].flat()) h.append(k, one);
-    const r = await fetch(S.url + path, { method, headers: h, ...(body !== undefined ? { body } : {}) });
-    expect(r.status).toBe(status);
-    expect(r.headers.get('content-type')).toBe('application/problem+json');
-    const text = await r.text();
-    expect(text).not.toMatch(/\bat .+:\d+:\d+|node:internal|\.js:\d+/);
-    expect(JSON.parse(text)).toMatchObject({ status });
-  });
+    [
+      'a report with a parameter twice',
+      'GET',
+      '/v1/reports/balance-sheet?start_date=2025-01-01&start_date=2024-01-01&end_date=2025-02-01',
+      {},
+      undefined,
+      400,
+    ],
+    [
+      'a report with an absurd period type',
+      'GET',
+      '/v1/reports/balance-sheet?start_date=2025-01-01&end_date=2025-02-01&period_type=%00%27',
+      {},
+      undefined,
+      400,
+    ],
+  ] as const)(
+    'refuses %s with a 4xx problem, never a stack trace',
+    async (_n, method, path, headers, body, status) => {
+      const h = new Headers({ Authorization: `Bearer ${key}` });
+      for (const [k, v] of Object.entries(headers)) for (const one of [v].flat()) h.append(k, one);
+      const r = await fetch(S.url + path, {
+        method,
+        headers: h,
+        ...(body !== undefined ? { body } : {}),
+      });
+      expect(r.status).toBe(status);
+      expect(r.headers.get('content-type')).toBe('application/problem+json');
+      const text = await r.text();
+      expect(text).not.toMatch(/\bat .+:\d+:\d+|node:internal|\.js:\d+/);
+      expect(JSON.parse(text)).toMatchObject({ status });
+    },
+  );
 });

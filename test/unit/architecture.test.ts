@@ -29,13 +29,19 @@ describe('imports point inward', () => {
 
   it('commands never import an adapter, SQL or colour directly', () => {
     for (const { file, imports } of all.filter((f) => f.file.startsWith('commands/'))) {
-      for (const i of imports) expect(/^ledger\/(sqlite|http)\/|better-sqlite3/.test(i), `${file} imports ${i}`).toBe(false);
+      for (const i of imports)
+        expect(/^ledger\/(sqlite|http)\/|better-sqlite3/.test(i), `${file} imports ${i}`).toBe(
+          false,
+        );
     }
   });
 
   it('ledgers never import commands, renderers, the CLI or prompts', () => {
     for (const { file, imports } of all.filter((f) => f.file.startsWith('ledger/'))) {
-      for (const i of imports) expect(/^(commands|render|cli)\/|@inquirer|chalk/.test(i), `${file} imports ${i}`).toBe(false);
+      for (const i of imports)
+        expect(/^(commands|render|cli)\/|@inquirer|chalk/.test(i), `${file} imports ${i}`).toBe(
+          false,
+        );
     }
   });
 });

@@ -23,8 +23,16 @@ function parse(text: string, delimiter = ','): string[][] {
 
 describe('CsvParser', () => {
   it('reads plain, quoted and empty fields with LF or CRLF, with or without a final newline', () => {
-    expect(parse('a,b,c\n1,2,3\n')).toEqual([['a', 'b', 'c'], ['1', '2', '3']]);
-    expect(parse('a,b\r\n1,"x, y"\r\n,\r\n"",""')).toEqual([['a', 'b'], ['1', 'x, y'], ['', ''], ['', '']]);
+    expect(parse('a,b,c\n1,2,3\n')).toEqual([
+      ['a', 'b', 'c'],
+      ['1', '2', '3'],
+    ]);
+    expect(parse('a,b\r\n1,"x, y"\r\n,\r\n"",""')).toEqual([
+      ['a', 'b'],
+      ['1', 'x, y'],
+      ['', ''],
+      ['', ''],
+    ]);
     expect(parse('a,b,\n')).toEqual([['a', 'b', '']]);
   });
 
@@ -40,8 +48,14 @@ describe('CsvParser', () => {
   });
 
   it('drops a UTF-8 byte-order mark and splits on another delimiter', () => {
-    expect(parse('\ufeffa;b\n1,5;2\n', ';')).toEqual([['a', 'b'], ['1,5', '2']]);
-    expect(parse('a\tb\n1\t2', '\t')).toEqual([['a', 'b'], ['1', '2']]);
+    expect(parse('\ufeffa;b\n1,5;2\n', ';')).toEqual([
+      ['a', 'b'],
+      ['1,5', '2'],
+    ]);
+    expect(parse('a\tb\n1\t2', '\t')).toEqual([
+      ['a', 'b'],
+      ['1', '2'],
+    ]);
   });
 
   it.each([

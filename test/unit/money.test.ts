@@ -1,10 +1,21 @@
 import { describe, expect, it } from 'vitest';
-import { atomsToDecimal, currencyExponent, formatAmount, parseDecimal } from '../../src/domain/money.js';
+import {
+  atomsToDecimal,
+  currencyExponent,
+  formatAmount,
+  parseDecimal,
+} from '../../src/domain/money.js';
 import { normaliseJeNumber } from '../../src/domain/jeNumber.js';
 
 describe('money', () => {
   it('knows ISO 4217 exponents and refuses unknown codes', () => {
-    expect([currencyExponent('USD'), currencyExponent('JPY'), currencyExponent('BHD'), currencyExponent('XYZ'), currencyExponent('usd')]).toEqual([2, 0, 3, null, null]);
+    expect([
+      currencyExponent('USD'),
+      currencyExponent('JPY'),
+      currencyExponent('BHD'),
+      currencyExponent('XYZ'),
+      currencyExponent('usd'),
+    ]).toEqual([2, 0, 3, null, null]);
   });
 
   it.each([
@@ -20,12 +31,18 @@ describe('money', () => {
     expect(parseDecimal(text, exp)).toEqual({ ok: true, atoms });
   });
 
-  it.each([['1.005', 2, 'too_many_decimals'], ['5.0', 0, 'too_many_decimals'], ['1,25', 2, 'invalid_amount'], ['1e3', 2, 'invalid_amount'], ['', 2, 'invalid_amount'], ['12,34.00', 2, 'invalid_amount'], ['$5', 2, 'invalid_amount'], ['.', 2, 'invalid_amount']])(
-    'refuses %s (exponent %i)',
-    (text, exp, reason) => {
-      expect(parseDecimal(text, exp)).toMatchObject({ ok: false, reason });
-    },
-  );
+  it.each([
+    ['1.005', 2, 'too_many_decimals'],
+    ['5.0', 0, 'too_many_decimals'],
+    ['1,25', 2, 'invalid_amount'],
+    ['1e3', 2, 'invalid_amount'],
+    ['', 2, 'invalid_amount'],
+    ['12,34.00', 2, 'invalid_amount'],
+    ['$5', 2, 'invalid_amount'],
+    ['.', 2, 'invalid_amount'],
+  ])('refuses %s (exponent %i)', (text, exp, reason) => {
+    expect(parseDecimal(text, exp)).toMatchObject({ ok: false, reason });
+  });
 
   it('formats for people and for machines, round-tripping', () => {
     expect(formatAmount(123456789, 2)).toBe('1,234,567.89');
@@ -33,7 +50,13 @@ describe('money', () => {
     expect(formatAmount(1500, 0)).toBe('1,500');
     expect(formatAmount(-1234567n, 3)).toBe('(1,234.567)');
     expect(formatAmount(12345678901234567890n, 2)).toBe('123,456,789,012,345,678.90');
-    for (const [atoms, exp] of [[0n, 2], [7n, 2], [-100n, 2], [123456789012345678n, 3], [42n, 0]] as const) {
+    for (const [atoms, exp] of [
+      [0n, 2],
+      [7n, 2],
+      [-100n, 2],
+      [123456789012345678n, 3],
+      [42n, 0],
+    ] as const) {
       expect(parseDecimal(atomsToDecimal(atoms, exp), exp)).toEqual({ ok: true, atoms });
     }
   });

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { checkReportQuery, fiscalYearStart, fiveYearsAfter, splitPeriods, windowTooLong } from '../../src/domain/periods.js';
+import {
+  checkReportQuery,
+  fiscalYearStart,
+  fiveYearsAfter,
+  splitPeriods,
+  windowTooLong,
+} from '../../src/domain/periods.js';
 import { dayAfter, dayBefore } from '../../src/domain/dates.js';
 
 const brief = (start: string, end: string, type: 'monthly' | 'quarterly' | 'yearly', fy = 1) =>
@@ -15,8 +21,12 @@ describe('splitPeriods', () => {
   });
 
   it('ends February on the 29th in a leap year', () => {
-    expect(brief('2024-02-01', '2024-02-29', 'monthly')).toEqual(['2024-02|Feb 2024|2024-02-01|2024-02-29']);
-    expect(brief('2100-02-01', '2100-03-01', 'monthly')[0]).toBe('2100-02|Feb 2100|2100-02-01|2100-02-28');
+    expect(brief('2024-02-01', '2024-02-29', 'monthly')).toEqual([
+      '2024-02|Feb 2024|2024-02-01|2024-02-29',
+    ]);
+    expect(brief('2100-02-01', '2100-03-01', 'monthly')[0]).toBe(
+      '2100-02|Feb 2100|2100-02-01|2100-02-28',
+    );
   });
 
   it('makes calendar quarters and years, clipped', () => {
@@ -25,7 +35,11 @@ describe('splitPeriods', () => {
       '2025-Q2|Q2 2025|2025-04-01|2025-06-30',
       '2025-Q3|Q3 2025|2025-07-01|2025-08-05',
     ]);
-    expect(brief('2024-06-30', '2026-01-01', 'yearly')).toEqual(['2024|2024|2024-06-30|2024-12-31', '2025|2025|2025-01-01|2025-12-31', '2026|2026|2026-01-01|2026-01-01']);
+    expect(brief('2024-06-30', '2026-01-01', 'yearly')).toEqual([
+      '2024|2024|2024-06-30|2024-12-31',
+      '2025|2025|2025-01-01|2025-12-31',
+      '2026|2026|2026-01-01|2026-01-01',
+    ]);
   });
 
   it('makes fiscal quarters and years named by the year they end in', () => {
@@ -39,12 +53,19 @@ describe('splitPeriods', () => {
       '2026-Q2|Q2 FY2026|2025-07-01|2025-09-30',
       '2026-Q3|Q3 FY2026|2025-10-01|2025-12-31',
     ]);
-    expect(brief('2026-01-01', '2026-03-31', 'quarterly', 4)).toEqual(['2026-Q4|Q4 FY2026|2026-01-01|2026-03-31']);
-    expect(brief('2025-11-20', '2026-02-02', 'quarterly', 11).map((s) => s.split('|')[0])).toEqual(['2026-Q1', '2026-Q2']);
+    expect(brief('2026-01-01', '2026-03-31', 'quarterly', 4)).toEqual([
+      '2026-Q4|Q4 FY2026|2026-01-01|2026-03-31',
+    ]);
+    expect(brief('2025-11-20', '2026-02-02', 'quarterly', 11).map((s) => s.split('|')[0])).toEqual([
+      '2026-Q1',
+      '2026-Q2',
+    ]);
   });
 
   it('keeps monthly columns calendar months whatever the fiscal year', () => {
-    expect(brief('2025-03-01', '2025-04-30', 'monthly', 4)).toEqual(brief('2025-03-01', '2025-04-30', 'monthly', 1));
+    expect(brief('2025-03-01', '2025-04-30', 'monthly', 4)).toEqual(
+      brief('2025-03-01', '2025-04-30', 'monthly', 1),
+    );
   });
 
   it.each([
@@ -52,14 +73,18 @@ describe('splitPeriods', () => {
     ['2024-02-29', '2029-02-27', 'quarterly', 7],
     ['2023-05-17', '2023-05-17', 'yearly', 1],
     ['2020-12-31', '2025-06-01', 'yearly', 10],
-  ] as const)('covers %s..%s (%s, fiscal start %i) exactly once, in order', (start, end, type, fy) => {
-    const ps = splitPeriods(start, end, type, fy);
-    expect(ps[0]!.start_date).toBe(start);
-    expect(ps[ps.length - 1]!.end_date).toBe(end);
-    for (let i = 1; i < ps.length; i++) expect(ps[i]!.start_date).toBe(dayAfter(ps[i - 1]!.end_date));
-    for (const p of ps) expect(p.start_date <= p.end_date).toBe(true);
-    expect(new Set(ps.map((p) => p.id)).size).toBe(ps.length);
-  });
+  ] as const)(
+    'covers %s..%s (%s, fiscal start %i) exactly once, in order',
+    (start, end, type, fy) => {
+      const ps = splitPeriods(start, end, type, fy);
+      expect(ps[0]!.start_date).toBe(start);
+      expect(ps[ps.length - 1]!.end_date).toBe(end);
+      for (let i = 1; i < ps.length; i++)
+        expect(ps[i]!.start_date).toBe(dayAfter(ps[i - 1]!.end_date));
+      for (const p of ps) expect(p.start_date <= p.end_date).toBe(true);
+      expect(new Set(ps.map((p) => p.id)).size).toBe(ps.length);
+    },
+  );
 });
 
 describe('the 5-year rule (CAPI69)', () => {
@@ -96,9 +121,15 @@ describe('fiscal year and day arithmetic', () => {
 
 describe('checkReportQuery', () => {
   it('defaults the period type to monthly and checks each parameter', () => {
-    expect(checkReportQuery({ start_date: '2025-01-01', end_date: '2025-03-31' })).toEqual({ query: { start_date: '2025-01-01', end_date: '2025-03-31', period_type: 'monthly' } });
+    expect(checkReportQuery({ start_date: '2025-01-01', end_date: '2025-03-31' })).toEqual({
+      query: { start_date: '2025-01-01', end_date: '2025-03-31', period_type: 'monthly' },
+    });
     const bad = checkReportQuery({ start_date: '2025-02-30', period_type: 'weekly' });
-    expect('problems' in bad && bad.problems.map((p) => `${p.path}:${p.reason}`)).toEqual(['start_date:invalid_date', 'end_date:missing_parameter', 'period_type:invalid_period_type']);
+    expect('problems' in bad && bad.problems.map((p) => `${p.path}:${p.reason}`)).toEqual([
+      'start_date:invalid_date',
+      'end_date:missing_parameter',
+      'period_type:invalid_period_type',
+    ]);
     const backwards = checkReportQuery({ start_date: '2025-02-01', end_date: '2025-01-31' });
     expect('problems' in backwards && backwards.problems[0]!.reason).toBe('end_before_start');
   });

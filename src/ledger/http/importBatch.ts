@@ -25,10 +25,23 @@ export class RemoteImportBatch implements ImportBatch {
   ) {
     const byExt = new Map(accounts.map((a) => [a.external_id, { ...a, key: 0 }]));
     const ctx: ValidationContext = {
-      entity: { id: '', name: ledger.location, currency, books_start: null, fiscal_year_start_month: 1, lock_date: null },
+      entity: {
+        id: '',
+        name: ledger.location,
+        currency,
+        books_start: null,
+        fiscal_year_start_month: 1,
+        lock_date: null,
+      },
       account: (id) => byExt.get(id),
       // The API lists no counterparties: the service checks them when the entry posts.
-      counterparty: (type, externalId) => ({ id: '', counterparty_type: type, external_id: externalId, name: externalId, is_active: true }),
+      counterparty: (type, externalId) => ({
+        id: '',
+        counterparty_type: type,
+        external_id: externalId,
+        name: externalId,
+        is_active: true,
+      }),
       // The service's numbers are checked when the entry posts; those of the file are checked here.
       jeNumberTaken: () => false,
     };
@@ -36,7 +49,8 @@ export class RemoteImportBatch implements ImportBatch {
   }
 
   add(body: unknown, fingerprint: string, hasRowProblems: boolean, row: number): BatchResult {
-    if (!this.options.allowDuplicates && this.receipts.has(this.ledger.location, fingerprint)) return { status: 'skipped' };
+    if (!this.options.allowDuplicates && this.receipts.has(this.ledger.location, fingerprint))
+      return { status: 'skipped' };
     const checked = this.check.entry(body, hasRowProblems);
     if ('problems' in checked) return { status: 'invalid', problems: checked.problems };
     this.queue.push({ body, fingerprint, row });
@@ -51,20 +65,30 @@ export class RemoteImportBatch implements ImportBatch {
       try {
         const key = this.options.allowDuplicates ? randomUUID() : fingerprint;
         const entry = await this.ledger.post(body, { idempotencyKey: key, source: 'csv_import' });
-        if (!this.options.allowDuplicates) this.receipts.record(this.ledger.location, fingerprint, entry.id);
+        if (!this.options.allowDuplicates)
+          this.receipts.record(this.ledger.location, fingerprint, entry.id);
         posted++;
       } catch (e) {
         if (isBooksError(e) && e.code === 'CAPI34' && !this.options.allowDuplicates) {
           // The key was used within the hour: an earlier run posted this entry before it could record it.
-          this.receipts.record(this.ledger.location, fingerprint, (e.details.existing_journal_entry_id as string | undefined) ?? null);
+          this.receipts.record(
+            this.ledger.location,
+            fingerprint,
+            (e.details.existing_journal_entry_id as string | undefined) ?? null,
+          );
           alreadyPosted.push(row);
           continue;
         }
         const err = isBooksError(e) ? e : new BooksError('unavailable', String(e));
-        throw new BooksError(err.code, `row ${row}: ${err.message}; ${posted} entr${posted === 1 ? 'y' : 'ies'} of this file posted before it, and a re-run posts the rest`, err.errors.map((p) => ({ ...p, row })), {
-          ...err.details,
-          posted,
-        });
+        throw new BooksError(
+          err.code,
+          `row ${row}: ${err.message}; ${posted} entr${posted === 1 ? 'y' : 'ies'} of this file posted before it, and a re-run posts the rest`,
+          err.errors.map((p) => ({ ...p, row })),
+          {
+            ...err.details,
+            posted,
+          },
+        );
       }
     }
     return { alreadyPosted };

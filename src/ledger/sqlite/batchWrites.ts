@@ -21,7 +21,10 @@ export interface BatchWrites {
  * the batch writes only rows it validated in the same transaction, and books check still verifies
  * every reference. The pragma cannot change inside a transaction, so it is set around it.
  */
-export function writesHere(db: Database.Database, prep: (sql: string) => Database.Statement): BatchWrites {
+export function writesHere(
+  db: Database.Database,
+  prep: (sql: string) => Database.Statement,
+): BatchWrites {
   db.pragma('foreign_keys = OFF');
   try {
     db.exec('BEGIN IMMEDIATE');
@@ -93,13 +96,17 @@ class ThreadWrites implements BatchWrites {
         this.wake?.();
       });
       worker.on('error', (e) => {
-        this.failure = new BooksError('unavailable', `internal error: the writer thread failed: ${e.message}`);
+        this.failure = new BooksError(
+          'unavailable',
+          `internal error: the writer thread failed: ${e.message}`,
+        );
         reject(this.failure);
         this.ending?.reject(this.failure);
         this.wake?.();
       });
       worker.on('exit', () => {
-        if (!this.done && !this.failure) this.failure = new BooksError('unavailable', 'internal error: the writer thread stopped');
+        if (!this.done && !this.failure)
+          this.failure = new BooksError('unavailable', 'internal error: the writer thread stopped');
         if (this.failure) this.ending?.reject(this.failure);
         this.wake?.();
       });
@@ -130,7 +137,8 @@ class ThreadWrites implements BatchWrites {
   }
 
   async ready(): Promise<void> {
-    while (!this.failure && this.inFlight >= MAX_IN_FLIGHT) await new Promise<void>((r) => (this.wake = r));
+    while (!this.failure && this.inFlight >= MAX_IN_FLIGHT)
+      await new Promise<void>((r) => (this.wake = r));
     if (this.failure) throw this.failure;
   }
 
@@ -149,5 +157,4 @@ class ThreadWrites implements BatchWrites {
     this.done = true;
     await this.worker.terminate();
   }
-
 }

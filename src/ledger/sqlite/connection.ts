@@ -20,7 +20,10 @@ export function connect(path: string): Database.Database {
 export function busyToUnavailable(e: unknown): unknown {
   const code = (e as { code?: unknown })?.code;
   if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') {
-    return new BooksError('unavailable', 'the ledger is locked by another writer; try again shortly');
+    return new BooksError(
+      'unavailable',
+      'the ledger is locked by another writer; try again shortly',
+    );
   }
   return e;
 }

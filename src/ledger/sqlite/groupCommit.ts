@@ -63,7 +63,13 @@ export class GroupCommit {
         const group = this.waiting;
         this.waiting = [];
         this.waitingSince = 0;
-        const e = locked === 'busy' ? new BooksError('unavailable', 'the ledger is locked by another writer; try again shortly') : locked;
+        const e =
+          locked === 'busy'
+            ? new BooksError(
+                'unavailable',
+                'the ledger is locked by another writer; try again shortly',
+              )
+            : locked;
         for (const w of group) w.reject(e);
         return;
       }

@@ -36,7 +36,9 @@ export class ImportBatch implements ImportBatchPort {
   ) {
     this.check = new BatchCheck(ctx);
     this.writer = ledger.writer(writes.run);
-    this.fingerprintsOn = ledger.prep(`SELECT fingerprint FROM journal_entries WHERE fingerprint >= ? AND fingerprint < ?`).pluck();
+    this.fingerprintsOn = ledger
+      .prep(`SELECT fingerprint FROM journal_entries WHERE fingerprint >= ? AND fingerprint < ?`)
+      .pluck();
   }
 
   /** Validates one entry and, while the batch is clean and not a dry run, writes it. */
@@ -47,7 +49,11 @@ export class ImportBatch implements ImportBatchPort {
     if ('problems' in checked) return { status: 'invalid', problems: checked.problems };
     if (this.check.failed || this.options.dryRun) return { status: 'would_post' };
     // A duplicate posted on purpose (--allow-duplicates) carries no fingerprint: the first one keeps it.
-    this.writer.write(checked.entry, { source: 'csv_import', fingerprint: fpTaken ? null : fingerprint, originalSeq: null });
+    this.writer.write(checked.entry, {
+      source: 'csv_import',
+      fingerprint: fpTaken ? null : fingerprint,
+      originalSeq: null,
+    });
     return { status: 'posted' };
   }
 

@@ -16,16 +16,40 @@ import {
 import { BooksError, entryInvalid, errors, type Problem } from '../../domain/errors.js';
 import { normaliseJeNumber } from '../../domain/jeNumber.js';
 import { keyId, type ApiKeyInfo, type Permission } from '../../domain/keys.js';
-import { buildBalanceSheet, cutDates, type BalanceSheet, type Cumulative, type SheetAccount } from '../../domain/balanceSheet.js';
+import {
+  buildBalanceSheet,
+  cutDates,
+  type BalanceSheet,
+  type Cumulative,
+  type SheetAccount,
+} from '../../domain/balanceSheet.js';
 import { endOfMonth, parts } from '../../domain/dates.js';
-import { checkReportQuery, splitPeriods, windowTooLong, type ReportQuery } from '../../domain/periods.js';
-import type { EntryFilter, ImportOptions, LocalLedgerOps, PostOptions, ReverseOptions } from '../port.js';
+import {
+  checkReportQuery,
+  splitPeriods,
+  windowTooLong,
+  type ReportQuery,
+} from '../../domain/periods.js';
+import type {
+  EntryFilter,
+  ImportOptions,
+  LocalLedgerOps,
+  PostOptions,
+  ReverseOptions,
+} from '../port.js';
 import { writesHere, writesOnThread } from './batchWrites.js';
 import { GroupCommit } from './groupCommit.js';
 import { ImportBatch } from './importBatch.js';
 import { busyToUnavailable, connect } from './connection.js';
 import { APPLICATION_ID, MIGRATIONS } from './schema.js';
-import { EntryWriter, newId, type EntryMeta, type Inserted, type RunWrite, type WriterStart } from './writer.js';
+import {
+  EntryWriter,
+  newId,
+  type EntryMeta,
+  type Inserted,
+  type RunWrite,
+  type WriterStart,
+} from './writer.js';
 
 const IDEMPOTENCY_WINDOW_MS = 60 * 60 * 1000;
 const REBUILD_STALE_MS = 10 * 60 * 1000;
@@ -43,14 +67,21 @@ export type Clock = () => Date;
 
 /** A stable hash of a request, to tell a repeated request from a different one under the same key. */
 export function requestHash(endpoint: string, body: unknown): string {
-  return createHash('sha256').update(endpoint).update('\0').update(canonicalJson(body)).digest('hex');
+  return createHash('sha256')
+    .update(endpoint)
+    .update('\0')
+    .update(canonicalJson(body))
+    .digest('hex');
 }
 
 function canonicalJson(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
   if (v && typeof v === 'object') {
     const o = v as Record<string, unknown>;
-    return `{${Object.keys(o).sort().map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`).join(',')}}`;
+    return `{${Object.keys(o)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`)
+      .join(',')}}`;
   }
   return JSON.stringify(v) ?? 'null';
 }
@@ -92,20 +123,34 @@ export class SqliteLedger implements LocalLedgerOps {
 
   /** Creates a new ledger file with its entity; refuses a path that already exists. */
   static create(path: string, init: EntityInit, now: Clock = () => new Date()): SqliteLedger {
-    if (existsSync(path)) throw errors.usage(`a file already exists at ${path}; books init will not overwrite it`);
+    if (existsSync(path))
+      throw errors.usage(`a file already exists at ${path}; books init will not overwrite it`);
     const ledger = new SqliteLedger(connect(path), path, now);
     ledger.migrate();
     const ts = now().toISOString();
     ledger.db
-      .prepare(`INSERT INTO entity (id, name, currency, books_start, fiscal_year_start_month, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)`)
-      .run(newId('ent'), init.name, init.currency, init.books_start, init.fiscal_year_start_month, ts, ts);
+      .prepare(
+        `INSERT INTO entity (id, name, currency, books_start, fiscal_year_start_month, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(
+        newId('ent'),
+        init.name,
+        init.currency,
+        init.books_start,
+        init.fiscal_year_start_month,
+        ts,
+        ts,
+      );
     return ledger;
   }
 
   /** Opens an existing ledger file, bringing its schema up to date; says how to create one when absent. */
   static open(path: string, now: Clock = () => new Date()): SqliteLedger {
     if (!existsSync(path)) {
-      throw new BooksError('no_ledger', `no ledger at ${path}; create one with \`books init\` (or name another with --ledger PATH)`);
+      throw new BooksError(
+        'no_ledger',
+        `no ledger at ${path}; create one with \`books init\` (or name another with --ledger PATH)`,
+      );
     }
     let db: Database.Database;
     try {
@@ -113,7 +158,10 @@ export class SqliteLedger implements LocalLedgerOps {
       const appId = db.pragma('application_id', { simple: true });
       if (appId !== APPLICATION_ID) throw new Error('foreign');
     } catch {
-      throw new BooksError('no_ledger', `${path} is not a books ledger; create one with \`books init --ledger NEW_PATH\``);
+      throw new BooksError(
+        'no_ledger',
+        `${path} is not a books ledger; create one with \`books init --ledger NEW_PATH\``,
+      );
     }
     const ledger = new SqliteLedger(db, path, now);
     ledger.migrate();
@@ -127,7 +175,10 @@ export class SqliteLedger implements LocalLedgerOps {
     this.write(() => {
       const version = this.db.pragma('user_version', { simple: true }) as number;
       if (version > MIGRATIONS.length) {
-        throw new BooksError('usage', `${this.location} was written by a newer books (schema ${version}); upgrade books`);
+        throw new BooksError(
+          'usage',
+          `${this.location} was written by a newer books (schema ${version}); upgrade books`,
+        );
       }
       for (let v = version; v < MIGRATIONS.length; v++) this.db.exec(MIGRATIONS[v]!);
       if (version < MIGRATIONS.length) {
@@ -164,7 +215,9 @@ export class SqliteLedger implements LocalLedgerOps {
   }
 
   entitySync(): Entity & { rebuild_started_at: string | null } {
-    return this.prep(`SELECT id, name, currency, books_start, fiscal_year_start_month, lock_date, rebuild_started_at FROM entity`).get() as Entity & {
+    return this.prep(
+      `SELECT id, name, currency, books_start, fiscal_year_start_month, lock_date, rebuild_started_at FROM entity`,
+    ).get() as Entity & {
       rebuild_started_at: string | null;
     };
   }
@@ -173,15 +226,26 @@ export class SqliteLedger implements LocalLedgerOps {
   setBooksStart(month: string): Entity {
     const start = `${month}-01`;
     return this.write(() => {
-      const earlier = this.prep(`SELECT je_number, entry_date FROM journal_entries WHERE entry_date < ? ORDER BY entry_date LIMIT 1`).get(start) as
-        | { je_number: string; entry_date: string }
-        | undefined;
+      const earlier = this.prep(
+        `SELECT je_number, entry_date FROM journal_entries WHERE entry_date < ? ORDER BY entry_date LIMIT 1`,
+      ).get(start) as { je_number: string; entry_date: string } | undefined;
       if (earlier) {
-        throw new BooksError('CAPI33', `${earlier.je_number} is dated ${earlier.entry_date}, before ${start}; the books cannot start after posted entries`, [
-          { path: 'first_month', reason: 'entries_before_start', message: `${earlier.je_number} is dated ${earlier.entry_date}` },
-        ]);
+        throw new BooksError(
+          'CAPI33',
+          `${earlier.je_number} is dated ${earlier.entry_date}, before ${start}; the books cannot start after posted entries`,
+          [
+            {
+              path: 'first_month',
+              reason: 'entries_before_start',
+              message: `${earlier.je_number} is dated ${earlier.entry_date}`,
+            },
+          ],
+        );
       }
-      this.prep(`UPDATE entity SET books_start = ?, updated_at = ?`).run(start, this.now().toISOString());
+      this.prep(`UPDATE entity SET books_start = ?, updated_at = ?`).run(
+        start,
+        this.now().toISOString(),
+      );
       return this.entitySync();
     });
   }
@@ -191,20 +255,26 @@ export class SqliteLedger implements LocalLedgerOps {
     return this.write(() => {
       const previous = this.entitySync().lock_date;
       if (previous && date < previous && !reopen) {
-        throw errors.usage(`the books are closed through ${previous}; moving the lock back to ${date} reopens a closed period: add --reopen to do so`);
+        throw errors.usage(
+          `the books are closed through ${previous}; moving the lock back to ${date} reopens a closed period: add --reopen to do so`,
+        );
       }
-      this.prep(`UPDATE entity SET lock_date = ?, updated_at = ?`).run(date, this.now().toISOString());
+      this.prep(`UPDATE entity SET lock_date = ?, updated_at = ?`).run(
+        date,
+        this.now().toISOString(),
+      );
       return { previous, entity: this.entitySync() };
     });
   }
 
   async accounts(): Promise<GlAccount[]> {
-    const rows = this
-      .prep(
-        `SELECT a.id, a.external_id, a.account_number, a.name, a.account_type, p.id AS parent_id, a.is_postable, a.is_active, a.currency, a.created_at, a.updated_at
+    const rows = this.prep(
+      `SELECT a.id, a.external_id, a.account_number, a.name, a.account_type, p.id AS parent_id, a.is_postable, a.is_active, a.currency, a.created_at, a.updated_at
          FROM accounts a LEFT JOIN accounts p ON p.key = a.parent_key ORDER BY a.account_number IS NULL, a.account_number, a.external_id`,
-      )
-      .all() as (Omit<GlAccount, 'is_postable' | 'is_active' | 'object' | 'account_kind'> & { is_postable: number; is_active: number })[];
+    ).all() as (Omit<GlAccount, 'is_postable' | 'is_active' | 'object' | 'account_kind'> & {
+      is_postable: number;
+      is_active: number;
+    })[];
     return rows.map((r) => ({
       id: r.id,
       object: 'gl_account',
@@ -224,9 +294,9 @@ export class SqliteLedger implements LocalLedgerOps {
 
   /** The chart as chart-file checking needs it. */
   existingAccounts(): ExistingAccount[] {
-    return this
-      .prep(`SELECT a.external_id, a.account_number, a.account_type, p.external_id AS parent_external_id FROM accounts a LEFT JOIN accounts p ON p.key = a.parent_key`)
-      .all() as ExistingAccount[];
+    return this.prep(
+      `SELECT a.external_id, a.account_number, a.account_type, p.external_id AS parent_external_id FROM accounts a LEFT JOIN accounts p ON p.key = a.parent_key`,
+    ).all() as ExistingAccount[];
   }
 
   /** Inserts or updates accounts by external_id, parents resolved after every row exists. */
@@ -237,23 +307,43 @@ export class SqliteLedger implements LocalLedgerOps {
       const insert = this.prep(
         `INSERT INTO accounts (id, external_id, account_number, name, account_type, is_postable, is_active, currency, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       );
-      const update = this.prep(
-        `UPDATE accounts SET account_number = NULL WHERE external_id = ?`,
-      );
+      const update = this.prep(`UPDATE accounts SET account_number = NULL WHERE external_id = ?`);
       const set = this.prep(
         `UPDATE accounts SET account_number = ?, name = ?, account_type = ?, is_postable = ?, is_active = ?, currency = ?, updated_at = ? WHERE external_id = ?`,
       );
-      const setParent = this.prep(`UPDATE accounts SET parent_key = (SELECT key FROM accounts WHERE external_id = ?) WHERE external_id = ?`);
+      const setParent = this.prep(
+        `UPDATE accounts SET parent_key = (SELECT key FROM accounts WHERE external_id = ?) WHERE external_id = ?`,
+      );
       let created = 0;
       let updated = 0;
       // Numbers may move between accounts within one file: clear them first so UNIQUE holds midway.
       for (const r of rows) if (find.get(r.external_id) !== undefined) update.run(r.external_id);
       for (const r of rows) {
         if (find.get(r.external_id) === undefined) {
-          insert.run(newId('acct'), r.external_id, r.account_number, r.name, r.account_type, +r.is_postable, +r.is_active, r.currency, ts, ts);
+          insert.run(
+            newId('acct'),
+            r.external_id,
+            r.account_number,
+            r.name,
+            r.account_type,
+            +r.is_postable,
+            +r.is_active,
+            r.currency,
+            ts,
+            ts,
+          );
           created++;
         } else {
-          set.run(r.account_number, r.name, r.account_type, +r.is_postable, +r.is_active, r.currency, ts, r.external_id);
+          set.run(
+            r.account_number,
+            r.name,
+            r.account_type,
+            +r.is_postable,
+            +r.is_active,
+            r.currency,
+            ts,
+            r.external_id,
+          );
           updated++;
         }
       }
@@ -263,9 +353,9 @@ export class SqliteLedger implements LocalLedgerOps {
   }
 
   async counterparties(): Promise<Counterparty[]> {
-    const rows = this
-      .prep(`SELECT id, counterparty_type, external_id, name, is_active, created_at, updated_at FROM counterparties ORDER BY counterparty_type, external_id`)
-      .all() as (Omit<Counterparty, 'is_active' | 'object'> & { is_active: number })[];
+    const rows = this.prep(
+      `SELECT id, counterparty_type, external_id, name, is_active, created_at, updated_at FROM counterparties ORDER BY counterparty_type, external_id`,
+    ).all() as (Omit<Counterparty, 'is_active' | 'object'> & { is_active: number })[];
     return rows.map((r) => ({ ...r, object: 'counterparty', is_active: r.is_active === 1 }));
   }
 
@@ -273,14 +363,17 @@ export class SqliteLedger implements LocalLedgerOps {
   upsertCounterparties(rows: CounterpartyRow[]): { created: number; updated: number } {
     return this.write(() => {
       const ts = this.now().toISOString();
-      const upd = this.prep(`UPDATE counterparties SET name = ?, is_active = ?, updated_at = ? WHERE counterparty_type = ? AND external_id = ?`);
+      const upd = this.prep(
+        `UPDATE counterparties SET name = ?, is_active = ?, updated_at = ? WHERE counterparty_type = ? AND external_id = ?`,
+      );
       const ins = this.prep(
         `INSERT INTO counterparties (id, counterparty_type, external_id, name, is_active, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
       );
       let created = 0;
       let updated = 0;
       for (const r of rows) {
-        if (upd.run(r.name, +r.is_active, ts, r.counterparty_type, r.external_id).changes > 0) updated++;
+        if (upd.run(r.name, +r.is_active, ts, r.counterparty_type, r.external_id).changes > 0)
+          updated++;
         else {
           ins.run(newId('cp'), r.counterparty_type, r.external_id, r.name, +r.is_active, ts, ts);
           created++;
@@ -295,7 +388,9 @@ export class SqliteLedger implements LocalLedgerOps {
     const accountStmt = this.prep(
       `SELECT key, id, external_id, account_number, name, account_type, is_active, is_postable, currency FROM accounts WHERE external_id = ?`,
     );
-    const cpStmt = this.prep(`SELECT id, counterparty_type, external_id, name, is_active FROM counterparties WHERE counterparty_type = ? AND external_id = ?`);
+    const cpStmt = this.prep(
+      `SELECT id, counterparty_type, external_id, name, is_active FROM counterparties WHERE counterparty_type = ? AND external_id = ?`,
+    );
     const jeStmt = this.prep(`SELECT 1 FROM journal_entries WHERE je_number = ?`).pluck();
     const accounts = new Map<string, AccountRef | undefined>();
     // By type, then external id: no key string is built per look-up.
@@ -304,8 +399,21 @@ export class SqliteLedger implements LocalLedgerOps {
       entity: this.entitySync(),
       account(externalId) {
         if (!accounts.has(externalId)) {
-          const r = accountStmt.get(externalId) as (Omit<AccountRef, 'is_active' | 'is_postable'> & { is_active: number; is_postable: number }) | undefined;
-          accounts.set(externalId, r && { ...r, account_type: r.account_type as AccountType, is_active: r.is_active === 1, is_postable: r.is_postable === 1 });
+          const r = accountStmt.get(externalId) as
+            | (Omit<AccountRef, 'is_active' | 'is_postable'> & {
+                is_active: number;
+                is_postable: number;
+              })
+            | undefined;
+          accounts.set(
+            externalId,
+            r && {
+              ...r,
+              account_type: r.account_type as AccountType,
+              is_active: r.is_active === 1,
+              is_postable: r.is_postable === 1,
+            },
+          );
         }
         return accounts.get(externalId);
       },
@@ -313,7 +421,8 @@ export class SqliteLedger implements LocalLedgerOps {
         let ofType = cps.get(type);
         if (!ofType) cps.set(type, (ofType = new Map()));
         if (!ofType.has(externalId)) {
-          const r = cpStmt.get(type, externalId) as (Omit<CounterpartyRef, 'is_active'> & { is_active: number }) | undefined;
+          const r = cpStmt.get(type, externalId) as
+            (Omit<CounterpartyRef, 'is_active'> & { is_active: number }) | undefined;
           ofType.set(externalId, r && { ...r, is_active: r.is_active === 1 });
         }
         return ofType.get(externalId);
@@ -326,10 +435,12 @@ export class SqliteLedger implements LocalLedgerOps {
   private gate(idempotencyKey: string, hash: string): ValidationContext {
     const ctx = this.validationContext();
     if (!ctx.entity.books_start) throw errors.noBooksStart();
-    if (this.rebuilding(ctx.entity as Entity & { rebuild_started_at: string | null })) throw errors.rebuilding(1);
-    const used = this.prep(`SELECT request_hash, journal_entry_id, created_at_ms FROM idempotency_keys WHERE key = ?`).get(idempotencyKey) as
-      | { request_hash: string; journal_entry_id: string; created_at_ms: number }
-      | undefined;
+    if (this.rebuilding(ctx.entity as Entity & { rebuild_started_at: string | null }))
+      throw errors.rebuilding(1);
+    const used = this.prep(
+      `SELECT request_hash, journal_entry_id, created_at_ms FROM idempotency_keys WHERE key = ?`,
+    ).get(idempotencyKey) as
+      { request_hash: string; journal_entry_id: string; created_at_ms: number } | undefined;
     if (used && this.now().getTime() - used.created_at_ms < IDEMPOTENCY_WINDOW_MS) {
       throw errors.idempotencyKeyUsed(used.request_hash === hash ? used.journal_entry_id : null);
     }
@@ -351,16 +462,20 @@ export class SqliteLedger implements LocalLedgerOps {
       if (!entry) throw entryInvalid(problems);
       const source = options.source ?? 'manual_api';
       if (options.dryRun) return this.asEntry(entry, source, null);
-      const inserted = this.writeOne(entry, { source, fingerprint: options.fingerprint ?? null, originalSeq: null });
+      const inserted = this.writeOne(entry, {
+        source,
+        fingerprint: options.fingerprint ?? null,
+        originalSeq: null,
+      });
       this.recordKey(options.idempotencyKey, hash, inserted.id);
       return this.asEntry(entry, source, inserted);
     });
   }
 
   private recordKey(key: string, hash: string, id: string): void {
-    this
-      .prep(`INSERT INTO idempotency_keys (key, request_hash, journal_entry_id, created_at_ms) VALUES (?, ?, ?, ?) ON CONFLICT (key) DO UPDATE SET request_hash = excluded.request_hash, journal_entry_id = excluded.journal_entry_id, created_at_ms = excluded.created_at_ms`)
-      .run(key, hash, id, this.now().getTime());
+    this.prep(
+      `INSERT INTO idempotency_keys (key, request_hash, journal_entry_id, created_at_ms) VALUES (?, ?, ?, ?) ON CONFLICT (key) DO UPDATE SET request_hash = excluded.request_hash, journal_entry_id = excluded.journal_entry_id, created_at_ms = excluded.created_at_ms`,
+    ).run(key, hash, id, this.now().getTime());
   }
 
   /** Writes one valid entry inside a write transaction. */
@@ -379,8 +494,10 @@ export class SqliteLedger implements LocalLedgerOps {
   /** The largest sequence and JE numbers committed; a writer that holds the write lock numbers on from them. */
   writerStart(): WriterStart {
     return {
-      lastSeq: (this.prep(`SELECT MAX(seq) FROM journal_entries`).pluck().get() as number | null) ?? 0,
-      lastJeSeq: (this.prep(`SELECT MAX(je_seq) FROM journal_entries`).pluck().get() as number | null) ?? 0,
+      lastSeq:
+        (this.prep(`SELECT MAX(seq) FROM journal_entries`).pluck().get() as number | null) ?? 0,
+      lastJeSeq:
+        (this.prep(`SELECT MAX(je_seq) FROM journal_entries`).pluck().get() as number | null) ?? 0,
     };
   }
 
@@ -391,7 +508,9 @@ export class SqliteLedger implements LocalLedgerOps {
    */
   async beginImport(options: ImportOptions): Promise<ImportBatch> {
     const large = options.sizeHint === null || (options.sizeHint ?? 0) >= THREAD_MIN_BYTES;
-    const writes = (!options.dryRun && large && (await writesOnThread(this.location))) || writesHere(this.db, (sql) => this.prep(sql));
+    const writes =
+      (!options.dryRun && large && (await writesOnThread(this.location))) ||
+      writesHere(this.db, (sql) => this.prep(sql));
     try {
       const ctx = this.validationContext();
       if (!ctx.entity.books_start) throw errors.noBooksStart();
@@ -419,9 +538,15 @@ export class SqliteLedger implements LocalLedgerOps {
    * The response for a valid entry: as stored when `inserted` is given (the same fields `je show` reads
    * back), or as it would post (id empty, status draft) for a dry run.
    */
-  private asEntry(entry: ValidEntry, source: string, inserted: Inserted | null, original: { id: string; date: string } | null = null): JournalEntry {
+  private asEntry(
+    entry: ValidEntry,
+    source: string,
+    inserted: Inserted | null,
+    original: { id: string; date: string } | null = null,
+  ): JournalEntry {
     const ts = inserted?.ts ?? this.now().toISOString();
-    const jeNumber = inserted?.je_number ?? entry.je_number ?? `JE-${this.writerStart().lastJeSeq + 1}`;
+    const jeNumber =
+      inserted?.je_number ?? entry.je_number ?? `JE-${this.writerStart().lastJeSeq + 1}`;
     const id = inserted?.id ?? '';
     return {
       id,
@@ -480,11 +605,19 @@ export class SqliteLedger implements LocalLedgerOps {
     if (keyProblem) throw errors.idempotencyKeyMissing(keyProblem);
     return this.write(() => {
       const original = this.findEntryRow(idOrNumber);
-      const hash = requestHash(`POST /v1/journal-entries/${original.id}/reverse`, { entry_date: options.entryDate ?? null });
+      const hash = requestHash(`POST /v1/journal-entries/${original.id}/reverse`, {
+        entry_date: options.entryDate ?? null,
+      });
       const ctx = this.gate(options.idempotencyKey, hash);
       const reversedBy = this.reversedBy(original.seq);
       if (reversedBy.length > 0) {
-        throw entryInvalid([{ path: 'id', reason: 'already_reversed', message: `${original.je_number} is already reversed by ${reversedBy.join(', ')}` }]);
+        throw entryInvalid([
+          {
+            path: 'id',
+            reason: 'already_reversed',
+            message: `${original.je_number} is already reversed by ${reversedBy.join(', ')}`,
+          },
+        ]);
       }
       const full = this.loadEntry(original.id)!;
       const accountExt = this.prep(`SELECT external_id FROM accounts WHERE id = ?`).pluck();
@@ -498,27 +631,44 @@ export class SqliteLedger implements LocalLedgerOps {
           line_type: l.line_type === 'debit' ? 'credit' : 'debit',
           amount_atoms: l.amount_atoms,
           ...(l.memo !== null ? { memo: l.memo } : {}),
-          ...(l.counterparty_type !== null ? { counterparty_type: l.counterparty_type, counterparty_external_id: l.counterparty_external_id } : {}),
+          ...(l.counterparty_type !== null
+            ? {
+                counterparty_type: l.counterparty_type,
+                counterparty_external_id: l.counterparty_external_id,
+              }
+            : {}),
         })),
       };
       const { entry, problems } = validateEntry(body, ctx);
       if (!entry) throw entryInvalid(problems);
       const link = { id: original.id, date: original.entry_date };
       if (options.dryRun) return this.asEntry(entry, 'manual_api', null, link);
-      const inserted = this.writeOne(entry, { source: 'manual_api', fingerprint: null, originalSeq: original.seq });
-      this.prep(`UPDATE journal_entries SET status = 'reversed', updated_at = ? WHERE seq = ?`).run(this.now().toISOString(), original.seq);
+      const inserted = this.writeOne(entry, {
+        source: 'manual_api',
+        fingerprint: null,
+        originalSeq: original.seq,
+      });
+      this.prep(`UPDATE journal_entries SET status = 'reversed', updated_at = ? WHERE seq = ?`).run(
+        this.now().toISOString(),
+        original.seq,
+      );
       this.recordKey(options.idempotencyKey, hash, inserted.id);
       return this.asEntry(entry, 'manual_api', inserted, link);
     });
   }
 
   private reversedBy(seq: number): string[] {
-    return this.prep(`SELECT id FROM journal_entries WHERE original_seq = ? ORDER BY seq`).pluck().all(seq) as string[];
+    return this.prep(`SELECT id FROM journal_entries WHERE original_seq = ? ORDER BY seq`)
+      .pluck()
+      .all(seq) as string[];
   }
 
   private findEntryRow(idOrNumber: string): EntryRow {
     const n = normaliseJeNumber(idOrNumber);
-    const row = this.entryQuery(`e.id = ? OR e.je_number = ?`).get(idOrNumber.trim(), n.ok ? n.value : null) as EntryRow | undefined;
+    const row = this.entryQuery(`e.id = ? OR e.je_number = ?`).get(
+      idOrNumber.trim(),
+      n.ok ? n.value : null,
+    ) as EntryRow | undefined;
     if (!row) throw errors.notFound(`no journal entry '${idOrNumber}'`);
     return row;
   }
@@ -536,7 +686,9 @@ export class SqliteLedger implements LocalLedgerOps {
   }
 
   async listEntries(filter: EntryFilter): Promise<JournalEntry[]> {
-    const rows = this.entryQuery(`e.entry_date >= ? AND e.entry_date <= ? ORDER BY e.entry_date, e.seq`).all(filter.from ?? '0000-01-01', filter.to ?? '9999-12-31') as EntryRow[];
+    const rows = this.entryQuery(
+      `e.entry_date >= ? AND e.entry_date <= ? ORDER BY e.entry_date, e.seq`,
+    ).all(filter.from ?? '0000-01-01', filter.to ?? '9999-12-31') as EntryRow[];
     return rows.map((r) => this.toEntry(r));
   }
 
@@ -551,7 +703,10 @@ export class SqliteLedger implements LocalLedgerOps {
               c.counterparty_type, c.external_id AS counterparty_external_id, c.name AS counterparty_name
        FROM journal_lines l JOIN accounts a ON a.key = l.account_key LEFT JOIN counterparties c ON c.id = l.counterparty_id
        WHERE l.entry_seq = ? ORDER BY l.line_no`,
-    ).all(r.seq) as (Omit<JournalEntryLine, 'id' | 'object' | 'created_at' | 'updated_at' | 'is_deleted' | 'journal_entry_id'> & { line_no: number })[];
+    ).all(r.seq) as (Omit<
+      JournalEntryLine,
+      'id' | 'object' | 'created_at' | 'updated_at' | 'is_deleted' | 'journal_entry_id'
+    > & { line_no: number })[];
     return {
       id: r.id,
       object: 'journal_entry',
@@ -592,8 +747,14 @@ export class SqliteLedger implements LocalLedgerOps {
 
   async balanceSheet(query: ReportQuery): Promise<BalanceSheet> {
     const checked = checkReportQuery(query);
-    if ('problems' in checked) throw new BooksError('invalid_parameters', checked.problems.map((p) => p.message).join('; '), checked.problems);
-    if (windowTooLong(query.start_date, query.end_date)) throw errors.windowTooLong(query.start_date, query.end_date);
+    if ('problems' in checked)
+      throw new BooksError(
+        'invalid_parameters',
+        checked.problems.map((p) => p.message).join('; '),
+        checked.problems,
+      );
+    if (windowTooLong(query.start_date, query.end_date))
+      throw errors.windowTooLong(query.start_date, query.end_date);
     return this.balanceSheetSync(query);
   }
 
@@ -604,35 +765,45 @@ export class SqliteLedger implements LocalLedgerOps {
   balanceSheetSync(query: ReportQuery): BalanceSheet {
     return this.db.transaction(() => {
       const entity = this.entitySync();
-      const periods = splitPeriods(query.start_date, query.end_date, query.period_type, entity.fiscal_year_start_month);
-      const cuts = cutDates(periods, entity.fiscal_year_start_month);
-      const accounts = (this.prep(`SELECT key, id, account_number, name, account_type, parent_key, is_postable FROM accounts`).all() as (Omit<SheetAccount, 'is_postable'> & { is_postable: number })[]).map(
-        (a) => ({ ...a, is_postable: a.is_postable === 1 }),
+      const periods = splitPeriods(
+        query.start_date,
+        query.end_date,
+        query.period_type,
+        entity.fiscal_year_start_month,
       );
+      const cuts = cutDates(periods, entity.fiscal_year_start_month);
+      const accounts = (
+        this.prep(
+          `SELECT key, id, account_number, name, account_type, parent_key, is_postable FROM accounts`,
+        ).all() as (Omit<SheetAccount, 'is_postable'> & { is_postable: number })[]
+      ).map((a) => ({ ...a, is_postable: a.is_postable === 1 }));
       const lastMonth = cuts[cuts.length - 1]!.slice(0, 7);
       // One row per account with its months packed as text: building thousands of small row arrays
       // through the driver costs more than splitting one string.
-      const packed = this
-        .prep(
-          `SELECT account_key, group_concat(month || ' ' || net_atoms || ' ' || line_count, ',')
+      const packed = this.prep(
+        `SELECT account_key, group_concat(month || ' ' || net_atoms || ' ' || line_count, ',')
            FROM (SELECT account_key, month, net_atoms, line_count FROM account_month_totals WHERE month <= ? ORDER BY account_key, month)
            GROUP BY account_key`,
-        )
+      )
         .raw()
         .all(lastMonth) as [number, string][];
       // Cuts inside a month need that month's lines up to the cut, read by date.
-      const partial = this
-        .prep(
-          `SELECT l.account_key, SUM(CASE WHEN l.line_type = 'debit' THEN l.amount_atoms ELSE -l.amount_atoms END), COUNT(*)
+      const partial = this.prep(
+        `SELECT l.account_key, SUM(CASE WHEN l.line_type = 'debit' THEN l.amount_atoms ELSE -l.amount_atoms END), COUNT(*)
            FROM journal_entries e JOIN journal_lines l ON l.entry_seq = e.seq WHERE e.entry_date >= ? AND e.entry_date <= ? GROUP BY l.account_key`,
-        )
+      )
         .safeIntegers(true)
         .raw();
       const partials = cuts.map((d) => {
         const [y, m] = parts(d);
         if (d === endOfMonth(y, m)) return null;
         const map = new Map<number, [bigint, number]>();
-        for (const [k, net, n] of partial.all(`${d.slice(0, 7)}-01`, d) as [bigint, bigint, bigint][]) map.set(Number(k), [net, Number(n)]);
+        for (const [k, net, n] of partial.all(`${d.slice(0, 7)}-01`, d) as [
+          bigint,
+          bigint,
+          bigint,
+        ][])
+          map.set(Number(k), [net, Number(n)]);
         return map;
       });
       const totals = new Map<number, Cumulative>();
@@ -658,7 +829,14 @@ export class SqliteLedger implements LocalLedgerOps {
         });
         totals.set(key, { net, count });
       }
-      return buildBalanceSheet({ accounts, periods, fiscalYearStartMonth: entity.fiscal_year_start_month, currency: entity.currency, cuts, totals });
+      return buildBalanceSheet({
+        accounts,
+        periods,
+        fiscalYearStartMonth: entity.fiscal_year_start_month,
+        currency: entity.currency,
+        cuts,
+        totals,
+      });
     })();
   }
 
@@ -669,15 +847,19 @@ export class SqliteLedger implements LocalLedgerOps {
     const created = this.now().toISOString();
     const perms = [...new Set(permissions)].sort() as Permission[];
     this.write(() =>
-      this.prep(`INSERT INTO api_keys (id, name, key_hash, permissions, created_at) VALUES (?, ?, ?, ?, ?)`).run(id, name, sha256(key), JSON.stringify(perms), created),
+      this.prep(
+        `INSERT INTO api_keys (id, name, key_hash, permissions, created_at) VALUES (?, ?, ?, ?, ?)`,
+      ).run(id, name, sha256(key), JSON.stringify(perms), created),
     );
     return { id, name, permissions: perms, created_at: created, revoked_at: null, key };
   }
 
   listKeys(): ApiKeyInfo[] {
-    return (this.prep(`SELECT id, name, permissions, created_at, revoked_at FROM api_keys ORDER BY created_at, id`).all() as (Omit<ApiKeyInfo, 'permissions'> & { permissions: string })[]).map(
-      (k) => ({ ...k, permissions: JSON.parse(k.permissions) as Permission[] }),
-    );
+    return (
+      this.prep(
+        `SELECT id, name, permissions, created_at, revoked_at FROM api_keys ORDER BY created_at, id`,
+      ).all() as (Omit<ApiKeyInfo, 'permissions'> & { permissions: string })[]
+    ).map((k) => ({ ...k, permissions: JSON.parse(k.permissions) as Permission[] }));
   }
 
   /** Revokes a key at once; revoking twice is harmless. */
@@ -685,7 +867,10 @@ export class SqliteLedger implements LocalLedgerOps {
     return this.write(() => {
       const found = this.prep(`SELECT 1 FROM api_keys WHERE id = ?`).get(id);
       if (!found) throw errors.notFound(`no API key '${id}'`);
-      this.prep(`UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?`).run(this.now().toISOString(), id);
+      this.prep(`UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?`).run(
+        this.now().toISOString(),
+        id,
+      );
       return this.listKeys().find((k) => k.id === id)!;
     });
   }
@@ -693,11 +878,17 @@ export class SqliteLedger implements LocalLedgerOps {
   /** The permissions of a valid, unrevoked key, or null; hashes are compared in constant time. */
   authenticate(key: string): Permission[] | null {
     const id = keyId(key);
-    const row = id ? (this.prep(`SELECT key_hash, permissions, revoked_at FROM api_keys WHERE id = ?`).get(id) as { key_hash: string; permissions: string; revoked_at: string | null } | undefined) : undefined;
+    const row = id
+      ? (this.prep(`SELECT key_hash, permissions, revoked_at FROM api_keys WHERE id = ?`).get(
+          id,
+        ) as { key_hash: string; permissions: string; revoked_at: string | null } | undefined)
+      : undefined;
     const given = Buffer.from(sha256(key), 'hex');
     const stored = Buffer.from(row?.key_hash ?? '0'.repeat(64), 'hex');
     const same = timingSafeEqual(given, stored);
-    return row && same && row.revoked_at === null ? (JSON.parse(row.permissions) as Permission[]) : null;
+    return row && same && row.revoked_at === null
+      ? (JSON.parse(row.permissions) as Permission[])
+      : null;
   }
 
   /**
@@ -716,21 +907,28 @@ export class SqliteLedger implements LocalLedgerOps {
    */
   rebuild(): { totals: number; lines: number } {
     this.write(() => {
-      if (this.rebuilding()) throw new BooksError('CAPI73', 'a rebuild is already running; try again when it finishes', [], { retryable: true, retry_after: 1 });
+      if (this.rebuilding())
+        throw new BooksError(
+          'CAPI73',
+          'a rebuild is already running; try again when it finishes',
+          [],
+          { retryable: true, retry_after: 1 },
+        );
       this.prep(`UPDATE entity SET rebuild_started_at = ?`).run(this.now().toISOString());
     });
     try {
-      const rows = this
-        .prep(
-          `SELECT l.account_key, substr(e.entry_date, 1, 7) AS month, SUM(CASE WHEN l.line_type = 'debit' THEN l.amount_atoms ELSE -l.amount_atoms END) AS net, COUNT(*) AS n
+      const rows = this.prep(
+        `SELECT l.account_key, substr(e.entry_date, 1, 7) AS month, SUM(CASE WHEN l.line_type = 'debit' THEN l.amount_atoms ELSE -l.amount_atoms END) AS net, COUNT(*) AS n
            FROM journal_lines l JOIN journal_entries e ON e.seq = l.entry_seq GROUP BY 1, 2`,
-        )
+      )
         .safeIntegers(true)
         .raw()
         .all() as [bigint, string, bigint, bigint][];
       return this.write(() => {
         this.db.exec('DELETE FROM account_month_totals');
-        const insert = this.prep(`INSERT INTO account_month_totals (account_key, month, net_atoms, line_count) VALUES (?, ?, ?, ?)`);
+        const insert = this.prep(
+          `INSERT INTO account_month_totals (account_key, month, net_atoms, line_count) VALUES (?, ?, ?, ?)`,
+        );
         let lines = 0;
         for (const [k, month, net, n] of rows) {
           insert.run(k, month, net, n);
@@ -748,31 +946,50 @@ export class SqliteLedger implements LocalLedgerOps {
   /** Every invariant the ledger relies on; an empty list means the file is sound. */
   checkInvariants(): Problem[] {
     const problems: Problem[] = [];
-    const add = (path: string, reason: string, message: string) => problems.push({ path, reason, message });
+    const add = (path: string, reason: string, message: string) =>
+      problems.push({ path, reason, message });
     const integrity = this.db.pragma('integrity_check', { simple: true });
-    if (integrity !== 'ok') add('file', 'integrity', `SQLite integrity check: ${String(integrity)}`);
-    for (const r of this.db.pragma('foreign_key_check') as { table: string; rowid: number; parent: string }[]) {
+    if (integrity !== 'ok')
+      add('file', 'integrity', `SQLite integrity check: ${String(integrity)}`);
+    for (const r of this.db.pragma('foreign_key_check') as {
+      table: string;
+      rowid: number;
+      parent: string;
+    }[]) {
       add(r.table, 'foreign_key', `${r.table} row ${r.rowid} points at a missing ${r.parent} row`);
     }
-    const unbalanced = this
-      .prep(
-        `SELECT e.je_number, e.total_atoms, e.line_count,
+    const unbalanced = this.prep(
+      `SELECT e.je_number, e.total_atoms, e.line_count,
                 COALESCE(SUM(CASE WHEN l.line_type = 'debit' THEN l.amount_atoms END), 0) AS d,
                 COALESCE(SUM(CASE WHEN l.line_type = 'credit' THEN l.amount_atoms END), 0) AS c, COUNT(l.line_no) AS n
          FROM journal_entries e LEFT JOIN journal_lines l ON l.entry_seq = e.seq GROUP BY e.seq
          HAVING d != c OR d != e.total_atoms OR n != e.line_count OR n < 2`,
-      )
-      .all() as { je_number: string; total_atoms: number; d: number; c: number; n: number; line_count: number }[];
+    ).all() as {
+      je_number: string;
+      total_atoms: number;
+      d: number;
+      c: number;
+      n: number;
+      line_count: number;
+    }[];
     for (const u of unbalanced) {
-      add(u.je_number, 'unbalanced', `${u.je_number}: debits ${u.d}, credits ${u.c}, recorded total ${u.total_atoms}, ${u.n} lines (recorded ${u.line_count})`);
+      add(
+        u.je_number,
+        'unbalanced',
+        `${u.je_number}: debits ${u.d}, credits ${u.c}, recorded total ${u.total_atoms}, ${u.n} lines (recorded ${u.line_count})`,
+      );
     }
-    const badLines = this
-      .prep(`SELECT e.je_number, l.line_no FROM journal_lines l JOIN journal_entries e ON e.seq = l.entry_seq WHERE l.amount_atoms < 1 OR l.line_type NOT IN ('debit', 'credit')`)
-      .all() as { je_number: string; line_no: number }[];
-    for (const b of badLines) add(`${b.je_number}.lines[${b.line_no - 1}]`, 'invalid_line', `${b.je_number} line ${b.line_no} has an invalid side or amount`);
-    const drift = this
-      .prep(
-        `WITH actual AS (
+    const badLines = this.prep(
+      `SELECT e.je_number, l.line_no FROM journal_lines l JOIN journal_entries e ON e.seq = l.entry_seq WHERE l.amount_atoms < 1 OR l.line_type NOT IN ('debit', 'credit')`,
+    ).all() as { je_number: string; line_no: number }[];
+    for (const b of badLines)
+      add(
+        `${b.je_number}.lines[${b.line_no - 1}]`,
+        'invalid_line',
+        `${b.je_number} line ${b.line_no} has an invalid side or amount`,
+      );
+    const drift = this.prep(
+      `WITH actual AS (
            SELECT l.account_key, substr(e.entry_date, 1, 7) AS month,
                   SUM(CASE WHEN l.line_type = 'debit' THEN l.amount_atoms ELSE -l.amount_atoms END) AS net, COUNT(*) AS n
            FROM journal_lines l JOIN journal_entries e ON e.seq = l.entry_seq GROUP BY 1, 2)
@@ -784,27 +1001,44 @@ export class SqliteLedger implements LocalLedgerOps {
              FROM account_month_totals t LEFT JOIN actual ON actual.account_key = t.account_key AND actual.month = t.month WHERE actual.account_key IS NULL
          ) x LEFT JOIN accounts a ON a.key = x.account_key
          WHERE x.net IS NOT x.tnet OR x.n IS NOT x.tn`,
-      )
-      .all() as { external_id: string; month: string; net: number | null; n: number | null; tnet: number | null; tn: number | null }[];
+    ).all() as {
+      external_id: string;
+      month: string;
+      net: number | null;
+      n: number | null;
+      tnet: number | null;
+      tn: number | null;
+    }[];
     for (const d of drift) {
-      add(`account_month_totals[${d.external_id}, ${d.month}]`, 'derived_mismatch', `derived total for account '${d.external_id}' in ${d.month} is ${d.tnet ?? 'missing'} atoms over ${d.tn ?? 0} lines; the lines say ${d.net ?? 0} over ${d.n ?? 0}`);
+      add(
+        `account_month_totals[${d.external_id}, ${d.month}]`,
+        'derived_mismatch',
+        `derived total for account '${d.external_id}' in ${d.month} is ${d.tnet ?? 'missing'} atoms over ${d.tn ?? 0} lines; the lines say ${d.net ?? 0} over ${d.n ?? 0}`,
+      );
     }
-    const reversals = this
-      .prep(`SELECT o.je_number FROM journal_entries o WHERE o.status = 'reversed' AND NOT EXISTS (SELECT 1 FROM journal_entries r WHERE r.original_seq = o.seq)`)
+    const reversals = this.prep(
+      `SELECT o.je_number FROM journal_entries o WHERE o.status = 'reversed' AND NOT EXISTS (SELECT 1 FROM journal_entries r WHERE r.original_seq = o.seq)`,
+    )
       .pluck()
       .all() as string[];
-    for (const r of reversals) add(r, 'reversal_link', `${r} is marked reversed but no entry reverses it`);
-    const parentCycle = this
-      .prep(
-        `WITH RECURSIVE up(start, key, depth) AS (SELECT key, parent_key, 1 FROM accounts WHERE parent_key IS NOT NULL
+    for (const r of reversals)
+      add(r, 'reversal_link', `${r} is marked reversed but no entry reverses it`);
+    const parentCycle = this.prep(
+      `WITH RECURSIVE up(start, key, depth) AS (SELECT key, parent_key, 1 FROM accounts WHERE parent_key IS NOT NULL
            UNION ALL SELECT up.start, a.parent_key, depth + 1 FROM up JOIN accounts a ON a.key = up.key WHERE a.parent_key IS NOT NULL AND depth < 1000)
          SELECT DISTINCT a.external_id FROM up JOIN accounts a ON a.key = up.start WHERE up.key = up.start`,
-      )
+    )
       .pluck()
       .all() as string[];
-    for (const c of parentCycle) add(`accounts[${c}]`, 'parent_cycle', `account '${c}' is its own ancestor`);
+    for (const c of parentCycle)
+      add(`accounts[${c}]`, 'parent_cycle', `account '${c}' is its own ancestor`);
     const mark = this.entitySync().rebuild_started_at;
-    if (mark && !this.rebuilding()) add('entity.rebuild_started_at', 'stale_rebuild', `a rebuild started at ${mark} never finished; run books rebuild`);
+    if (mark && !this.rebuilding())
+      add(
+        'entity.rebuild_started_at',
+        'stale_rebuild',
+        `a rebuild started at ${mark} never finished; run books rebuild`,
+      );
     return problems;
   }
 }
@@ -823,4 +1057,3 @@ function singleCounterparty(names: (string | null)[]): string | null {
   const distinct = new Set(names.filter((n): n is string => n !== null));
   return distinct.size === 1 ? [...distinct][0]! : null;
 }
-

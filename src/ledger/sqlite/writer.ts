@@ -37,10 +37,33 @@ export function newId(prefix: string): string {
 }
 
 const ENTRY_COLUMNS = [
-  'seq', 'id', 'je_number', 'je_seq', 'entry_date', 'currency', 'memo', 'source', 'status', 'is_adjusting',
-  'manual_entry_reason', 'total_atoms', 'line_count', 'original_seq', 'fingerprint', 'created_at', 'updated_at',
+  'seq',
+  'id',
+  'je_number',
+  'je_seq',
+  'entry_date',
+  'currency',
+  'memo',
+  'source',
+  'status',
+  'is_adjusting',
+  'manual_entry_reason',
+  'total_atoms',
+  'line_count',
+  'original_seq',
+  'fingerprint',
+  'created_at',
+  'updated_at',
 ] as const;
-const LINE_COLUMNS = ['entry_seq', 'line_no', 'account_key', 'line_type', 'amount_atoms', 'memo', 'counterparty_id'] as const;
+const LINE_COLUMNS = [
+  'entry_seq',
+  'line_no',
+  'account_key',
+  'line_type',
+  'amount_atoms',
+  'memo',
+  'counterparty_id',
+] as const;
 
 /**
  * Rows per INSERT statement. Binding a row costs little; each statement run costs about a microsecond
@@ -51,7 +74,10 @@ const ROWS_PER_STATEMENT = 64;
 /** Sums of (account, month) net atoms and line counts, added up exactly in memory. */
 export class MonthTotals {
   // By account key, then month: numbers as keys, so adding a line builds no key string.
-  private readonly map = new Map<number, Map<string, { net: number; big: bigint; count: number }>>();
+  private readonly map = new Map<
+    number,
+    Map<string, { net: number; big: bigint; count: number }>
+  >();
 
   add(account: number, month: string, net: number): void {
     let months = this.map.get(account);
@@ -71,7 +97,8 @@ export class MonthTotals {
   }
 
   *entries(): IterableIterator<[number, string, bigint, number]> {
-    for (const [account, months] of this.map) for (const [month, t] of months) yield [account, month, t.big + BigInt(t.net), t.count];
+    for (const [account, months] of this.map)
+      for (const [month, t] of months) yield [account, month, t.big + BigInt(t.net), t.count];
   }
 
   clear(): void {
@@ -111,7 +138,10 @@ class PendingRows {
     const width = this.columns.length;
     for (let row = 0; row < this.rows; row += ROWS_PER_STATEMENT) {
       const n = Math.min(ROWS_PER_STATEMENT, this.rows - row);
-      this.run(this.insert(n), n === this.rows ? this.values : this.values.slice(row * width, (row + n) * width));
+      this.run(
+        this.insert(n),
+        n === this.rows ? this.values : this.values.slice(row * width, (row + n) * width),
+      );
     }
     this.values = [];
     this.rows = 0;
@@ -122,7 +152,8 @@ class PendingRows {
     let sql = this.sql[rows];
     if (sql === undefined) {
       const one = `(${this.columns.map(() => '?').join(', ')})`;
-      sql = this.sql[rows] = `INSERT INTO ${this.table} (${this.columns.join(', ')}) VALUES ${Array(rows).fill(one).join(', ')}`;
+      sql = this.sql[rows] =
+        `INSERT INTO ${this.table} (${this.columns.join(', ')}) VALUES ${Array(rows).fill(one).join(', ')}`;
     }
     return sql;
   }
@@ -184,17 +215,44 @@ export class EntryWriter {
     }
     if (jeSeq !== null && jeSeq > this.lastJeSeq) this.lastJeSeq = jeSeq;
     this.entries.buffer.push(
-      seq, id, jeNumber, jeSeq, entry.entry_date, entry.currency, entry.memo, meta.source, 'posted', entry.is_adjusting ? 1 : 0,
-      entry.manual_entry_reason, entry.total_atoms, entry.lines.length, meta.originalSeq, meta.fingerprint, ts, ts,
+      seq,
+      id,
+      jeNumber,
+      jeSeq,
+      entry.entry_date,
+      entry.currency,
+      entry.memo,
+      meta.source,
+      'posted',
+      entry.is_adjusting ? 1 : 0,
+      entry.manual_entry_reason,
+      entry.total_atoms,
+      entry.lines.length,
+      meta.originalSeq,
+      meta.fingerprint,
+      ts,
+      ts,
     );
     this.entries.added();
     const month = entry.entry_date.slice(0, 7);
     const lines = entry.lines;
     for (let i = 0; i < lines.length; i++) {
       const l = lines[i]!;
-      this.lines.buffer.push(seq, i + 1, l.account.key, l.line_type, l.amount_atoms, l.memo, l.counterparty?.id ?? null);
+      this.lines.buffer.push(
+        seq,
+        i + 1,
+        l.account.key,
+        l.line_type,
+        l.amount_atoms,
+        l.memo,
+        l.counterparty?.id ?? null,
+      );
       this.lines.added();
-      this.totals.add(l.account.key, month, l.line_type === 'debit' ? l.amount_atoms : -l.amount_atoms);
+      this.totals.add(
+        l.account.key,
+        month,
+        l.line_type === 'debit' ? l.amount_atoms : -l.amount_atoms,
+      );
     }
     if (this.entries.full || this.lines.full) this.flushRows();
     return { seq, id, je_number: jeNumber, ts };
@@ -209,7 +267,8 @@ export class EntryWriter {
   /** Writes every pending row and adds the accumulated monthly totals to the derived table. */
   flush(): void {
     this.flushRows();
-    for (const [account, month, net, count] of this.totals.entries()) this.run(BUMP_TOTALS, [account, month, net, count]);
+    for (const [account, month, net, count] of this.totals.entries())
+      this.run(BUMP_TOTALS, [account, month, net, count]);
     this.totals.clear();
   }
 }

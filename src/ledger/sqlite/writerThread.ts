@@ -25,7 +25,11 @@ if (parentPort) {
     failed = true;
     if (db?.inTransaction) db.exec('ROLLBACK');
     const err = busyToUnavailable(e);
-    reply({ error: isBooksError(err) ? err.message : `internal error: ${(err as Error)?.message ?? String(err)}` });
+    reply({
+      error: isBooksError(err)
+        ? err.message
+        : `internal error: ${(err as Error)?.message ?? String(err)}`,
+    });
   };
 
   try {
@@ -63,7 +67,8 @@ if (parentPort) {
       try {
         for (const sql of m.defs) statements.push(db.prepare(sql));
         const runs = m.runs;
-        for (let i = 0; i < runs.length; i += 2) statements[runs[i] as number]!.run(...(runs[i + 1] as unknown[]));
+        for (let i = 0; i < runs.length; i += 2)
+          statements[runs[i] as number]!.run(...(runs[i + 1] as unknown[]));
       } catch (e) {
         fail(e);
       }
