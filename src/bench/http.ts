@@ -24,6 +24,21 @@ export async function httpBench(
   seconds: number,
   connections = 8,
 ): Promise<HttpResult> {
+  const { url, key, stop } = await startServer(bin, dir);
+  try {
+    if (spawnSync('wrk', ['--version']).error === undefined)
+      return wrkBench(url, key, dir, seconds, connections);
+    return await fetchBench(url, key, seconds, connections);
+  } finally {
+    await stop();
+  }
+}
+
+/** A fresh standard ledger, a posting key, and `books serve` on a free port. */
+async function startServer(
+  bin: string,
+  dir: string,
+): Promise<{ url: string; key: string; stop: () => Promise<void> }> {
   const ledger = join(dir, 'http-bench.sqlite');
   for (const s of ['', '-wal', '-shm']) rmSync(ledger + s, { force: true });
   const run = (args: string[]) => {
@@ -45,14 +60,20 @@ export async function httpBench(
     });
     server.on('exit', () => reject(new Error('serve exited')));
   });
-  if (spawnSync('wrk', ['--version']).error === undefined) {
-    try {
-      return wrkBench(url, key, dir, seconds, connections);
-    } finally {
-      server.kill('SIGTERM');
-      await new Promise((r) => server.on('exit', r));
-    }
-  }
+  const stop = async () => {
+    server.kill('SIGTERM');
+    await new Promise((r) => server.on('exit', r));
+  };
+  return { url, key, stop };
+}
+
+/** The client without wrk: Node's fetch on the same cores (it measures itself as much as the server). */
+async function fetchBench(
+  url: string,
+  key: string,
+  seconds: number,
+  connections: number,
+): Promise<HttpResult> {
   const body = (i: number) =>
     JSON.stringify({
       entry_date: '2025-03-15',
@@ -68,17 +89,18 @@ export async function httpBench(
   let errors = 0;
   let n = 0;
   const end = Date.now() + seconds * 1000;
+  const headers = (i: number) => ({
+    Authorization: `Bearer ${key}`,
+    'Content-Type': 'application/json',
+    'X-Idempotency-Key': `bench-${i}`,
+  });
   const worker = async () => {
     while (Date.now() < end) {
       const i = n++;
       const t = performance.now();
       const r = await fetch(`${url}/v1/journal-entries`, {
         method: 'POST',
-        headers: {
-          Authorization: `Bearer ${key}`,
-          'Content-Type': 'application/json',
-          'X-Idempotency-Key': `bench-${i}`,
-        },
+        headers: headers(i),
         body: body(i),
       });
       await r.arrayBuffer();
@@ -89,8 +111,6 @@ export async function httpBench(
   const started = performance.now();
   await Promise.all(Array.from({ length: connections }, worker));
   const elapsed = (performance.now() - started) / 1000;
-  server.kill('SIGTERM');
-  await new Promise((r) => server.on('exit', r));
   latencies.sort((a, b) => a - b);
   const pct = (p: number) =>
     latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))]!;
@@ -106,7 +126,11 @@ export async function httpBench(
 }
 
 const ENTRY =
-  '{"entry_date":"2025-03-15","memo":"w\' .. n .. \'","lines":[{"gl_account_id":"rent","line_type":"debit","amount_atoms":1000},{"gl_account_id":"utilities","line_type":"debit","amount_atoms":500},{"gl_account_id":"checking","line_type":"credit","amount_atoms":1000},{"gl_account_id":"credit-card","line_type":"credit","amount_atoms":500}]}';
+  '{"entry_date":"2025-03-15","memo":"w\' .. n .. \'","lines":[' +
+  '{"gl_account_id":"rent","line_type":"debit","amount_atoms":1000},' +
+  '{"gl_account_id":"utilities","line_type":"debit","amount_atoms":500},' +
+  '{"gl_account_id":"checking","line_type":"credit","amount_atoms":1000},' +
+  '{"gl_account_id":"credit-card","line_type":"credit","amount_atoms":500}]}';
 
 function wrkBench(
   url: string,
@@ -123,7 +147,9 @@ function setup(thread) counter = counter + 1; thread:set("tid", counter) end
 local n = 0
 request = function()
   n = n + 1
-  return wrk.format("POST", "/v1/journal-entries", { ["Authorization"] = "Bearer ${key}", ["Content-Type"] = "application/json", ["X-Idempotency-Key"] = "t" .. tid .. "-" .. n }, '${ENTRY}')
+  local headers = { ["Authorization"] = "Bearer ${key}", ["Content-Type"] = "application/json",
+                    ["X-Idempotency-Key"] = "t" .. tid .. "-" .. n }
+  return wrk.format("POST", "/v1/journal-entries", headers, '${ENTRY}')
 end
 `,
   );

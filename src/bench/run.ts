@@ -100,12 +100,14 @@ async function freshLedger(dir: string): Promise<string> {
 }
 
 const fmt = (r: { median: number; min: number; max: number; peakMb: number }) =>
-  `${(r.median / 1000).toFixed(3)} s (${(r.min / 1000).toFixed(3)}–${(r.max / 1000).toFixed(3)}) | ${r.peakMb.toFixed(0)} MB`;
+  `${secs(r.median)} s (${secs(r.min)}–${secs(r.max)}) | ${r.peakMb.toFixed(0)} MB`;
+const secs = (ms: number) => (ms / 1000).toFixed(3);
 
 mkdirSync(data, { recursive: true });
 writeFileSync(
   rssProbe,
-  "process.on('exit', () => require('fs').writeFileSync(process.env.BENCH_RSS_OUT, String(process.resourceUsage().maxRSS)));\n",
+  "process.on('exit', () => require('fs').writeFileSync(process.env.BENCH_RSS_OUT, " +
+    'String(process.resourceUsage().maxRSS)));\n',
 );
 const rows: string[] = [];
 const reportRounds = quick ? 5 : 15;
@@ -148,7 +150,8 @@ for (const [name, lines] of [
     ];
     await time(args);
     rows.push(
-      `| report balance-sheet, 60 monthly columns, ${format} (${name} lines, ${reportRounds} runs) | ${fmt(await rounds(reportRounds, args))} |`,
+      `| report balance-sheet, 60 monthly columns, ${format} (${name} lines, ${reportRounds} runs) ` +
+        `| ${fmt(await rounds(reportRounds, args))} |`,
     );
   }
 }
@@ -181,12 +184,15 @@ if (process.env.NODE_EXTRA_CA_CERTS) {
     join(data, 'bs.json'),
   ];
   rows.push(
-    `| report balance-sheet, 60 columns, json (1m lines), without NODE_EXTRA_CA_CERTS (${reportRounds} runs) | ${fmt(await rounds(reportRounds, args, env))} |`,
+    `| report balance-sheet, 60 columns, json (1m lines), without NODE_EXTRA_CA_CERTS (${reportRounds} runs) ` +
+      `| ${fmt(await rounds(reportRounds, args, env))} |`,
   );
 }
 const post = await httpBench(bin, data, quick ? 5 : 15);
 rows.push(
-  `| POST /v1/journal-entries, 4-line entries, 8 connections, ${quick ? 5 : 15} s over loopback (client: ${post.client}) | ${post.rate.toFixed(0)} entries/s; latency p50 ${post.p50.toFixed(1)} ms, p99 ${post.p99.toFixed(1)} ms; ${post.entries} posted, ${post.errors} errors | |`,
+  `| POST /v1/journal-entries, 4-line entries, 8 connections, ${quick ? 5 : 15} s over loopback ` +
+    `(client: ${post.client}) | ${post.rate.toFixed(0)} entries/s; latency p50 ${post.p50.toFixed(1)} ms, ` +
+    `p99 ${post.p99.toFixed(1)} ms; ${post.entries} posted, ${post.errors} errors | |`,
 );
 console.log(
   `| what (whole process) | median (min–max) | peak RSS |\n| --- | --- | --- |\n${rows.join('\n')}`,

@@ -1,9 +1,8 @@
 import type { Readable, Writable } from 'node:stream';
 import { resolveTarget, type Env, type Target } from '../config/config.js';
-import { errors } from '../domain/errors.js';
 import { toJson } from '../domain/json.js';
-import type { Ledger, LocalLedgerOps } from '../ledger/port.js';
-import type { EntityInit, SqliteLedger } from '../ledger/sqlite/ledger.js';
+import { createLedger, openLedger, type LedgerInit } from '../ledger/open.js';
+import type { Ledger } from '../ledger/port.js';
 import type { Prompter } from './prompter.js';
 
 export type Format = 'table' | 'json' | 'csv';
@@ -20,13 +19,23 @@ export interface GlobalFlags {
   format?: Format;
 }
 
+/** Raised when standard output was closed by its reader (`books je list | head`): a normal end. */
+export class OutputClosed extends Error {
+  constructor() {
+    super('output closed');
+    this.name = 'OutputClosed';
+  }
+}
+
 /**
- * What a command may use: streams, environment, clock, output format, and lazily built ledger and
+ * What a command may use: streams, environment, clock, output format, and lazily opened ledger and
  * prompter. Tests build one with fakes; nothing here opens a file until a command asks.
  */
 export class Context {
   private opened: Ledger | null = null;
   private prompterOverride: Prompter | null;
+  /** Set once standard output's reader has gone away. */
+  outputClosed = false;
 
   constructor(
     readonly io: Io,
@@ -47,9 +56,9 @@ export class Context {
     return this.format === 'json';
   }
 
-  /** Colour only on a terminal, and never with NO_COLOR set. */
+  /** Colour only on a terminal, and never with NO_COLOR set to a value (no-color.org). */
   get color(): boolean {
-    return Boolean(this.io.stdout.isTTY) && this.env.NO_COLOR === undefined;
+    return Boolean(this.io.stdout.isTTY) && !this.env.NO_COLOR;
   }
 
   target(): Target {
@@ -58,42 +67,14 @@ export class Context {
 
   /** The ledger the flags, environment and config name, opened once. */
   async ledger(): Promise<Ledger> {
-    if (this.opened) return this.opened;
-    const t = this.target();
-    if (t.kind === 'remote') {
-      const { HttpLedger } = await import('../ledger/http/ledger.js');
-      const backoff = Number(this.env.BOOKS_RETRY_BACKOFF_MS);
-      const remote = new HttpLedger({
-        baseUrl: t.url,
-        apiKey: t.apiKey,
-        apiKeyEnv: t.apiKeyEnv,
-        currency: t.currency,
-        env: this.env,
-        ...(backoff > 0 ? { backoffMs: backoff } : {}),
-      });
-      this.opened = remote;
-      return remote;
-    }
-    const { SqliteLedger } = await import('../ledger/sqlite/ledger.js');
-    const local = SqliteLedger.open(t.path, this.now);
-    this.opened = local;
-    return local;
+    this.opened ??= await openLedger(this.target(), { env: this.env, clock: this.now });
+    return this.opened;
   }
 
   /** Creates a new local ledger file (books init); refuses a path that exists. */
-  async createLocal(path: string, init: EntityInit): Promise<SqliteLedger> {
-    const { SqliteLedger } = await import('../ledger/sqlite/ledger.js');
-    return SqliteLedger.create(path, init, this.now);
-  }
-
-  /** The local ledger, for operations the API does not offer; a remote profile is a usage error. */
-  async local(operation: string): Promise<SqliteLedger & LocalLedgerOps> {
-    const t = this.target();
-    if (t.kind === 'remote')
-      throw errors.usage(
-        `${operation} works on a local ledger only; profile '${t.profile}' is remote`,
-      );
-    return (await this.ledger()) as SqliteLedger;
+  async createLedger(path: string, init: LedgerInit): Promise<Ledger> {
+    this.opened = await createLedger(path, init, { env: this.env, clock: this.now });
+    return this.opened;
   }
 
   async prompter(): Promise<Prompter> {
@@ -105,7 +86,26 @@ export class Context {
   }
 
   out(text: string): void {
+    if (this.outputClosed) throw new OutputClosed();
     this.io.stdout.write(text.endsWith('\n') ? text : text + '\n');
+  }
+
+  /**
+   * Writes a piece of a long output, waiting while the reader is behind, so that memory holds what
+   * the reader has not taken yet and no more; stops the command once the reader has gone.
+   */
+  async write(text: string): Promise<void> {
+    if (this.outputClosed) throw new OutputClosed();
+    if (this.io.stdout.write(text)) return;
+    await new Promise<void>((resolve, reject) => {
+      const out = this.io.stdout;
+      const done = () => {
+        for (const event of ['drain', 'close', 'error']) out.off(event, done);
+        if (this.outputClosed) reject(new OutputClosed());
+        else resolve();
+      };
+      for (const event of ['drain', 'close', 'error']) out.once(event, done);
+    });
   }
 
   err(text: string): void {

@@ -19,6 +19,7 @@ export function exitCodeFor(code: ErrorCode): number {
     case 'invalid_input':
     case 'not_found':
     case 'check_failed':
+    case 'damaged':
     case 'payload_too_large':
       return EXIT.refused;
     case 'CAPI11':

@@ -1,9 +1,140 @@
 import { Command, Option } from 'commander';
+import { errors } from '../domain/errors.js';
+import type { CommandSpec, FlagSpec, Raw } from './command.js';
 import type { Context, GlobalFlags, Io } from './context.js';
 
-const collect = (v: string, acc: string[]) => [...acc, v];
+type Load = () => Promise<{ default: CommandSpec<unknown> }>;
 
-const EXIT_CODES = `
+/** A command group (`je`, `report`, ...) and what it holds. */
+const GROUPS: Record<string, string> = {
+  accounts: 'Chart of accounts',
+  counterparties: 'Customers, vendors and employees',
+  je: 'Journal entries',
+  report: 'Reports',
+  keys: 'API keys of a local ledger, for books serve',
+  profile: 'Named ledgers: local files or remote services',
+};
+
+/**
+ * Every command: its path, the line `books --help` lists, and its module, imported only when the
+ * command is run or its help is asked for, so that `books --help` loads neither SQLite, the HTTP
+ * client nor the prompts.
+ */
+export const COMMANDS: readonly { path: string; summary: string; load: Load }[] = [
+  {
+    path: 'init',
+    summary: 'Create a ledger file with its entity (refuses an existing file)',
+    load: () => import('../commands/init.js'),
+  },
+  {
+    path: 'books-start',
+    summary: 'Apply the First Month of Books (no entries may be dated before it)',
+    load: () => import('../commands/booksStart.js'),
+  },
+  {
+    path: 'accounts import',
+    summary: 'Create or update accounts from CSV (by external_id)',
+    load: () => import('../commands/accountsImport.js'),
+  },
+  {
+    path: 'accounts list',
+    summary: 'List the chart of accounts',
+    load: () => import('../commands/accountsList.js'),
+  },
+  {
+    path: 'counterparties import',
+    summary: 'Create or update counterparties from CSV',
+    load: () => import('../commands/counterpartiesImport.js'),
+  },
+  {
+    path: 'counterparties list',
+    summary: 'List counterparties',
+    load: () => import('../commands/counterpartiesList.js'),
+  },
+  {
+    path: 'je post',
+    summary: 'Post one journal entry: from line flags, a JSON body (--file), or interactively',
+    load: () => import('../commands/jePost.js'),
+  },
+  {
+    path: 'je import',
+    summary: 'Import a CSV batch of entries: checked whole, posted all or nothing, never twice',
+    load: () => import('../commands/jeImport.js'),
+  },
+  { path: 'je list', summary: 'List journal entries', load: () => import('../commands/jeList.js') },
+  {
+    path: 'je show',
+    summary: 'Show one journal entry with its lines',
+    load: () => import('../commands/jeShow.js'),
+  },
+  {
+    path: 'je reverse',
+    summary: 'Post the mirror of an entry and link the two (an entry can be reversed once)',
+    load: () => import('../commands/jeReverse.js'),
+  },
+  {
+    path: 'report balance-sheet',
+    summary: 'The balance sheet, one column per month, quarter or year',
+    load: () => import('../commands/reportBalanceSheet.js'),
+  },
+  {
+    path: 'keys create',
+    summary: 'Mint a key; it is printed once, and only its hash is kept',
+    load: () => import('../commands/keysCreate.js'),
+  },
+  {
+    path: 'keys list',
+    summary: 'List keys (never the keys themselves)',
+    load: () => import('../commands/keysList.js'),
+  },
+  {
+    path: 'keys revoke',
+    summary: 'Revoke a key at once',
+    load: () => import('../commands/keysRevoke.js'),
+  },
+  {
+    path: 'serve',
+    summary: 'Serve the accounting API over the local ledger',
+    load: () => import('../commands/serve.js'),
+  },
+  {
+    path: 'profile add',
+    summary: 'Add (or replace) a profile: --url for a remote service, --ledger for a local file',
+    load: () => import('../commands/profileAdd.js'),
+  },
+  {
+    path: 'profile use',
+    summary: 'Make a profile the default',
+    load: () => import('../commands/profileUse.js'),
+  },
+  {
+    path: 'profile list',
+    summary: 'List profiles (and whether each remote key is set; never the key)',
+    load: () => import('../commands/profileList.js'),
+  },
+  {
+    path: 'profile remove',
+    summary: 'Remove a profile',
+    load: () => import('../commands/profileRemove.js'),
+  },
+  {
+    path: 'close',
+    summary: 'Lock the books through a date (month-end close)',
+    load: () => import('../commands/close.js'),
+  },
+  {
+    path: 'rebuild',
+    summary: 'Recompute the derived balance data from the journal lines',
+    load: () => import('../commands/rebuild.js'),
+  },
+  {
+    path: 'check',
+    summary: "Verify the ledger's invariants; exit 1 naming each problem",
+    load: () => import('../commands/check.js'),
+  },
+];
+
+export const EXIT_CODES = `
 Exit codes:
   0    success
   1    refused by the ledger's rules or bad input data (CAPI33, CAPI34, CAPI67, CAPI69, CSV errors, check failures)
@@ -12,282 +143,119 @@ Exit codes:
   4    unavailable, worth retrying later (CAPI73, network failure, ledger locked)
   130  interactive entry cancelled`;
 
-type Action = (ctx: Context, ...args: never[]) => Promise<void>;
+/** Global flags that take a value: skipped when looking for the command in the arguments. */
+const VALUE_FLAGS = new Set(['--ledger', '--profile', '--format']);
+
+/** The command paths the arguments name, and the group whose commands all load (for its help). */
+function named(argv: string[]): string[] {
+  const words: string[] = [];
+  for (let i = 0; i < argv.length && words.length < 3; i++) {
+    const a = argv[i]!;
+    if (a === '--') break;
+    if (a.startsWith('-')) {
+      if (VALUE_FLAGS.has(a)) i++;
+      continue;
+    }
+    words.push(a);
+  }
+  if (words[0] === 'help') words.shift();
+  const [first, second] = words;
+  if (first === undefined) return [];
+  if (GROUPS[first] === undefined) return [first];
+  const leaf = `${first} ${second ?? ''}`;
+  return COMMANDS.some((c) => c.path === leaf)
+    ? [leaf]
+    : COMMANDS.filter((c) => c.path.startsWith(`${first} `)).map((c) => c.path);
+}
+
+export interface ProgramOptions {
+  io: Io;
+  makeContext: (flags: GlobalFlags) => Context;
+  /** Replaces a command's run: tests see the options a command line gives, without running it. */
+  runF?: (path: string, options: unknown, ctx: Context) => Promise<void>;
+}
 
 /**
- * The command tree. Every action imports its module only when it runs, so `books --help` loads
- * neither SQLite nor the prompts.
+ * The command tree for these arguments: every command listed, with the flags of those the arguments
+ * name (and of the group whose help is asked for) declared from their modules.
  */
-export function buildProgram(io: Io, makeContext: (flags: GlobalFlags) => Context): Command {
+export async function buildProgram(argv: string[], opts: ProgramOptions): Promise<Command> {
+  const { io } = opts;
+  const output = {
+    writeOut: (s: string) => io.stdout.write(s),
+    writeErr: (s: string) => io.stderr.write(s),
+    outputError: () => {},
+  };
   const program = new Command('books')
     .description(
-      'Double-entry bookkeeping: post journal entries, import CSV batches, read the balance sheet.',
+      'Double-entry bookkeeping: post journal entries, import CSV batches, read the reports of a month-end close.',
     )
     .version('0.1.0', '-V, --version')
     .option('--ledger <path>', 'local ledger file (env BOOKS_LEDGER; default ./books.sqlite)')
     .option('--profile <name>', 'named profile from the config file (env BOOKS_PROFILE)')
     .addOption(new Option('--format <format>', 'output format').choices(['table', 'json', 'csv']))
-    .showHelpAfterError('(run with --help for usage)')
-    .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
+    .configureOutput(output)
     .exitOverride()
     .addHelpText('after', EXIT_CODES);
-
-  const lazy =
-    (load: () => Promise<Action>) =>
-    async (...args: unknown[]) => {
-      const cmd = args[args.length - 1] as Command;
-      const ctx = makeContext(cmd.optsWithGlobals() as GlobalFlags);
-      const fn = await load();
-      // commander passes positional arguments, then options, then the command itself.
-      await fn(ctx, ...(args.slice(0, -1) as never[]));
-    };
-
-  const sub = (parent: Command, name: string) =>
-    parent
-      .command(name)
+  const parents = new Map<string, Command>([['', program]]);
+  for (const [name, description] of Object.entries(GROUPS)) {
+    parents.set(
+      name,
+      program.command(name).description(description).exitOverride().configureOutput(output),
+    );
+  }
+  const wanted = new Set(named(argv));
+  for (const c of COMMANDS) {
+    const words = c.path.split(' ');
+    const parent = parents.get(words.length > 1 ? words[0]! : '')!;
+    const cmd = parent
+      .command(words[words.length - 1]!)
+      .description(c.summary)
       .exitOverride()
-      .configureOutput({
-        writeOut: (s) => io.stdout.write(s),
-        writeErr: (s) => io.stderr.write(s),
-      });
-
-  sub(program, 'init')
-    .description('Create a ledger file with its entity (refuses an existing file)')
-    .option('--currency <code>', 'functional currency (ISO 4217)', 'USD')
-    .option(
-      '--first-month <YYYY-MM>',
-      'apply the First Month of Books; nothing can post before it is applied',
-    )
-    .option('--name <name>', 'name of the entity', 'My Company')
-    .option('--fiscal-year-start-month <n>', 'month the fiscal year starts (1-12)', '1')
-    .option(
-      '--chart <standard|PATH.csv>',
-      'load a chart of accounts: the built-in standard chart or a CSV file',
-    )
-    .action(lazy(async () => (await import('../commands/init.js')).init));
-
-  sub(program, 'books-start')
-    .description('Apply the First Month of Books (no entries may be dated before it)')
-    .argument('<YYYY-MM>', 'first month of books')
-    .action(lazy(async () => (await import('../commands/init.js')).booksStart));
-
-  const accounts = sub(program, 'accounts').description('Chart of accounts');
-  sub(accounts, 'import')
-    .description('Create or update accounts from CSV (by external_id)')
-    .argument(
-      '<path>',
-      `CSV with columns external_id,account_number,name,account_type,parent_external_id,is_postable,is_active,currency ('-' for standard input)`,
-    )
-    .option('--delimiter <char>', 'field delimiter', ',')
-    .action(lazy(async () => (await import('../commands/chart.js')).importAccounts));
-  sub(accounts, 'list')
-    .description('List the chart of accounts')
-    .action(lazy(async () => (await import('../commands/chart.js')).listAccounts));
-
-  const cps = sub(program, 'counterparties').description('Customers, vendors and employees');
-  sub(cps, 'import')
-    .description('Create or update counterparties from CSV')
-    .argument(
-      '<path>',
-      "CSV with columns counterparty_type,external_id,name,is_active ('-' for standard input)",
-    )
-    .option('--delimiter <char>', 'field delimiter', ',')
-    .action(lazy(async () => (await import('../commands/chart.js')).importCounterparties));
-  sub(cps, 'list')
-    .description('List counterparties')
-    .action(lazy(async () => (await import('../commands/chart.js')).listCounterparties));
-
-  const je = sub(program, 'je').description('Journal entries');
-  sub(je, 'post')
-    .description(
-      'Post one journal entry: from line flags, a JSON body (--file), or interactively on a terminal',
-    )
-    .option(
-      '--debit <ACCOUNT=AMOUNT[@TYPE:ID]>',
-      'a debit line (repeatable); ACCOUNT is the external id or account number',
-      collect,
-      [],
-    )
-    .option('--credit <ACCOUNT=AMOUNT[@TYPE:ID]>', 'a credit line (repeatable)', collect, [])
-    .option('--date <YYYY-MM-DD>', 'entry date (default today)')
-    .option('--memo <text>', 'entry memo')
-    .option('--je-number <n>', 'your own number (JE-N is assigned when omitted)')
-    .option('--adjusting', 'mark as an adjusting entry')
-    .option('--reason <text>', 'manual entry reason')
-    .option('--currency <code>', "entry currency (default the entity's functional currency)")
-    .option(
-      '--idempotency-key <key>',
-      'posts at most once per key within an hour (default: a new random key)',
-    )
-    .option('--file <path>', "the POST /v1/journal-entries body as JSON ('-' for standard input)")
-    .option('--dry-run', 'validate and show what would post; post nothing')
-    .addHelpText(
-      'after',
-      `
-Examples:
-  books je post --date 2026-01-31 --memo "January rent" --debit 6100=2,500.00 --credit 1000=2500
-  books je post --debit 1100=1200@customer:C001 --credit 4000=1200
-  books je post --file entry.json --format json`,
-    )
-    .action(lazy(async () => (await import('../commands/jePost.js')).jePost));
-  sub(je, 'import')
-    .description('Import a CSV batch of entries: checked whole, posted all or nothing, never twice')
-    .argument('<path>', "CSV file ('-' for standard input)")
-    .option('--delimiter <char>', "field delimiter: ',', ';' or 'tab'", ',')
-    .option('--dry-run', 'validate everything; post nothing')
-    .option('--allow-duplicates', 'post entries even when an earlier import already posted them')
-    .addHelpText(
-      'after',
-      `
-Columns (header row required, names case-insensitive):
-  entry (or je_number)  groups contiguous rows into one entry
-  entry_date            YYYY-MM-DD (required)
-  gl_account_id         external id or account number (required)
-  amounts, one form:    line_type + amount | line_type + amount_atoms | debit + credit
-  optional:             je_number, currency, memo, line_memo, counterparty_type,
-                        counterparty_external_id, is_adjusting, manual_entry_reason
-The file is UTF-8 (with or without BOM; CRLF or LF); another encoding is refused by row.
-Rows are numbered as a spreadsheet shows them (header = row 1). Every entry is checked before any
-posts; on any error nothing posts and every error is listed as file:row: CODE reason: message.
-Entries already posted by an earlier import (same content and occurrence) are skipped.`,
-    )
-    .action(lazy(async () => (await import('../commands/jeImport.js')).jeImport));
-  sub(je, 'list')
-    .description('List journal entries')
-    .option('--from <YYYY-MM-DD>', 'first entry date')
-    .option('--to <YYYY-MM-DD>', 'last entry date')
-    .action(lazy(async () => (await import('../commands/je.js')).jeList));
-  sub(je, 'show')
-    .description('Show one journal entry with its lines')
-    .argument('<id>', 'entry id or JE number')
-    .action(lazy(async () => (await import('../commands/je.js')).jeShow));
-  sub(je, 'reverse')
-    .description('Post the mirror of an entry and link the two (an entry can be reversed once)')
-    .argument('<id>', 'entry id or JE number')
-    .option('--date <YYYY-MM-DD>', "date of the reversing entry (default the original's date)")
-    .option(
-      '--idempotency-key <key>',
-      'reverses at most once per key within an hour (default: a new random key)',
-    )
-    .option('--dry-run', 'validate and show the reversing entry; post nothing')
-    .action(lazy(async () => (await import('../commands/je.js')).jeReverse));
-
-  const report = sub(program, 'report').description('Reports');
-  sub(report, 'balance-sheet')
-    .description(
-      'The balance sheet, one column per month, quarter or year (cumulative as of each column end)',
-    )
-    .option('--start <YYYY-MM-DD>', 'first day of the window (default 1 January of the end year)')
-    .option('--end <YYYY-MM-DD>', 'last day of the window (default today)')
-    .addOption(
-      new Option('--period <type>', 'column grouping')
-        .choices(['monthly', 'quarterly', 'yearly'])
-        .default('monthly'),
-    )
-    .option('--depth <n>', 'deepest level shown: 1 type groups, 2 top-level accounts, ...')
-    .option('--output <file>', 'write the report to a file instead of standard output')
-    .option('--atoms', 'CSV amounts as integer atoms instead of decimals')
-    .addHelpText(
-      'after',
-      `
-Formats (--format): table (default), csv (tidy: one row per node, one column per period id),
-json (exactly the API's balance-sheet object). Null cells (nothing posted yet) are blank.
-The window may span at most 5 years (CAPI69).
-
-Examples:
-  books report balance-sheet --start 2025-01-01 --end 2025-12-31 --period quarterly
-  books report balance-sheet --format csv --output bs.csv`,
-    )
-    .action(lazy(async () => (await import('../commands/report.js')).balanceSheet));
-
-  const keys = sub(program, 'keys').description('API keys of a local ledger, for books serve');
-  sub(keys, 'create')
-    .description('Mint a key; it is printed once, on its own line, and only its hash is kept')
-    .requiredOption(
-      '--permission <p>',
-      'customer_api:post_journal_entries or customer_api:read (repeatable)',
-      collect,
-      [],
-    )
-    .option('--name <name>', 'a label for the key')
-    .action(lazy(async () => (await import('../commands/keys.js')).keysCreate));
-  sub(keys, 'list')
-    .description('List keys (never the keys themselves)')
-    .action(lazy(async () => (await import('../commands/keys.js')).keysList));
-  sub(keys, 'revoke')
-    .description('Revoke a key at once')
-    .argument('<id>', 'key id')
-    .action(lazy(async () => (await import('../commands/keys.js')).keysRevoke));
-
-  sub(program, 'serve')
-    .description(
-      'Serve the accounting API over the local ledger (POST /v1/journal-entries, GET /v1/reports/balance-sheet, ...)',
-    )
-    .option('--host <host>', 'address to bind', '127.0.0.1')
-    .option('--port <port>', 'port (0 picks a free one)', '8080')
-    .option(
-      '--request-timeout <seconds>',
-      'time a client has to send a whole request (its headers: at most 10 s)',
-      '30',
-    )
-    .addHelpText(
-      'after',
-      `
-Prints "listening on http://HOST:PORT" when ready and one line per request on standard error (never
-keys or bodies). Requests carry "Authorization: Bearer KEY" (books keys create). Bodies are limited
-to 2 MiB and headers to 16 KiB; a client that is slower than the time limits is answered 408 and
-disconnected. Stops on SIGINT or SIGTERM after the requests in flight.`,
-    )
-    .action(lazy(async () => (await import('../commands/serve.js')).serve));
-
-  const profile = sub(program, 'profile').description(
-    'Named ledgers: local files or remote services',
-  );
-  sub(profile, 'add')
-    .description(
-      'Add (or replace) a profile: --url for a remote service, --ledger for a local file',
-    )
-    .argument('<name>', 'profile name')
-    .option('--url <url>', 'base URL of the accounting service (remote)')
-    .option(
-      '--api-key-env <var>',
-      'environment variable holding the API key (default BOOKS_API_KEY)',
-    )
-    .option(
-      '--currency <code>',
-      "the service's functional currency, for reading amounts (default USD)",
-    )
-    .option('--ledger <path>', 'ledger file (local)')
-    .action(lazy(async () => (await import('../commands/profile.js')).profileAdd));
-  sub(profile, 'use')
-    .description('Make a profile the default')
-    .argument('<name>', 'profile name')
-    .action(lazy(async () => (await import('../commands/profile.js')).profileUse));
-  sub(profile, 'list')
-    .description('List profiles (and whether each remote key is set; never the key)')
-    .action(lazy(async () => (await import('../commands/profile.js')).profileList));
-  sub(profile, 'remove')
-    .description('Remove a profile')
-    .argument('<name>', 'profile name')
-    .action(lazy(async () => (await import('../commands/profile.js')).profileRemove));
-
-  sub(program, 'close')
-    .description(
-      'Lock the books through a date (month-end close): later posts dated on or before it are refused',
-    )
-    .requiredOption('--through <YYYY-MM-DD>', 'last closed day')
-    .option('--reopen', 'allow moving the lock date earlier')
-    .action(lazy(async () => (await import('../commands/check.js')).close));
-
-  sub(program, 'rebuild')
-    .description(
-      'Recompute the derived balance data from the journal lines; posts wait with CAPI73 meanwhile',
-    )
-    .action(lazy(async () => (await import('../commands/check.js')).rebuild));
-
-  sub(program, 'check')
-    .description("Verify the ledger's invariants; exit 1 naming each problem")
-    .action(lazy(async () => (await import('../commands/check.js')).check));
-
+      .configureOutput(output);
+    if (wanted.has(c.path)) declare(cmd, c.path, (await c.load()).default, opts);
+    else cmd.allowUnknownOption().allowExcessArguments();
+  }
   return program;
+}
+
+/** Declares a command's arguments, flags and help from its spec, and runs it when it is called. */
+function declare(
+  cmd: Command,
+  path: string,
+  spec: CommandSpec<unknown>,
+  opts: ProgramOptions,
+): void {
+  for (const a of spec.args ?? [])
+    cmd.argument(a.optional ? `[${a.name}]` : `<${a.name}>`, a.description);
+  for (const f of spec.flags ?? []) cmd.addOption(option(f));
+  const formats = spec.formats ?? ['table', 'json'];
+  const after = [
+    spec.help,
+    `Formats (--format): ${formats.join(', ')}.`,
+    spec.examples?.length
+      ? `Examples:\n${spec.examples.map((e) => `  ${e}`).join('\n')}`
+      : undefined,
+  ];
+  cmd.addHelpText('after', '\n' + after.filter(Boolean).join('\n\n'));
+  cmd.action(async (...params: unknown[]) => {
+    const self = params[params.length - 1] as Command;
+    const ctx = opts.makeContext(self.optsWithGlobals() as GlobalFlags);
+    if (!formats.includes(ctx.format)) {
+      throw errors.usage(
+        `--format ${ctx.format} is not offered by books ${path}; it writes ${formats.join(' or ')}`,
+      );
+    }
+    const raw: Raw = { flags: self.opts(), args: params.slice(0, -2) as string[] };
+    const options = spec.options(raw);
+    await (opts.runF ? opts.runF(path, options, ctx) : spec.run(ctx, options as never));
+  });
+}
+
+function option(f: FlagSpec): Option {
+  const o = new Option(f.flags, f.description);
+  if (f.choices) o.choices(f.choices);
+  if (f.repeat) o.argParser((v: string, acc: string[] | undefined) => [...(acc ?? []), v]);
+  else if (f.default !== undefined) o.default(f.default);
+  return o;
 }

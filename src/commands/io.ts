@@ -1,8 +1,7 @@
-import { createReadStream, existsSync, readFileSync } from 'node:fs';
+import { createReadStream, existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { Context } from '../cli/context.js';
-import { isIsoDate, isIsoMonth } from '../domain/dates.js';
 import { BooksError, errors } from '../domain/errors.js';
 
 /** The full path of a file argument; a missing file is a usage error naming it. */
@@ -12,49 +11,49 @@ export function existingFile(ctx: Context, path: string): string {
   return full;
 }
 
-/** Opens a file argument for streaming, or standard input for `-`. */
-export function openInput(ctx: Context, path: string): { stream: Readable; name: string } {
-  if (path === '-') return { stream: ctx.io.stdin, name: 'stdin' };
+/** An input file (or `-`) as a stream, its name for messages, and its size when it is a regular file. */
+export function openInput(
+  ctx: Context,
+  path: string,
+): { stream: Readable; name: string; size: number | null } {
+  if (path === '-') return { stream: ctx.io.stdin, name: 'stdin', size: null };
+  const full = existingFile(ctx, path);
+  const stat = statSync(full);
   return {
-    stream: createReadStream(existingFile(ctx, path), { highWaterMark: 1 << 16 }),
+    stream: createReadStream(full, { highWaterMark: 1 << 16 }),
     name: path,
+    size: stat.isFile() ? stat.size : null,
   };
 }
 
-/** Reads a whole UTF-8 text input (file or `-`); bytes that are not UTF-8 are refused, never replaced. */
-export async function readText(ctx: Context, path: string): Promise<string> {
-  let bytes: Buffer;
-  if (path !== '-') bytes = readFileSync(existingFile(ctx, path));
-  else {
-    const chunks: Buffer[] = [];
-    for await (const c of ctx.io.stdin) chunks.push(Buffer.isBuffer(c) ? c : Buffer.from(c));
-    bytes = Buffer.concat(chunks);
+/**
+ * Reads a whole UTF-8 text input (a file or `-`) of at most `limit` bytes; a larger one (or an endless
+ * one, such as /dev/zero) is refused as soon as it passes the limit, and bytes that are not UTF-8 are
+ * refused, never replaced.
+ */
+export async function readText(ctx: Context, path: string, limit: number): Promise<string> {
+  const name = path === '-' ? 'standard input' : path;
+  const { stream } = openInput(ctx, path);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const c of stream) {
+    const chunk = Buffer.isBuffer(c) ? c : Buffer.from(c as string);
+    size += chunk.length;
+    if (size > limit) {
+      stream.destroy();
+      const message = `${name} is larger than ${limit} bytes, the most one entry may take`;
+      throw new BooksError('invalid_input', message, [
+        { file: name, path: '', reason: 'too_large', message },
+      ]);
+    }
+    chunks.push(chunk);
   }
   try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    return new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks));
   } catch {
-    const name = path === '-' ? 'standard input' : path;
+    const message = 'not UTF-8 text (save it as UTF-8)';
     throw new BooksError('invalid_input', `${name} is not UTF-8 text`, [
-      {
-        file: name,
-        path: '',
-        reason: 'invalid_encoding',
-        message: 'not UTF-8 text (save it as UTF-8)',
-      },
+      { file: name, path: '', reason: 'invalid_encoding', message },
     ]);
   }
-}
-
-/** A date flag, checked: a bad value is a usage error naming the flag. */
-export function dateFlag(flag: string, v: string | undefined): string | undefined {
-  if (v === undefined) return undefined;
-  if (!isIsoDate(v)) throw new BooksError('usage', `${flag} '${v}' is not a date (YYYY-MM-DD)`);
-  return v;
-}
-
-/** A month flag (YYYY-MM), checked. */
-export function monthFlag(flag: string, v: string | undefined): string | undefined {
-  if (v === undefined) return undefined;
-  if (!isIsoMonth(v)) throw new BooksError('usage', `${flag} '${v}' is not a month (YYYY-MM)`);
-  return v;
 }

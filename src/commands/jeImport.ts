@@ -1,10 +1,12 @@
-import { statSync } from 'node:fs';
+import { bool, command, str } from '../cli/command.js';
 import type { Context } from '../cli/context.js';
 import { BooksError, type Problem } from '../domain/errors.js';
 import { delimiterOf, readCsv } from '../import/csv.js';
-import { entryCsvSpec, groupEntries, locate, type DraftEntry } from '../import/entries.js';
+import { groupEntries, locate, type DraftEntry } from '../import/entries.js';
+import { entryCsvSpec } from '../import/layout.js';
+import type { BatchResult, ImportBatch } from '../ledger/port.js';
 import { Progress } from '../render/progress.js';
-import { existingFile, openInput } from './io.js';
+import { openInput } from './io.js';
 
 /** At most this many problems are carried in the error; the rest are counted. */
 const MAX_LISTED = 100;
@@ -18,43 +20,157 @@ export interface ImportSummary {
   skipped_rows: number[];
 }
 
-export async function jeImport(
-  ctx: Context,
-  path: string,
-  opts: { delimiter?: string; dryRun?: boolean; allowDuplicates?: boolean },
-): Promise<void> {
-  const delimiter = delimiterOf(opts.delimiter);
+interface Options {
+  path: string;
+  delimiter: string;
+  dryRun: boolean;
+  allowDuplicates: boolean;
+}
+
+export default command<Options>({
+  args: [{ name: 'path', description: "CSV file ('-' for standard input)" }],
+  flags: [
+    {
+      flags: '--delimiter <char>',
+      description: "field delimiter: ',', ';' or 'tab'",
+      default: ',',
+    },
+    { flags: '--dry-run', description: 'validate everything; post nothing' },
+    {
+      flags: '--allow-duplicates',
+      description: 'post entries even when an earlier import already posted them',
+    },
+  ],
+  help: `Columns (header row required, names case-insensitive):
+  entry (or je_number)  groups contiguous rows into one entry
+  entry_date            YYYY-MM-DD (required)
+  gl_account_id         external id or account number (required)
+  amounts, one form:    line_type + amount | line_type + amount_atoms | debit + credit
+  optional:             je_number, currency, memo, line_memo, counterparty_type,
+                        counterparty_external_id, is_adjusting, manual_entry_reason
+The file is UTF-8 (with or without BOM; CRLF or LF); another encoding is refused by row.
+Rows are numbered as a spreadsheet shows them (header = row 1). Every entry is checked before any
+posts; on any error nothing posts and every error is listed as file:row: CODE reason: message.
+Entries already posted by an earlier import (same content and occurrence) are skipped.`,
+  examples: ['books je import fixtures/demo/entries.csv --dry-run'],
+  options: (raw) => ({
+    path: raw.args[0]!,
+    delimiter: delimiterOf(str(raw, 'delimiter')),
+    dryRun: bool(raw, 'dryRun'),
+    allowDuplicates: bool(raw, 'allowDuplicates'),
+  }),
+  run: jeImport,
+});
+
+async function jeImport(ctx: Context, opts: Options): Promise<void> {
   const ledger = await ctx.ledger();
-  const [entity, accounts] = [await ledger.entity(), await ledger.accounts()];
-  const { stream, name } = openInput(ctx, path);
-  const size = path === '-' ? null : statSync(existingFile(ctx, path)).size;
+  const [entity, accounts] = [await ledger.entity.get(), await ledger.chart.accounts()];
+  const { stream, name, size } = openInput(ctx, opts.path);
   let bytes = 0;
   const progress = new Progress(ctx.io.stderr, size, 'importing');
-
-  const summary: ImportSummary = {
-    posted: 0,
-    skipped: 0,
-    lines: 0,
-    dry_run: opts.dryRun ?? false,
-    skipped_rows: [],
-  };
-  const problems: Problem[] = [];
-  let errorCount = 0;
-  const report = (p: Problem) => {
-    errorCount++;
-    if (problems.length < MAX_LISTED) problems.push(p);
-  };
-
-  // A remote service may turn out to have some entries already; their lines are then not counted.
-  const linesAt = ledger.kind === 'remote' ? new Map<number, number>() : null;
-  const batch = await ledger.beginImport({
-    dryRun: opts.dryRun ?? false,
-    allowDuplicates: opts.allowDuplicates ?? false,
+  const batch = await ledger.journal.beginImport({
+    dryRun: opts.dryRun,
+    allowDuplicates: opts.allowDuplicates,
     sizeHint: size,
   });
-  const take = (d: DraftEntry) => {
-    const result = batch.add(d.body, d.fingerprint, d.problems.length > 0, d.row);
-    d.problems.forEach(report);
+  const tally = new Tally(name, opts.dryRun, ledger.kind === 'remote');
+  try {
+    const csv = readCsv(stream, {
+      ...entryCsvSpec(name, opts.delimiter),
+      onBytes: (n) => (bytes += n),
+    });
+    for await (const drafts of groupEntries(csv, {
+      file: name,
+      accounts,
+      currency: entity.currency,
+    })) {
+      if ('fatal' in drafts) {
+        drafts.fatal.forEach((p) => tally.report(p));
+        break;
+      }
+      for (const d of drafts)
+        tally.take(d, batch.add(d.body, d.fingerprint, d.problems.length > 0, d.row));
+      progress.update(bytes, `${tally.summary.posted + tally.summary.skipped} entries`);
+      await batch.ready();
+    }
+  } catch (e) {
+    await batch.rollback();
+    progress.done();
+    if (e instanceof BooksError && e.code === 'invalid_input' && tally.count > 0) {
+      e.errors.forEach((p) => tally.report(p));
+      throw tally.failure();
+    }
+    throw e;
+  }
+  progress.done();
+  await finish(ctx, batch, tally);
+}
+
+/** Commits a clean batch (or rolls back a failed one) and says what happened. */
+async function finish(ctx: Context, batch: ImportBatch, tally: Tally): Promise<void> {
+  const summary = tally.summary;
+  if (tally.count > 0) {
+    await batch.rollback();
+    throw tally.failure();
+  }
+  if (summary.posted + summary.skipped === 0 && !summary.dry_run) {
+    await batch.rollback();
+    const problem = {
+      file: tally.file,
+      row: 2,
+      path: '',
+      reason: 'no_entries',
+      message: 'no data rows',
+      code: 'invalid_input',
+    };
+    throw new BooksError(
+      'invalid_input',
+      `${tally.file} has a header but no entries; nothing was posted`,
+      [problem],
+    );
+  }
+  tally.alreadyPosted((await batch.commit()).alreadyPosted);
+  if (ctx.json) return ctx.outJson(summary);
+  const verb = summary.dry_run ? 'would post' : 'posted';
+  ctx.out(
+    `${verb} ${summary.posted} entr${summary.posted === 1 ? 'y' : 'ies'} (${summary.lines} lines), ` +
+      `skipped ${summary.skipped}`,
+  );
+  if (summary.skipped) {
+    const shown = summary.skipped_rows.slice(0, 10).join(', ');
+    const more = summary.skipped > 10 ? ', …' : '';
+    ctx.out(
+      `skipped entries were already posted by an earlier import (first rows: ${shown}${more}); ` +
+        '--allow-duplicates posts them again',
+    );
+  }
+  if (summary.dry_run) ctx.out('Dry run: nothing was posted.');
+}
+
+/** What an import has seen: entries posted and skipped, and its problems (the first MAX_LISTED kept). */
+class Tally {
+  readonly summary: ImportSummary;
+  readonly problems: Problem[] = [];
+  count = 0;
+  /** A remote service may turn out to have some entries already; their lines are then not counted. */
+  private readonly linesAt: Map<number, number> | null;
+
+  constructor(
+    readonly file: string,
+    dryRun: boolean,
+    remote: boolean,
+  ) {
+    this.summary = { posted: 0, skipped: 0, lines: 0, dry_run: dryRun, skipped_rows: [] };
+    this.linesAt = remote ? new Map() : null;
+  }
+
+  report(p: Problem): void {
+    this.count++;
+    if (this.problems.length < MAX_LISTED) this.problems.push(p);
+  }
+
+  take(d: DraftEntry, result: BatchResult): void {
+    d.problems.forEach((p) => this.report(p));
     if (result.status === 'invalid') {
       // A cell already reported for its row and column is not reported again by the entry rules.
       const taken = new Set(d.problems.map((p) => `${p.row}|${p.path}`));
@@ -67,8 +183,8 @@ export async function jeImport(
               : 'debit/credit'
             : at.column;
         if (!taken.has(`${at.row}|${column}`))
-          report({
-            file: name,
+          this.report({
+            file: this.file,
             row: at.row,
             path: column,
             reason: p.reason,
@@ -77,99 +193,39 @@ export async function jeImport(
           });
       }
     } else if (result.status === 'skipped') {
-      summary.skipped++;
-      if (summary.skipped_rows.length < 1000) summary.skipped_rows.push(d.row);
+      this.summary.skipped++;
+      if (this.summary.skipped_rows.length < 1000) this.summary.skipped_rows.push(d.row);
     } else if (d.problems.length === 0) {
-      summary.posted++;
-      summary.lines += (d.body.lines as unknown[]).length;
-      if (linesAt) linesAt.set(d.row, (d.body.lines as unknown[]).length);
+      const lines = (d.body.lines as unknown[]).length;
+      this.summary.posted++;
+      this.summary.lines += lines;
+      this.linesAt?.set(d.row, lines);
     }
-  };
-  try {
-    const csv = readCsv(stream, { ...entryCsvSpec(name, delimiter), onBytes: (n) => (bytes += n) });
-    for await (const drafts of groupEntries(csv, {
-      file: name,
-      accounts,
-      currency: entity.currency,
-    })) {
-      if ('fatal' in drafts) {
-        drafts.fatal.forEach(report);
-        break;
-      }
-      drafts.forEach(take);
-      progress.update(bytes, `${summary.posted + summary.skipped} entries`);
-      await batch.ready();
-    }
-  } catch (e) {
-    await batch.rollback();
-    progress.done();
-    if (e instanceof BooksError && e.code === 'invalid_input' && problems.length) {
-      e.errors.forEach(report);
-      throw failure(name, problems, errorCount, summary);
-    }
-    throw e;
   }
-  progress.done();
-  if (errorCount > 0) {
-    await batch.rollback();
-    throw failure(name, problems, errorCount, summary);
-  }
-  if (summary.posted + summary.skipped === 0 && !opts.dryRun) {
-    await batch.rollback();
-    throw new BooksError(
-      'invalid_input',
-      `${name} has a header but no entries; nothing was posted`,
-      [
-        {
-          file: name,
-          row: 2,
-          path: '',
-          reason: 'no_entries',
-          message: 'no data rows',
-          code: 'invalid_input',
-        },
-      ],
-    );
-  }
-  const { alreadyPosted } = await batch.commit();
-  // Entries a remote service already had (an earlier run posted them) count as skipped, not posted.
-  summary.posted -= alreadyPosted.length;
-  summary.skipped += alreadyPosted.length;
-  for (const row of alreadyPosted) summary.lines -= linesAt?.get(row) ?? 0;
-  summary.skipped_rows.push(
-    ...alreadyPosted.slice(0, Math.max(0, 1000 - summary.skipped_rows.length)),
-  );
-  if (ctx.json) return ctx.outJson(summary);
-  const verb = summary.dry_run ? 'would post' : 'posted';
-  ctx.out(
-    `${verb} ${summary.posted} entr${summary.posted === 1 ? 'y' : 'ies'} (${summary.lines} lines), skipped ${summary.skipped}`,
-  );
-  if (summary.skipped) {
-    const shown = summary.skipped_rows.slice(0, 10).join(', ');
-    ctx.out(
-      `skipped entries were already posted by an earlier import (first rows: ${shown}${summary.skipped > 10 ? ', …' : ''}); --allow-duplicates posts them again`,
-    );
-  }
-  if (summary.dry_run) ctx.out('Dry run: nothing was posted.');
-}
 
-function failure(
-  file: string,
-  problems: Problem[],
-  count: number,
-  summary: ImportSummary,
-): BooksError {
-  const code = problems.some((p) => p.code === 'CAPI33') ? 'CAPI33' : 'invalid_input';
-  return new BooksError(
-    code,
-    `${file}: ${count} error${count === 1 ? '' : 's'}; nothing was posted`,
-    problems,
-    {
-      posted: 0,
-      skipped: summary.skipped,
-      lines: 0,
-      error_count: count,
-      ...(count > problems.length ? { more_errors: count - problems.length } : {}),
-    },
-  );
+  /** Entries a remote service already had (an earlier run posted them) count as skipped, not posted. */
+  alreadyPosted(rows: number[]): void {
+    const s = this.summary;
+    s.posted -= rows.length;
+    s.skipped += rows.length;
+    for (const row of rows) s.lines -= this.linesAt?.get(row) ?? 0;
+    s.skipped_rows.push(...rows.slice(0, Math.max(0, 1000 - s.skipped_rows.length)));
+  }
+
+  failure(): BooksError {
+    const code = this.problems.some((p) => p.code === 'CAPI33') ? 'CAPI33' : 'invalid_input';
+    const n = this.count;
+    return new BooksError(
+      code,
+      `${this.file}: ${n} error${n === 1 ? '' : 's'}; nothing was posted`,
+      this.problems,
+      {
+        posted: 0,
+        skipped: this.summary.skipped,
+        lines: 0,
+        error_count: n,
+        ...(n > this.problems.length ? { more_errors: n - this.problems.length } : {}),
+      },
+    );
+  }
 }

@@ -1,156 +1,207 @@
 import { randomUUID } from 'node:crypto';
+import { bool, command, list, str } from '../cli/command.js';
 import type { Context } from '../cli/context.js';
-import { accountResolver, type GlAccount } from '../domain/accounts.js';
+import { dateFlag, keyFlag } from '../cli/flags.js';
+import type { GlAccount } from '../domain/accounts.js';
 import { localDate } from '../domain/dates.js';
-import type { JournalEntry } from '../domain/entry.js';
-import { BooksError, entryInvalid, isBooksError, type Problem } from '../domain/errors.js';
-import { parseJsonBody } from '../domain/json.js';
-import { currencyExponent, MAX_ATOMS, parseDecimal } from '../domain/money.js';
-import { entryText } from '../render/entry.js';
+import { entryInvalid, errors, type Problem } from '../domain/errors.js';
+import { accountFinder, readAmount } from '../domain/input.js';
+import { MAX_BODY_BYTES, parseJsonBody } from '../domain/json.js';
+import { currencyExponent } from '../domain/money.js';
 import { readText } from './io.js';
+import { alreadyPosted, namedProblems, printPosted } from './posting.js';
 
 export interface JePostOptions {
   debit: string[];
   credit: string[];
-  date?: string;
-  memo?: string;
-  jeNumber?: string;
-  adjusting?: boolean;
-  reason?: string;
-  currency?: string;
-  idempotencyKey?: string;
-  file?: string;
-  dryRun?: boolean;
+  date: string | undefined;
+  memo: string | undefined;
+  jeNumber: string | undefined;
+  adjusting: boolean;
+  reason: string | undefined;
+  currency: string | undefined;
+  idempotencyKey: string | undefined;
+  file: string | undefined;
+  dryRun: boolean;
+}
+
+export default command<JePostOptions>({
+  flags: [
+    {
+      flags: '--debit <ACCOUNT=AMOUNT[@TYPE:ID]>',
+      description: 'a debit line (repeatable); ACCOUNT is the external id or account number',
+      repeat: true,
+    },
+    {
+      flags: '--credit <ACCOUNT=AMOUNT[@TYPE:ID]>',
+      description: 'a credit line (repeatable)',
+      repeat: true,
+    },
+    { flags: '--date <YYYY-MM-DD>', description: 'entry date (default today)' },
+    { flags: '--memo <text>', description: 'entry memo' },
+    { flags: '--je-number <n>', description: 'your own number (JE-N is assigned when omitted)' },
+    { flags: '--adjusting', description: 'mark as an adjusting entry' },
+    { flags: '--reason <text>', description: 'manual entry reason' },
+    {
+      flags: '--currency <code>',
+      description: "entry currency (default the entity's functional currency)",
+    },
+    {
+      flags: '--idempotency-key <key>',
+      description: 'posts at most once per key within an hour (default: a new random key)',
+    },
+    {
+      flags: '--file <path>',
+      description:
+        "the POST /v1/journal-entries body as JSON ('-' for standard input); see docs/api.md",
+    },
+    { flags: '--dry-run', description: 'validate and show what would post; post nothing' },
+  ],
+  help: `Amounts are decimals in the currency (1250, 1250.00, 1,250.00), always positive: the flag says the
+side. @TYPE:ID names the counterparty (@customer:C001 on a receivable line). With no lines and a
+terminal, the entry is built interactively.`,
+  examples: [
+    'books je post --date 2025-01-31 --memo "January rent" --debit 6100=2,500.00 --credit 1010=2500',
+    'books je post --date 2025-02-03 --debit ar=1200@customer:C001 --credit sales=1200 --je-number JE-1001',
+    'books je post --date 2025-02-05 --debit supplies=80 --credit checking=80 --dry-run',
+  ],
+  options: (raw) => ({
+    debit: list(raw, 'debit'),
+    credit: list(raw, 'credit'),
+    date: dateFlag('--date', str(raw, 'date')),
+    memo: str(raw, 'memo'),
+    jeNumber: str(raw, 'jeNumber'),
+    adjusting: bool(raw, 'adjusting'),
+    reason: str(raw, 'reason'),
+    currency: str(raw, 'currency')?.toUpperCase(),
+    idempotencyKey: keyFlag(str(raw, 'idempotencyKey')),
+    file: str(raw, 'file'),
+    dryRun: bool(raw, 'dryRun'),
+  }),
+  run: jePost,
+});
+
+async function jePost(ctx: Context, opts: JePostOptions): Promise<void> {
+  const hasLines = opts.debit.length > 0 || opts.credit.length > 0;
+  if (opts.file !== undefined && hasLines)
+    throw errors.usage('--file gives the whole entry; it cannot be combined with --debit/--credit');
+  if (opts.file === undefined && !hasLines && !ctx.io.stdin.isTTY) {
+    throw errors.usage(
+      'no lines given: use --debit/--credit, --file PATH|-, or run on a terminal for interactive entry',
+    );
+  }
+  const ledger = await ctx.ledger();
+  const entity = await ledger.entity.get();
+  const exponent =
+    currencyExponent(opts.currency ?? entity.currency) ?? currencyExponent(entity.currency) ?? 2;
+  const key = opts.idempotencyKey ?? randomUUID();
+  let body: unknown;
+  let accounts: GlAccount[] = [];
+  if (opts.file !== undefined) body = await bodyFromFile(ctx, opts.file);
+  else if (hasLines) {
+    accounts = await ledger.chart.accounts();
+    body = bodyFromFlags(ctx, opts, accounts, exponent, opts.currency ?? entity.currency);
+  } else {
+    const { interactiveEntry } = await import('./jeInteractive.js');
+    body = await interactiveEntry(ctx, ledger, opts, exponent, key);
+    if (body === null) return;
+  }
+  try {
+    const entry = await ledger.journal.post(body, { idempotencyKey: key, dryRun: opts.dryRun });
+    printPosted(ctx, entry, exponent, opts.dryRun);
+  } catch (e) {
+    if (alreadyPosted(ctx, e)) return;
+    if (opts.file !== undefined)
+      throw namedProblems(e, (path) => (path && path !== 'lines' ? path : null));
+    if (hasLines) throw namedProblems(e, flagOf(opts), accountHint(opts, accounts));
+    throw e;
+  }
+}
+
+function bodyFromFlags(
+  ctx: Context,
+  opts: JePostOptions,
+  accounts: GlAccount[],
+  exponent: number,
+  currency: string,
+) {
+  return {
+    entry_date: opts.date ?? localDate(ctx.now()),
+    lines: linesFromFlags(opts, accounts, exponent, currency),
+    ...(opts.currency !== undefined ? { currency: opts.currency } : {}),
+    ...(opts.memo !== undefined ? { memo: opts.memo } : {}),
+    ...(opts.jeNumber !== undefined ? { je_number: opts.jeNumber } : {}),
+    ...(opts.adjusting ? { is_adjusting: true } : {}),
+    ...(opts.reason !== undefined ? { manual_entry_reason: opts.reason } : {}),
+  };
 }
 
 const LINE_FLAG = /^([^=]+)=([^@]+?)(?:@([^:@]+):(.+))?$/;
 
+/** The --debit and --credit flags in the order the body lists their lines. */
+const lineFlags = (opts: Pick<JePostOptions, 'debit' | 'credit'>) => [
+  ...opts.debit.map((v) => ['debit', v] as const),
+  ...opts.credit.map((v) => ['credit', v] as const),
+];
+
 /**
- * Turns `--debit ACCOUNT=AMOUNT[@TYPE:ID]` flags into request lines: accounts by external id or number,
- * decimal amounts to exact atoms. Every malformed flag is reported, not just the first.
+ * Turns `--debit ACCOUNT=AMOUNT[@TYPE:ID]` flags into request lines: accounts by external id or
+ * number, decimal amounts to exact atoms. A flag that cannot be read is a usage error; an amount the
+ * ledger would refuse (zero, negative, too many decimals) is CAPI33, every one reported at once.
  */
 export function linesFromFlags(
-  debits: string[],
-  credits: string[],
+  opts: Pick<JePostOptions, 'debit' | 'credit'>,
   accounts: GlAccount[],
   exponent: number,
+  currency: string,
 ): Record<string, unknown>[] {
-  const resolve = accountResolver(accounts);
-  const problems: Problem[] = [];
-  const lines: Record<string, unknown>[] = [];
-  const flags = [
-    ...debits.map((v) => ['debit', v] as const),
-    ...credits.map((v) => ['credit', v] as const),
-  ];
-  flags.forEach(([side, value], i) => {
-    const path = `lines[${i}]`;
+  const find = accountFinder(accounts);
+  const refused: Problem[] = [];
+  const unreadable: Problem[] = [];
+  const lines = lineFlags(opts).map(([side, value], i) => {
     const m = LINE_FLAG.exec(value.trim());
     if (!m) {
-      problems.push({
-        path,
-        reason: 'invalid_line',
-        message: `--${side} '${value}' is not ACCOUNT=AMOUNT[@TYPE:ID]`,
-      });
-      return;
+      const message = `--${side} '${value}' is not ACCOUNT=AMOUNT[@TYPE:ID] (for example rent=2,500.00)`;
+      unreadable.push({ path: `--${side}`, reason: 'invalid_line', message });
+      return null;
     }
     const [, account, amountText, cpType, cpId] = m as unknown as [
       string,
       string,
       string,
-      string | undefined,
-      string | undefined,
+      string?,
+      string?,
     ];
-    const amount = parseDecimal(amountText, exponent);
+    const amount = readAmount(amountText, exponent, currency);
     if (!amount.ok) {
-      problems.push({
-        path: `${path}.amount_atoms`,
-        reason: 'invalid_amount',
-        message: `--${side} ${value}: ${amount.message}`,
-      });
-      return;
+      const message = `--${side} ${value}: ${amount.message}`;
+      if (amount.unreadable) unreadable.push({ path: `--${side}`, reason: amount.reason, message });
+      else refused.push({ path: `lines[${i}].amount_atoms`, reason: amount.reason, message });
     }
-    if (amount.atoms < 1n || amount.atoms > BigInt(MAX_ATOMS)) {
-      problems.push({
-        path: `${path}.amount_atoms`,
-        reason: 'invalid_amount',
-        message: `--${side} ${value}: the amount must be positive and at most ${MAX_ATOMS} atoms`,
-      });
-      return;
-    }
-    const found = resolve(account.trim());
-    lines.push({
-      gl_account_id: found ? found.external_id : account.trim(),
+    const found = find(account);
+    return {
+      gl_account_id: found.ok ? found.value.external_id : account.trim(),
       line_type: side,
-      amount_atoms: Number(amount.atoms),
+      amount_atoms: amount.ok ? amount.value : 0,
       ...(cpType !== undefined
         ? { counterparty_type: cpType.trim(), counterparty_external_id: cpId!.trim() }
         : {}),
-    });
+    };
   });
-  if (problems.length) throw entryInvalid(problems);
-  return lines;
+  if (unreadable.length)
+    throw errors.usage(unreadable.map((p) => p.message).join('; '), unreadable);
+  if (refused.length) throw entryInvalid(refused);
+  return lines as Record<string, unknown>[];
 }
 
 async function bodyFromFile(ctx: Context, path: string): Promise<unknown> {
-  const parsed = parseJsonBody(await readText(ctx, path));
+  const parsed = parseJsonBody(await readText(ctx, path, MAX_BODY_BYTES));
+  const name = path === '-' ? 'standard input' : path;
   if (!parsed.ok)
     throw entryInvalid([
-      {
-        path: '',
-        reason: 'invalid_json',
-        message: `${path === '-' ? 'standard input' : path} is not valid JSON: ${parsed.message}`,
-      },
+      { path: '', reason: 'invalid_json', message: `${name} is not valid JSON: ${parsed.message}` },
     ]);
   return parsed.value;
-}
-
-export async function jePost(ctx: Context, opts: JePostOptions): Promise<void> {
-  const hasLines = opts.debit.length > 0 || opts.credit.length > 0;
-  if (opts.file !== undefined && hasLines)
-    throw new BooksError(
-      'usage',
-      '--file gives the whole entry; it cannot be combined with --debit/--credit',
-    );
-  const ledger = await ctx.ledger();
-  const entity = await ledger.entity();
-  const exponent =
-    currencyExponent(opts.currency?.toUpperCase() ?? entity.currency) ??
-    currencyExponent(entity.currency) ??
-    2;
-  const key = opts.idempotencyKey ?? randomUUID();
-
-  let body: unknown;
-  if (opts.file !== undefined) body = await bodyFromFile(ctx, opts.file);
-  else if (hasLines) {
-    body = {
-      entry_date: opts.date ?? localDate(ctx.now()),
-      lines: linesFromFlags(opts.debit, opts.credit, await ledger.accounts(), exponent),
-      ...(opts.currency !== undefined ? { currency: opts.currency.toUpperCase() } : {}),
-      ...(opts.memo !== undefined ? { memo: opts.memo } : {}),
-      ...(opts.jeNumber !== undefined ? { je_number: opts.jeNumber } : {}),
-      ...(opts.adjusting ? { is_adjusting: true } : {}),
-      ...(opts.reason !== undefined ? { manual_entry_reason: opts.reason } : {}),
-    };
-  } else if (ctx.io.stdin.isTTY) {
-    const { interactiveEntry } = await import('./jeInteractive.js');
-    body = await interactiveEntry(ctx, ledger, opts, exponent, key);
-    if (body === null) return;
-  } else {
-    throw new BooksError(
-      'usage',
-      'no lines given: use --debit/--credit, --file PATH|-, or run on a terminal for interactive entry',
-    );
-  }
-
-  try {
-    const entry = await ledger.post(body, { idempotencyKey: key, dryRun: opts.dryRun ?? false });
-    printPosted(ctx, entry, exponent, opts.dryRun ?? false);
-  } catch (e) {
-    if (alreadyPosted(ctx, e)) return;
-    if (opts.file !== undefined) throw named(e, (path) => (path && path !== 'lines' ? path : null));
-    if (hasLines) throw named(e, flagOf(opts));
-    throw e;
-  }
 }
 
 const FIELD_FLAGS: Record<string, string> = {
@@ -162,52 +213,24 @@ const FIELD_FLAGS: Record<string, string> = {
   is_adjusting: '--adjusting',
 };
 
-/** The flag that gave the value at a body path (`lines[2]` is the third --debit/--credit), or null for the entry as a whole. */
+/** The flag that gave the value at a body path (`lines[2]` is the third line flag), or null for the whole entry. */
 function flagOf(opts: JePostOptions): (path: string) => string | null {
-  const lineFlags = [
-    ...opts.debit.map((v) => `--debit ${v}`),
-    ...opts.credit.map((v) => `--credit ${v}`),
-  ];
+  const flags = lineFlags(opts).map(([side, v]) => `--${side} ${v}`);
   return (path) => {
     const line = /^lines\[(\d+)\]/.exec(path);
-    if (line) return lineFlags[Number(line[1])] ?? null;
+    if (line) return flags[Number(line[1])] ?? null;
     return FIELD_FLAGS[path] ?? null;
   };
 }
 
-/** A refused entry's problems, each naming the place the user gave its value (a flag, or a field of the file). */
-function named(e: unknown, place: (path: string) => string | null): unknown {
-  if (!isBooksError(e) || e.code !== 'CAPI33' || e.errors.length === 0) return e;
-  return entryInvalid(
-    e.errors.map((p) => {
-      const where = place(p.path);
-      return where && !p.message.startsWith(where)
-        ? { ...p, message: `${where}: ${p.message}` }
-        : p;
-    }),
-  );
-}
-
-/**
- * A remote post whose first attempt went through but whose answer was lost comes back as a duplicate
- * on the retry: that is success, said as such. Returns false for any other error.
- */
-export function alreadyPosted(ctx: Context, e: unknown): boolean {
-  if (!isBooksError(e) || e.details.already_posted !== true) return false;
-  const id = (e.details.existing_journal_entry_id as string | undefined) ?? null;
-  if (ctx.json) ctx.outJson({ already_posted: true, existing_journal_entry_id: id });
-  else ctx.out(`Already posted${id ? ` as ${id}` : ''}: an earlier attempt went through.`);
-  return true;
-}
-
-/** Shows a posted (or would-be) entry; `--format json` prints the entry object itself. */
-export function printPosted(
-  ctx: Context,
-  entry: JournalEntry,
-  exponent: number,
-  dryRun: boolean,
-): void {
-  if (ctx.json) return ctx.outJson(dryRun ? { dry_run: true, entry } : entry);
-  ctx.out(entryText(entry, exponent, dryRun ? 'Would post ' : 'Posted '));
-  if (dryRun) ctx.out('Dry run: nothing was posted.');
+/** For an unknown account of a line flag: what was typed, and the accounts it resembles. */
+function accountHint(opts: JePostOptions, accounts: GlAccount[]): (p: Problem) => Problem {
+  const find = accountFinder(accounts);
+  const typed = lineFlags(opts).map(([, v]) => v.split('=')[0]!.trim());
+  return (p) => {
+    const line = /^lines\[(\d+)\]\.gl_account_id$/.exec(p.path);
+    if (!line || p.reason !== 'unknown_account') return p;
+    const found = find(typed[Number(line[1])] ?? '');
+    return found.ok ? p : { ...p, message: found.message };
+  };
 }

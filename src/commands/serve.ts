@@ -1,47 +1,72 @@
-import type { Context } from '../cli/context.js';
-import { BooksError } from '../domain/errors.js';
-import { apiServer } from '../server/server.js';
+import { command, str } from '../cli/command.js';
+import { wholeFlag } from '../cli/flags.js';
+import { BooksError, errors } from '../domain/errors.js';
 
-export async function serve(
-  ctx: Context,
-  opts: { host: string; port: string; requestTimeout: string },
-): Promise<void> {
-  const port = Number(opts.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535)
-    throw new BooksError('usage', `--port '${opts.port}' is not a port number (0-65535)`);
-  const seconds = Number(opts.requestTimeout);
-  if (!Number.isInteger(seconds) || seconds < 1 || seconds > 3600)
-    throw new BooksError(
-      'usage',
-      `--request-timeout '${opts.requestTimeout}' is not a whole number of seconds from 1 to 3600`,
+export default command({
+  flags: [
+    { flags: '--host <host>', description: 'address to bind', default: '127.0.0.1' },
+    { flags: '--port <port>', description: 'port (0 picks a free one)', default: '8080' },
+    {
+      flags: '--request-timeout <seconds>',
+      description: 'time a client has to send a whole request (its headers: at most 10 s)',
+      default: '30',
+    },
+  ],
+  help: `Prints "listening on http://HOST:PORT" when ready and one line per request on standard error (never
+keys or bodies). Requests carry "Authorization: Bearer KEY" (books keys create). Bodies are limited
+to 2 MiB and headers to 16 KiB; a client that is slower than the time limits is answered 408 and
+disconnected. Stops on SIGINT or SIGTERM after the requests in flight.`,
+  examples: ['books serve --port 8080'],
+  options: (raw) => ({
+    host: str(raw, 'host')!,
+    port: wholeFlag('--port', str(raw, 'port'), 0, 65535)!,
+    requestTimeoutSeconds: wholeFlag('--request-timeout', str(raw, 'requestTimeout'), 1, 3600)!,
+  }),
+  async run(ctx, opts) {
+    const ledger = await ctx.ledger();
+    if (ledger.kind !== 'local') throw errors.notOffered('serve', ledger.location);
+    const { apiServer } = await import('../server/server.js');
+    const server = apiServer({
+      ledger,
+      log: (line) => ctx.err(line),
+      requestTimeoutMs: opts.requestTimeoutSeconds * 1000,
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', (e: NodeJS.ErrnoException) =>
+        reject(listenError(e, opts.host, opts.port)),
+      );
+      server.listen(opts.port, opts.host, () => resolve());
+    });
+    const address = server.address();
+    const bound = typeof address === 'object' && address ? address.port : opts.port;
+    ctx.out(
+      `listening on http://${opts.host.includes(':') ? `[${opts.host}]` : opts.host}:${bound}`,
     );
-  const ledger = await ctx.local('serve');
-  const server = apiServer({
-    ledger,
-    keys: ledger,
-    log: (line) => ctx.err(line),
-    requestTimeoutMs: seconds * 1000,
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', (e: NodeJS.ErrnoException) =>
-      reject(
-        new BooksError('usage', `cannot listen on ${opts.host}:${port}: ${e.code ?? e.message}`),
-      ),
+    // Serve until told to stop; finish the requests in flight, then close the ledger.
+    await new Promise<void>((resolve) => {
+      const stop = () => {
+        process.off('SIGINT', stop);
+        process.off('SIGTERM', stop);
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      };
+      process.on('SIGINT', stop);
+      process.on('SIGTERM', stop);
+    });
+  },
+});
+
+function listenError(e: NodeJS.ErrnoException, host: string, port: number): BooksError {
+  if (e.code === 'EADDRINUSE') {
+    return errors.unavailable(
+      `port ${port} on ${host} is already in use by another program: stop it, or choose another port with --port`,
     );
-    server.listen(port, opts.host, () => resolve());
-  });
-  const address = server.address();
-  const bound = typeof address === 'object' && address ? address.port : port;
-  ctx.out(`listening on http://${opts.host.includes(':') ? `[${opts.host}]` : opts.host}:${bound}`);
-  // Serve until told to stop; finish the requests in flight, then close the ledger.
-  await new Promise<void>((resolve) => {
-    const stop = () => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      server.close(() => resolve());
-      server.closeIdleConnections();
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
+  }
+  if (e.code === 'EACCES')
+    return errors.usage(
+      `port ${port} on ${host} needs privileges this user lacks: choose a port above 1023 with --port`,
+    );
+  if (e.code === 'EADDRNOTAVAIL' || e.code === 'ENOTFOUND')
+    return errors.usage(`--host ${host} is not an address of this machine`);
+  return errors.usage(`cannot listen on ${host}:${port}: ${e.code ?? e.message}`);
 }

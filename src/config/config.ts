@@ -88,7 +88,8 @@ function fromProfile(name: string, env: Env, cwd: string, source: string): Targe
   if (!p) {
     const known = Object.keys(config.profiles);
     throw errors.usage(
-      `no profile '${name}' (from ${source}) in ${configPath(env)}${known.length ? `; profiles: ${known.join(', ')}` : ''}`,
+      `no profile '${name}' (from ${source}) in ${configPath(env)}` +
+        `${known.length ? `; profiles: ${known.join(', ')}` : ''}`,
     );
   }
   if (p.kind === 'local') return { kind: 'local', path: resolve(cwd, p.ledger), profile: name };

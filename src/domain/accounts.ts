@@ -73,12 +73,3 @@ export interface Entity {
   /** Posts dated on or before this date are refused (month-end close). */
   lock_date: string | null;
 }
-
-/** Finds an account by external id first, then by account number (what people type). */
-export function accountResolver(accounts: GlAccount[]): (ref: string) => GlAccount | undefined {
-  const byExt = new Map(accounts.map((a) => [a.external_id, a]));
-  const byNumber = new Map(
-    accounts.filter((a) => a.account_number).map((a) => [a.account_number!, a]),
-  );
-  return (ref) => byExt.get(ref) ?? byNumber.get(ref);
-}

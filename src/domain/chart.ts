@@ -1,6 +1,6 @@
 import { ACCOUNT_TYPES, COUNTERPARTY_TYPES, isAccountType, type AccountType } from './accounts.js';
+import { BooksError, type Problem } from './errors.js';
 import { currencyExponent } from './money.js';
-import type { Problem } from './errors.js';
 
 export const CHART_COLUMNS = [
   'external_id',
@@ -19,7 +19,7 @@ export const COUNTERPARTY_COLUMNS = [
   'is_active',
 ] as const;
 
-/** A chart row after checking: what the ledger upserts by external_id. */
+/** A chart row after checking its cells: what the ledger upserts by external_id. */
 export interface ChartRow {
   row: number;
   external_id: string;
@@ -40,11 +40,24 @@ export interface CounterpartyRow {
   is_active: boolean;
 }
 
-export interface ExistingAccount {
+/** An account of a chart as the whole-chart checks need it. */
+export interface ChartShape {
   external_id: string;
   account_number: string | null;
   account_type: AccountType;
   parent_external_id: string | null;
+}
+
+/** A file's record: its spreadsheet row and its cells by column name. */
+export interface ChartRecord {
+  row: number;
+  values: Record<string, string>;
+}
+
+/** A chart file as read: its name for messages, and its records. */
+export interface ChartFile {
+  name: string;
+  records: ChartRecord[];
 }
 
 /** Reads a CSV boolean cell (`true/false`, `yes/no`, `1/0`, blank = fallback). */
@@ -56,126 +69,193 @@ export function parseBool(v: string | undefined, fallback: boolean): boolean | n
   return null;
 }
 
+type Add = (row: number, path: string, reason: string, message: string) => void;
+
 /**
- * Checks a chart-of-accounts file against itself and the accounts already in the ledger: required
- * cells, types, booleans, currencies, unique ids and numbers, parents that exist (they may come later
- * in the file), no cycles, and children in their parent's section. Returns every problem by row.
+ * Checks a chart-of-accounts file as the chart it would leave behind: each row's cells (required
+ * values, types, booleans, currencies, no id twice), then the whole chart that results from the
+ * ledger's accounts updated by the file: numbers unique, parents that exist (they may come later in
+ * the file), no cycles, and every account in its parent's section, whichever of the two the file
+ * changes. Returns every problem by row.
  */
 export function checkChart(
-  records: { row: number; values: Record<string, string> }[],
-  existing: ExistingAccount[],
+  records: ChartRecord[],
+  existing: ChartShape[],
 ): { rows: ChartRow[]; problems: Problem[] } {
   const problems: Problem[] = [];
-  const rows: ChartRow[] = [];
-  const add = (row: number, path: string, reason: string, message: string) =>
-    problems.push({ row, path, reason, message });
-  const byId = new Map<string, ChartRow>();
-  const numberOwner = new Map<string, string>();
-  for (const e of existing) if (e.account_number) numberOwner.set(e.account_number, e.external_id);
+  const add: Add = (row, path, reason, message) => problems.push({ row, path, reason, message });
+  const rows = chartRows(records, add);
+  // Rows refused for their cells still name accounts: a child of one is not said to lack a parent.
+  const refused = new Set(records.map((r) => (r.values.external_id ?? '').trim()));
+  for (const r of rows) refused.delete(r.external_id);
+  checkResult(rows, existing, refused, add);
+  problems.sort((a, b) => (a.row ?? 0) - (b.row ?? 0));
+  return { rows, problems };
+}
 
+/** The rows whose cells are all readable; every other row's problems are added. */
+function chartRows(records: ChartRecord[], add: Add): ChartRow[] {
+  const rows: ChartRow[] = [];
+  const seen = new Map<string, number>();
   for (const { row, values: v } of records) {
-    const externalId = (v.external_id ?? '').trim();
-    const name = (v.name ?? '').trim();
-    const type = (v.account_type ?? '').trim().toLowerCase();
-    const currency = (v.currency ?? '').trim().toUpperCase();
-    const isPostable = parseBool(v.is_postable, true);
-    const isActive = parseBool(v.is_active, true);
-    const before = problems.length;
-    if (!externalId) add(row, 'external_id', 'missing_field', 'external_id is required');
-    else if (byId.has(externalId))
+    const r = chartRow(row, v, add);
+    if (r && seen.has(r.external_id)) {
       add(
         row,
         'external_id',
         'duplicate',
-        `external_id '${externalId}' also appears on row ${byId.get(externalId)!.row}`,
+        `external_id '${r.external_id}' also appears on row ${seen.get(r.external_id)}`,
       );
-    if (!name) add(row, 'name', 'missing_field', 'name is required');
-    if (!isAccountType(type))
+    } else if (r) {
+      seen.set(r.external_id, row);
+      rows.push(r);
+    }
+  }
+  return rows;
+}
+
+function chartRow(row: number, v: Record<string, string>, add: Add): ChartRow | null {
+  const externalId = (v.external_id ?? '').trim();
+  const name = (v.name ?? '').trim();
+  const type = (v.account_type ?? '').trim().toLowerCase();
+  const currency = (v.currency ?? '').trim().toUpperCase();
+  const isPostable = parseBool(v.is_postable, true);
+  const isActive = parseBool(v.is_active, true);
+  let ok = true;
+  const bad: Add = (...a) => ((ok = false), add(...a));
+  if (!externalId) bad(row, 'external_id', 'missing_field', 'external_id is required');
+  if (!name) bad(row, 'name', 'missing_field', 'name is required');
+  if (!isAccountType(type)) {
+    const types = Object.keys(ACCOUNT_TYPES).join(', ');
+    bad(
+      row,
+      'account_type',
+      'invalid_account_type',
+      `'${v.account_type ?? ''}' is not an account type (one of ${types})`,
+    );
+  }
+  if (isPostable === null)
+    bad(row, 'is_postable', 'invalid_boolean', `'${v.is_postable}' is not true or false`);
+  if (isActive === null)
+    bad(row, 'is_active', 'invalid_boolean', `'${v.is_active}' is not true or false`);
+  if (currency && currencyExponent(currency) === null) {
+    bad(row, 'currency', 'invalid_currency', `'${v.currency}' is not an ISO 4217 currency code`);
+  }
+  if (!ok) return null;
+  return {
+    row,
+    external_id: externalId,
+    account_number: (v.account_number ?? '').trim() || null,
+    name,
+    account_type: type as AccountType,
+    parent_external_id: (v.parent_external_id ?? '').trim() || null,
+    is_postable: isPostable!,
+    is_active: isActive!,
+    currency: currency || null,
+  };
+}
+
+/** The whole-chart checks of the chart the rows leave behind, each problem on the row that causes it. */
+function checkResult(
+  rows: ChartRow[],
+  existing: ChartShape[],
+  refused: Set<string>,
+  add: Add,
+): void {
+  const result = new Map(existing.map((e) => [e.external_id, e]));
+  const rowOf = new Map<string, number>();
+  for (const r of rows) {
+    result.set(r.external_id, r);
+    rowOf.set(r.external_id, r.row);
+  }
+  const numberOwner = new Map<string, string>();
+  for (const a of result.values()) {
+    if (!a.account_number) continue;
+    const owner = numberOwner.get(a.account_number);
+    if (owner === undefined) numberOwner.set(a.account_number, a.external_id);
+    else {
+      // The account the file brings the number to is the one named; if both are in the file, the later.
+      const [mine, theirs] = rowOf.has(a.external_id)
+        ? [a.external_id, owner]
+        : [owner, a.external_id];
+      const row = rowOf.get(mine) ?? rowOf.get(theirs)!;
       add(
         row,
-        'account_type',
-        'invalid_account_type',
-        `'${v.account_type ?? ''}' is not an account type (one of ${Object.keys(ACCOUNT_TYPES).join(', ')})`,
+        'account_number',
+        'duplicate',
+        `account number ${a.account_number} already belongs to '${theirs}'`,
       );
-    if (isPostable === null)
-      add(row, 'is_postable', 'invalid_boolean', `'${v.is_postable}' is not true or false`);
-    if (isActive === null)
-      add(row, 'is_active', 'invalid_boolean', `'${v.is_active}' is not true or false`);
-    if (currency && currencyExponent(currency) === null)
-      add(row, 'currency', 'invalid_currency', `'${v.currency}' is not an ISO 4217 currency code`);
-    const number = (v.account_number ?? '').trim() || null;
-    if (number && externalId) {
-      const owner = numberOwner.get(number);
-      if (owner !== undefined && owner !== externalId)
-        add(
-          row,
-          'account_number',
-          'duplicate',
-          `account number ${number} already belongs to '${owner}'`,
-        );
-      else numberOwner.set(number, externalId);
     }
-    if (problems.length > before) continue;
-    const r: ChartRow = {
-      row,
-      external_id: externalId,
-      account_number: number,
-      name,
-      account_type: type as AccountType,
-      parent_external_id: (v.parent_external_id ?? '').trim() || null,
-      is_postable: isPostable!,
-      is_active: isActive!,
-      currency: currency || null,
-    };
-    byId.set(externalId, r);
-    rows.push(r);
   }
+  for (const p of treeProblems([...result.values()])) {
+    if (p.reason === 'unknown_parent' && refused.has(p.parent)) continue;
+    const row = rowOf.get(p.external_id) ?? rowOf.get(p.parent)!;
+    if (row === undefined) continue;
+    const message = rowOf.has(p.external_id)
+      ? p.message
+      : `${p.message} (after this row changes '${p.parent}')`;
+    add(row, 'parent_external_id', p.reason, message);
+  }
+}
 
-  // Parents resolve against the file first, then the ledger; follow each chain to find cycles.
-  const existingById = new Map(existing.map((e) => [e.external_id, e]));
-  const parentOf = (id: string) =>
-    byId.get(id)?.parent_external_id ?? existingById.get(id)?.parent_external_id ?? null;
-  const typeOf = (id: string) => byId.get(id)?.account_type ?? existingById.get(id)?.account_type;
-  for (const r of rows) {
-    if (!r.parent_external_id) continue;
-    const parentType = typeOf(r.parent_external_id);
-    if (!parentType) {
-      problems.push({
-        row: r.row,
-        path: 'parent_external_id',
+/** A problem of a chart's tree: an account whose parent is missing, in another section, or a cycle. */
+export interface TreeProblem {
+  external_id: string;
+  parent: string;
+  reason: 'unknown_parent' | 'section_mismatch' | 'parent_cycle';
+  message: string;
+}
+
+/**
+ * Every problem of a chart's tree: a parent that does not exist, a child whose section (assets,
+ * liabilities, equity, profit and loss) is not its parent's, and an account that is its own ancestor.
+ * A report would hide what such a chart holds, so neither an import nor `books check` lets one pass.
+ */
+export function treeProblems(accounts: ChartShape[]): TreeProblem[] {
+  const byId = new Map(accounts.map((a) => [a.external_id, a]));
+  const out: TreeProblem[] = [];
+  for (const a of accounts) {
+    const parentId = a.parent_external_id;
+    if (!parentId) continue;
+    const parent = byId.get(parentId);
+    const base = { external_id: a.external_id, parent: parentId };
+    if (!parent) {
+      out.push({
+        ...base,
         reason: 'unknown_parent',
-        message: `no account '${r.parent_external_id}' in the file or the ledger`,
+        message: `no account '${parentId}' in the file or the ledger`,
       });
       continue;
     }
-    if (ACCOUNT_TYPES[parentType].section !== ACCOUNT_TYPES[r.account_type].section) {
-      problems.push({
-        row: r.row,
-        path: 'parent_external_id',
-        reason: 'section_mismatch',
-        message: `${r.account_type} account '${r.external_id}' cannot sit under ${parentType} account '${r.parent_external_id}'`,
-      });
+    if (ACCOUNT_TYPES[parent.account_type].section !== ACCOUNT_TYPES[a.account_type].section) {
+      const message =
+        `${a.account_type} account '${a.external_id}' cannot sit under ` +
+        `${parent.account_type} account '${parentId}'`;
+      out.push({ ...base, reason: 'section_mismatch', message });
     }
-    const seen = new Set([r.external_id]);
-    for (let p: string | null = r.parent_external_id; p; p = parentOf(p)) {
-      if (seen.has(p)) {
-        problems.push({
-          row: r.row,
-          path: 'parent_external_id',
+    // Only the accounts on a cycle report it; one that merely hangs below a cycle stops at it.
+    const seen = new Set<string>();
+    for (
+      let p: string | null = parentId;
+      p && !seen.has(p);
+      p = byId.get(p)?.parent_external_id ?? null
+    ) {
+      if (p === a.external_id) {
+        out.push({
+          ...base,
           reason: 'parent_cycle',
-          message: `'${r.external_id}' is its own ancestor through '${r.parent_external_id}'`,
+          message: `'${a.external_id}' is its own ancestor through '${parentId}'`,
         });
         break;
       }
       seen.add(p);
     }
   }
-  problems.sort((a, b) => (a.row ?? 0) - (b.row ?? 0));
-  return { rows, problems };
+  return out;
 }
 
 /** Checks a counterparties file: known types, required ids and names, no id twice per type. */
-export function checkCounterparties(records: { row: number; values: Record<string, string> }[]): {
+export function checkCounterparties(records: ChartRecord[]): {
   rows: CounterpartyRow[];
   problems: Problem[];
 } {
@@ -188,38 +268,26 @@ export function checkCounterparties(records: { row: number; values: Record<strin
     const name = (v.name ?? '').trim();
     const isActive = parseBool(v.is_active, true);
     const before = problems.length;
+    const add = (path: string, reason: string, message: string) =>
+      problems.push({ row, path, reason, message });
     if (!(COUNTERPARTY_TYPES as readonly string[]).includes(type)) {
-      problems.push({
-        row,
-        path: 'counterparty_type',
-        reason: 'invalid_counterparty_type',
-        message: `'${v.counterparty_type ?? ''}' is not one of ${COUNTERPARTY_TYPES.join(', ')}`,
-      });
+      add(
+        'counterparty_type',
+        'invalid_counterparty_type',
+        `'${v.counterparty_type ?? ''}' is not one of ${COUNTERPARTY_TYPES.join(', ')}`,
+      );
     }
-    if (!externalId)
-      problems.push({
-        row,
-        path: 'external_id',
-        reason: 'missing_field',
-        message: 'external_id is required',
-      });
-    if (!name)
-      problems.push({ row, path: 'name', reason: 'missing_field', message: 'name is required' });
+    if (!externalId) add('external_id', 'missing_field', 'external_id is required');
+    if (!name) add('name', 'missing_field', 'name is required');
     if (isActive === null)
-      problems.push({
-        row,
-        path: 'is_active',
-        reason: 'invalid_boolean',
-        message: `'${v.is_active}' is not true or false`,
-      });
+      add('is_active', 'invalid_boolean', `'${v.is_active}' is not true or false`);
     const key = `${type}:${externalId}`;
     if (externalId && seen.has(key))
-      problems.push({
-        row,
-        path: 'external_id',
-        reason: 'duplicate',
-        message: `${type} '${externalId}' also appears on row ${seen.get(key)}`,
-      });
+      add(
+        'external_id',
+        'duplicate',
+        `${type} '${externalId}' also appears on row ${seen.get(key)}`,
+      );
     if (problems.length > before) continue;
     seen.set(key, row);
     rows.push({
@@ -231,4 +299,14 @@ export function checkCounterparties(records: { row: number; values: Record<strin
     });
   }
   return { rows, problems };
+}
+
+/** The refusal of a chart or counterparties file: every problem by row; nothing was changed. */
+export function chartRefused(file: string, problems: Problem[]): BooksError {
+  const n = problems.length;
+  return new BooksError(
+    'invalid_input',
+    `${file}: ${n} problem${n === 1 ? '' : 's'}; nothing was changed`,
+    problems.map((p) => ({ file, code: 'invalid_input', ...p })),
+  );
 }

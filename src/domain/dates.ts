@@ -1,9 +1,21 @@
+/** The dates a ledger can hold: four-digit years, so every date is one ten-character string. */
+export const FIRST_DATE = '0001-01-01';
+export const LAST_DATE = '9999-12-31';
+/** What date arithmetic yields past LAST_DATE: not a date, but later than every date as text. */
+export const AFTER_LAST = '9999-12-32';
+
 /** True when `s` is a real calendar date written YYYY-MM-DD (no 2026-02-30, no 2026-2-3). */
 export function isIsoDate(s: unknown): s is string {
   // Read digit by digit: this runs for every entry of an import, and a regular expression's match
   // array and substrings cost more than the check itself.
-  if (typeof s !== 'string' || s.length !== 10 || s.charCodeAt(4) !== 45 || s.charCodeAt(7) !== 45)
+  if (
+    typeof s !== 'string' ||
+    s.length !== 10 ||
+    s.charCodeAt(4) !== 45 ||
+    s.charCodeAt(7) !== 45
+  ) {
     return false;
+  }
   const y = digits(s, 0, 4);
   const mo = digits(s, 5, 7);
   const d = digits(s, 8, 10);
@@ -28,13 +40,8 @@ export function isIsoMonth(s: unknown): s is string {
 
 /** Number of days in a month of the proleptic Gregorian calendar. */
 export function daysInMonth(year: number, month: number): number {
-  return month === 2
-    ? isLeap(year)
-      ? 29
-      : 28
-    : month === 4 || month === 6 || month === 9 || month === 11
-      ? 30
-      : 31;
+  if (month === 2) return isLeap(year) ? 29 : 28;
+  return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
 }
 
 function isLeap(y: number): boolean {
@@ -46,8 +53,12 @@ export function parts(date: string): [number, number, number] {
   return [Number(date.slice(0, 4)), Number(date.slice(5, 7)), Number(date.slice(8, 10))];
 }
 
-/** Writes a date as YYYY-MM-DD. */
+/**
+ * Writes a date as YYYY-MM-DD. Arithmetic may step past the ledger's last date (five years after
+ * 9996-01-01): that is AFTER_LAST, so that such dates still compare as text with real ones.
+ */
 export function isoDate(y: number, m: number, d: number): string {
+  if (y > 9999) return AFTER_LAST;
   return `${String(y).padStart(4, '0')}-${String(m).padStart(2, '0')}-${String(d).padStart(2, '0')}`;
 }
 
@@ -67,10 +78,11 @@ export function endOfMonth(y: number, m: number): string {
   return isoDate(y, m, daysInMonth(y, m));
 }
 
-/** The day before an ISO date. */
+/** The day before an ISO date (the ledger's first date has none: it is returned as 0000-12-31). */
 export function dayBefore(date: string): string {
   const [y, m, d] = parts(date);
   if (d > 1) return isoDate(y, m, d - 1);
+  if (y === 1 && m === 1) return '0000-12-31';
   const [py, pm] = addMonths(y, m, -1);
   return endOfMonth(py, pm);
 }

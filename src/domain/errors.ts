@@ -19,14 +19,15 @@ export type ErrorCode =
   | 'CAPI33' // entry content invalid
   | 'CAPI34' // idempotency key missing, malformed or already used
   | 'CAPI67' // no applied First Month of Books
-  | 'CAPI69' // balance-sheet window over 5 years
+  | 'CAPI69' // report window over 5 years
   | 'CAPI71' // key lacks the permission
   | 'CAPI73' // accounting data being rebuilt
-  | 'invalid_parameters' // bad query parameter or flag value
+  | 'invalid_parameters' // bad query parameter
   | 'invalid_input' // bad data file (CSV, JSON) that is not an entry's content
   | 'payload_too_large'
   | 'not_found'
   | 'check_failed'
+  | 'damaged' // the ledger file is malformed: nothing more is written to it
   | 'usage'
   | 'no_ledger'
   | 'unavailable'
@@ -55,10 +56,8 @@ export class BooksError extends Error {
 
 /** True for BooksError values, also across module copies. */
 export function isBooksError(e: unknown): e is BooksError {
-  return (
-    e instanceof BooksError ||
-    (typeof e === 'object' && e !== null && (e as { name?: unknown }).name === 'BooksError')
-  );
+  if (e instanceof BooksError) return true;
+  return typeof e === 'object' && e !== null && (e as { name?: unknown }).name === 'BooksError';
 }
 
 /** CAPI33 carrying every problem of the entry; the message is the first problem when there is one. */
@@ -71,40 +70,39 @@ export function entryInvalid(problems: Problem[]): BooksError {
   return new BooksError('CAPI33', message, problems);
 }
 
+/** Where an idempotency key came from, as messages name it. */
+export const IDEMPOTENCY_KEY_PATH = 'idempotency_key';
+
 export const errors = {
-  idempotencyKeyMissing: (why = 'X-Idempotency-Key is missing') =>
-    new BooksError('CAPI34', why, [
-      { path: 'X-Idempotency-Key', reason: 'missing_idempotency_key', message: why },
-    ]),
-  idempotencyKeyUsed: (existingId: string | null) =>
-    new BooksError(
+  idempotencyKeyRefused: (
+    problem: { reason: string; message: string },
+    path = IDEMPOTENCY_KEY_PATH,
+  ) => new BooksError('CAPI34', problem.message, [{ path, ...problem }]),
+  idempotencyKeyUsed: (existing: { id: string; je_number: string } | null) => {
+    const message = existing
+      ? `idempotency key already used within the hour: it posted ${existing.je_number}`
+      : 'idempotency key already used within the hour for a different request';
+    return new BooksError(
       'CAPI34',
-      existingId
-        ? `idempotency key already used within the hour: it posted ${existingId}`
-        : 'idempotency key already used within the hour for a different request',
-      [
-        {
-          path: 'X-Idempotency-Key',
-          reason: 'duplicate_idempotency_key',
-          message: 'already used within the last hour',
-        },
-      ],
-      existingId ? { existing_journal_entry_id: existingId } : {},
-    ),
+      message,
+      [{ path: IDEMPOTENCY_KEY_PATH, reason: 'duplicate_idempotency_key', message }],
+      existing
+        ? { existing_journal_entry_id: existing.id, existing_je_number: existing.je_number }
+        : {},
+    );
+  },
   noBooksStart: () =>
     new BooksError(
       'CAPI67',
-      'the entity has no applied First Month of Books, so nothing can post (set it with `books books-start YYYY-MM`)',
+      'the entity has no applied First Month of Books, so nothing can post ' +
+        '(set it with `books books-start YYYY-MM`)',
     ),
   rebuilding: (retryAfterSeconds: number) =>
     new BooksError(
       'CAPI73',
       'accounting data is being rebuilt; retry once the rebuild finishes',
       [],
-      {
-        retryable: true,
-        retry_after: retryAfterSeconds,
-      },
+      { retryable: true, retry_after: retryAfterSeconds },
     ),
   windowTooLong: (start: string, end: string) =>
     new BooksError('CAPI69', `the window ${start}..${end} spans more than 5 years`, [
@@ -119,6 +117,14 @@ export const errors = {
     new BooksError('CAPI71', `the API key lacks the permission ${permission}`, [
       { path: 'Authorization', reason: 'missing_permission', message: `needs ${permission}` },
     ]),
-  usage: (message: string) => new BooksError('usage', message),
+  usage: (message: string, problems: Problem[] = []) => new BooksError('usage', message, problems),
   notFound: (message: string) => new BooksError('not_found', message),
+  /** An operation the store behind a profile does not offer (exit 2, as cli.md says). */
+  notOffered: (operation: string, location: string) =>
+    new BooksError('usage', `${operation} is not offered by this profile (${location})`),
+  cancelled: (message = 'cancelled; nothing was posted') => new BooksError('cancelled', message),
+  unavailable: (message: string, details: Record<string, unknown> = {}) =>
+    new BooksError('unavailable', message, [], details),
+  locked: () =>
+    new BooksError('unavailable', 'the ledger is locked by another writer; try again shortly'),
 };

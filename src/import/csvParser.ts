@@ -2,6 +2,11 @@ const QUOTE = 34;
 const LF = 10;
 const CR = 13;
 
+/** The most a cell may hold: far beyond any memo or name, and what keeps a stray quote cheap. */
+export const MAX_CELL_CHARS = 65_536;
+/** The most one row may hold. */
+export const MAX_RECORD_CHARS = 1_048_576;
+
 const notText = (row: number) =>
   new CsvSyntaxError(
     row,
@@ -94,99 +99,145 @@ export class CsvParser {
     return notText(first?.row ?? row);
   }
 
+  /**
+   * Cuts the complete records out of the buffer; an incomplete last one waits for the next chunk.
+   * Each chunk is scanned once: a record that stays incomplete is bounded by MAX_RECORD_CHARS, so
+   * that an unclosed quote or a file without line breaks fails at once instead of being rescanned
+   * with every chunk.
+   */
   private parse(final: boolean): RawRecord[] {
     const s = this.buf;
-    const len = s.length;
-    const d = this.delim;
     const out: RawRecord[] = [];
     let pos = 0;
-    records: while (pos < len) {
-      const cells: string[] = [];
-      let p = pos;
+    while (pos < s.length) {
       const row = this.row + 1;
-      for (;;) {
-        if (p < len && s.charCodeAt(p) === QUOTE) {
-          let q = p + 1;
-          let value = '';
-          for (;;) {
-            const close = s.indexOf('"', q);
-            if (close === -1) {
-              if (!final) break records;
-              throw this.syntaxError(
-                row,
-                'a quoted field is not closed before the end of the file',
-                out,
-              );
-            }
-            if (close + 1 >= len && !final) break records;
-            if (s.charCodeAt(close + 1) === QUOTE) {
-              value += s.slice(q, close + 1);
-              q = close + 2;
-              continue;
-            }
-            value += s.slice(q, close);
-            p = close + 1;
-            break;
-          }
-          cells.push(value);
-          if (p >= len) {
-            if (!final) break records;
-            break;
-          }
-          const c = s.charCodeAt(p);
-          if (c === d) {
-            p++;
-            continue;
-          }
-          if (c === LF) {
-            p++;
-            break;
-          }
-          if (c === CR) {
-            if (p + 1 >= len && !final) break records;
-            p += s.charCodeAt(p + 1) === LF ? 2 : 1;
-            break;
-          }
-          throw this.syntaxError(row, `unexpected character '${s[p]}' after a closing quote`, out);
-        }
-        let q = p;
-        let c = 0;
-        while (q < len) {
-          c = s.charCodeAt(q);
-          if (c === d || c === LF || c === CR) break;
-          if (c === QUOTE)
-            throw this.syntaxError(
-              row,
-              'a quote inside an unquoted field (quote the whole field and double the quote)',
-              out,
-            );
-          q++;
-        }
-        if (q >= len && !final) break records;
-        cells.push(s.slice(p, q));
-        if (q >= len) {
-          p = q;
-          break;
-        }
-        if (c === d) {
-          p = q + 1;
-          if (p >= len && final) {
-            cells.push('');
-            break;
-          }
-          continue;
-        }
-        if (c === CR) {
-          if (q + 1 >= len && !final) break records;
-          p = s.charCodeAt(q + 1) === LF ? q + 2 : q + 1;
-        } else p = q + 1;
+      const cells = this.record(s, pos, final, row, out);
+      if (cells === null) {
+        if (s.length - pos > MAX_RECORD_CHARS)
+          throw this.syntaxError(row, tooLong('row', MAX_RECORD_CHARS), out);
         break;
       }
       this.row = row;
       out.push({ row, cells });
-      pos = p;
+      pos = this.at;
     }
-    this.buf = pos >= len ? '' : s.slice(pos);
+    this.buf = pos >= s.length ? '' : s.slice(pos);
     return out;
   }
+
+  /** Where the field or record just read ends (a field and not an object per cell: a million rows read faster). */
+  private at = 0;
+
+  /** One record from `pos` (its end in `at`), or null when it is not complete yet. */
+  private record(
+    s: string,
+    pos: number,
+    final: boolean,
+    row: number,
+    out: RawRecord[],
+  ): string[] | null {
+    const cells: string[] = [];
+    let p = pos;
+    for (;;) {
+      const value =
+        s.charCodeAt(p) === QUOTE
+          ? this.quoted(s, p, final, row, out)
+          : this.plain(s, p, final, row, out);
+      if (value === null) return null;
+      cells.push(value);
+      p = this.at;
+      if (p >= s.length) return final ? cells : null;
+      const c = s.charCodeAt(p);
+      if (c === this.delim) {
+        this.at = ++p;
+        if (p >= s.length && final) {
+          cells.push('');
+          return cells;
+        }
+        continue;
+      }
+      if (c === LF) this.at = p + 1;
+      else if (p + 1 >= s.length && !final)
+        return null; // CR, perhaps followed by LF in the next chunk
+      else this.at = s.charCodeAt(p + 1) === LF ? p + 2 : p + 1;
+      return cells;
+    }
+  }
+
+  /** A quoted field from its opening quote: `""` is a quote; what follows the closing quote must end the field. */
+  private quoted(
+    s: string,
+    p: number,
+    final: boolean,
+    row: number,
+    out: RawRecord[],
+  ): string | null {
+    let q = p + 1;
+    let value = '';
+    for (;;) {
+      const close = s.indexOf('"', q);
+      if (close === -1 || close - p > MAX_CELL_CHARS) {
+        if (close === -1 && s.length - p <= MAX_CELL_CHARS) {
+          if (!final) return null;
+          throw this.syntaxError(
+            row,
+            'a quoted field is not closed before the end of the file',
+            out,
+          );
+        }
+        throw this.syntaxError(
+          row,
+          `${tooLong('cell', MAX_CELL_CHARS)}; is a closing quote missing?`,
+          out,
+        );
+      }
+      if (close + 1 >= s.length && !final) return null;
+      if (s.charCodeAt(close + 1) === QUOTE) {
+        value += s.slice(q, close + 1);
+        q = close + 2;
+        continue;
+      }
+      const next = s.charCodeAt(close + 1);
+      if (close + 1 < s.length && next !== this.delim && next !== LF && next !== CR) {
+        throw this.syntaxError(
+          row,
+          `unexpected character '${s[close + 1]}' after a closing quote`,
+          out,
+        );
+      }
+      this.at = close + 1;
+      return value + s.slice(q, close);
+    }
+  }
+
+  /** An unquoted field: up to the delimiter or the end of the line; a quote inside is refused. */
+  private plain(
+    s: string,
+    p: number,
+    final: boolean,
+    row: number,
+    out: RawRecord[],
+  ): string | null {
+    const d = this.delim;
+    let q = p;
+    while (q < s.length) {
+      const c = s.charCodeAt(q);
+      if (c === d || c === LF || c === CR) break;
+      if (c === QUOTE) {
+        throw this.syntaxError(
+          row,
+          'a quote inside an unquoted field (quote the whole field and double the quote)',
+          out,
+        );
+      }
+      q++;
+    }
+    if (q - p > MAX_CELL_CHARS) throw this.syntaxError(row, tooLong('cell', MAX_CELL_CHARS), out);
+    if (q >= s.length && !final) return null;
+    this.at = q;
+    return s.slice(p, q);
+  }
 }
+
+const tooLong = (what: string, limit: number) =>
+  `a ${what} is longer than ${limit.toLocaleString('en')} characters, the most a CSV ${what} may hold`;

@@ -1,4 +1,5 @@
-import { validateEntry, type ValidationContext, type ValidEntry } from '../domain/entry.js';
+import type { ValidationContext, ValidEntry } from '../domain/entry.js';
+import { validateEntry } from '../domain/validation.js';
 import type { Problem } from '../domain/errors.js';
 
 /**

@@ -1,10 +1,55 @@
 import type { Counterparty, Entity, GlAccount } from '../domain/accounts.js';
 import type { BalanceSheet } from '../domain/balanceSheet.js';
+import type { ChartFile, CounterpartyRow } from '../domain/chart.js';
 import type { JournalEntry } from '../domain/entry.js';
+import type { Problem } from '../domain/errors.js';
+import type { ApiKeyInfo, Permission } from '../domain/keys.js';
 import type { ReportQuery } from '../domain/periods.js';
 
+/**
+ * The one door between commands and stores. A store (SQLite, the HTTP client, PostgreSQL next)
+ * implements every concern below; an operation a store cannot offer raises a usage error saying it
+ * is not offered by the profile. Stores raise BooksError values with the codes of spec part 7, so
+ * that commands and exit codes never care which store they hold.
+ */
+export interface Ledger {
+  readonly kind: 'local' | 'remote';
+  /** Where the ledger is, for messages (a file path or a base URL). */
+  readonly location: string;
+  readonly entity: EntityOps;
+  readonly chart: ChartOps;
+  readonly journal: JournalOps;
+  readonly reports: ReportOps;
+  readonly keys: KeyOps;
+  readonly maintenance: MaintenanceOps;
+  close(): Promise<void>;
+}
+
+export interface EntityOps {
+  get(): Promise<Entity>;
+  /** Applies the First Month of Books; refused when entries already exist before it. */
+  setBooksStart(month: string): Promise<Entity>;
+  /** Locks the books through a date; moving the lock earlier (reopening) must be asked for. */
+  closeThrough(date: string, reopen: boolean): Promise<{ previous: string | null; entity: Entity }>;
+}
+
+export interface ChartOps {
+  accounts(): Promise<GlAccount[]>;
+  counterparties(): Promise<Counterparty[]>;
+  /**
+   * Creates or updates accounts by external_id from a chart file's records (read by `load`, once the
+   * store has said it offers the import), after checking the chart they leave behind as a whole;
+   * refuses with every problem by row (invalid_input), changing nothing.
+   */
+  importAccounts(load: () => Promise<ChartFile>): Promise<{ created: number; updated: number }>;
+  /** Creates or updates counterparties by type and external id, from checked rows (read by `load`). */
+  importCounterparties(
+    load: () => Promise<CounterpartyRow[]>,
+  ): Promise<{ created: number; updated: number }>;
+}
+
 export interface PostOptions {
-  /** The X-Idempotency-Key of the request. */
+  /** The idempotency key of the request (X-Idempotency-Key over HTTP). */
   idempotencyKey: string;
   /** `manual_api` or `csv_import`. */
   source?: string;
@@ -25,8 +70,7 @@ export interface EntryFilter {
 }
 
 export type BatchResult =
-  | { status: 'posted' | 'would_post' | 'skipped' }
-  | { status: 'invalid'; problems: import('../domain/errors.js').Problem[] };
+  { status: 'posted' | 'would_post' | 'skipped' } | { status: 'invalid'; problems: Problem[] };
 
 /** A batch import in progress: every entry is added (validated) first, then the batch commits or rolls back. */
 export interface ImportBatch {
@@ -46,31 +90,37 @@ export interface ImportOptions {
   sizeHint?: number | null;
 }
 
-/**
- * What every command needs of a ledger, local or remote. Implementations raise BooksError values
- * with the codes of spec part 7, so that commands and exit codes do not care which one they hold.
- */
-export interface Ledger {
-  readonly kind: 'local' | 'remote';
-  /** Where the ledger is, for messages (a file path or a base URL). */
-  readonly location: string;
-  entity(): Promise<Entity>;
-  accounts(): Promise<GlAccount[]>;
+export interface JournalOps {
   /** Posts one entry (a `POST /v1/journal-entries` body) and returns it as stored. */
   post(body: unknown, options: PostOptions): Promise<JournalEntry>;
   /** Posts the mirror of an entry, given by id or je_number, and links the two. */
   reverse(idOrNumber: string, options: ReverseOptions): Promise<JournalEntry>;
-  /** The balance sheet of a checked query (see checkReportQuery); refuses a window over 5 years with CAPI69. */
-  balanceSheet(query: ReportQuery): Promise<BalanceSheet>;
+  /** One entry by id or JE number (not_found otherwise). */
+  get(idOrNumber: string): Promise<JournalEntry>;
+  /** Entries in date order, streamed: memory does not grow with the ledger. */
+  list(filter: EntryFilter): AsyncIterable<JournalEntry>;
   /** Starts a batch import (see ImportBatch). */
   beginImport(options: ImportOptions): Promise<ImportBatch>;
-  close(): Promise<void>;
 }
 
-/** Operations a local ledger file offers beyond the API. */
-export interface LocalLedgerOps extends Ledger {
-  readonly kind: 'local';
-  counterparties(): Promise<Counterparty[]>;
-  getEntry(idOrNumber: string): Promise<JournalEntry>;
-  listEntries(filter: EntryFilter): Promise<JournalEntry[]>;
+export interface ReportOps {
+  /** The balance sheet of a checked query; a window over 5 years is CAPI69. */
+  balanceSheet(query: ReportQuery): Promise<BalanceSheet>;
+}
+
+export interface KeyOps {
+  /** Mints a key with its permissions; returns the key once (only its hash is stored). */
+  create(name: string | null, permissions: Permission[]): Promise<ApiKeyInfo & { key: string }>;
+  list(): Promise<ApiKeyInfo[]>;
+  /** Revokes a key at once; revoking twice is harmless. */
+  revoke(id: string): Promise<ApiKeyInfo>;
+  /** The permissions of a valid, unrevoked key, or null. */
+  authenticate(key: string): Promise<Permission[] | null>;
+}
+
+export interface MaintenanceOps {
+  /** Every invariant the ledger relies on, checked; an empty list means the ledger is sound. */
+  check(): Promise<{ problems: Problem[]; checked: Record<string, number> }>;
+  /** Recomputes the derived totals from the journal lines; posts wait with CAPI73 meanwhile. */
+  rebuild(): Promise<{ totals: number; lines: number }>;
 }

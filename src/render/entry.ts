@@ -5,7 +5,8 @@ import { grid } from './table.js';
 /** An entry as a bookkeeper reads it: header facts, then its lines in debit and credit columns. */
 export function entryText(e: JournalEntry, exponent: number, heading = ''): string {
   const facts = [
-    `${heading}${e.je_number}${e.id ? ` (${e.id})` : ''}  ${e.entry_date}  ${e.status}${e.is_adjusting ? '  adjusting' : ''}`,
+    `${heading}${e.je_number}${e.id ? ` (${e.id})` : ''}  ${e.entry_date}  ${e.status}` +
+      `${e.is_adjusting ? '  adjusting' : ''}`,
     e.memo ? `memo: ${e.memo}` : null,
     e.manual_entry_reason ? `reason: ${e.manual_entry_reason}` : null,
     e.original_journal_entry_id

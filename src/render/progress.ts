@@ -26,7 +26,8 @@ export class Progress {
       const width = 30;
       const filled = Math.round(frac * width);
       this.out.write(
-        `\r${this.label} [${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${String(Math.round(frac * 100)).padStart(3)}%  ${detail}  ${secs}s\u001b[K`,
+        `\r${this.label} [${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ` +
+          `${String(Math.round(frac * 100)).padStart(3)}%  ${detail}  ${secs}s\u001b[K`,
       );
     } else this.out.write(`\r${this.label} ${detail}  ${secs}s\u001b[K`);
   }

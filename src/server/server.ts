@@ -1,5 +1,4 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { idempotencyKeyProblem } from '../domain/entry.js';
 import {
   BooksError,
   entryInvalid,
@@ -7,50 +6,45 @@ import {
   isBooksError,
   type ErrorCode,
 } from '../domain/errors.js';
-import { parseJsonBody, toJson } from '../domain/json.js';
-import type { Permission } from '../domain/keys.js';
-import { checkReportQuery } from '../domain/periods.js';
+import { MAX_BODY_BYTES, parseJsonBody, toJson } from '../domain/json.js';
 import type { Ledger } from '../ledger/port.js';
+import { ROUTES, type Reply, type Route } from './routes.js';
 
-export const MAX_BODY_BYTES = 2 * 1024 * 1024;
-
-/** Who a bearer key is: its permissions, or null for a missing, unknown or revoked key. */
-export interface KeyStore {
-  authenticate(key: string): Permission[] | null;
-}
+export { MAX_BODY_BYTES };
 
 export interface ServeOptions {
   ledger: Ledger;
-  keys: KeyStore;
   /** One line per request, never with headers or bodies. */
   log: (line: string) => void;
   /** Time a client has to send a whole request; its headers get at most 10 s of it. */
   requestTimeoutMs?: number;
 }
 
-/** HTTP status of each error code (decisions.md); a duplicate idempotency key is a conflict, a missing one a bad request. */
+const STATUS: Record<ErrorCode, number> = {
+  CAPI33: 400,
+  CAPI34: 400,
+  CAPI69: 400,
+  invalid_parameters: 400,
+  invalid_input: 400,
+  usage: 400,
+  CAPI11: 401,
+  CAPI71: 403,
+  not_found: 404,
+  CAPI67: 409,
+  CAPI73: 409,
+  payload_too_large: 413,
+  check_failed: 500,
+  damaged: 500,
+  no_ledger: 503,
+  unavailable: 503,
+  cancelled: 500,
+};
+
+/** HTTP status of each error code (decisions.md): a duplicate idempotency key is a conflict, a missing one bad. */
 export function statusOf(e: BooksError): number {
-  const table: Record<ErrorCode, number> = {
-    CAPI33: 400,
-    CAPI34: 400,
-    CAPI69: 400,
-    invalid_parameters: 400,
-    invalid_input: 400,
-    usage: 400,
-    CAPI11: 401,
-    CAPI71: 403,
-    not_found: 404,
-    CAPI67: 409,
-    CAPI73: 409,
-    payload_too_large: 413,
-    check_failed: 500,
-    no_ledger: 500,
-    unavailable: 503,
-    cancelled: 500,
-  };
   if (e.code === 'CAPI34' && e.errors.some((p) => p.reason === 'duplicate_idempotency_key'))
     return 409;
-  return table[e.code];
+  return STATUS[e.code];
 }
 
 const TITLES: Partial<Record<ErrorCode, string>> = {
@@ -64,15 +58,14 @@ const TITLES: Partial<Record<ErrorCode, string>> = {
   invalid_parameters: 'Invalid parameters',
   payload_too_large: 'Payload too large',
   not_found: 'Not found',
+  unavailable: 'Unavailable',
+  damaged: 'Ledger damaged',
 };
 
-class HttpError extends BooksError {}
-
 /**
- * The API of accounting-api.md over any Ledger: POST /v1/journal-entries, POST /v1/journal-entries/{id}/reverse,
- * GET /v1/reports/balance-sheet and GET /v1/gl-accounts. Checks run in the order decisions.md gives:
- * authentication, permission, idempotency key, JSON shape, then the ledger's own (CAPI67, CAPI73,
- * duplicate key, entry content).
+ * The API of accounting-api.md over any Ledger (ROUTES). Authentication and permission are checked
+ * before a route's handler runs; bodies are limited to 2 MiB and headers to 16 KiB; a client slower
+ * than the time limits is answered 408.
  */
 export function apiServer(opts: ServeOptions): Server {
   const requestTimeout = opts.requestTimeoutMs ?? 30_000;
@@ -85,9 +78,9 @@ export function apiServer(opts: ServeOptions): Server {
     // connection that much longer than the limit says.
     connectionsCheckingInterval: Math.min(1_000, requestTimeout / 2),
   };
-  const server = createServer(options, (req, res) => {
+  return createServer(options, (req, res) => {
     const started = process.hrtime.bigint();
-    handle(req, res, opts)
+    handle(req, res, opts.ledger)
       .catch((e: unknown) => send(res, problemOf(e)))
       .finally(() => {
         const ms = Number(process.hrtime.bigint() - started) / 1e6;
@@ -97,143 +90,61 @@ export function apiServer(opts: ServeOptions): Server {
         );
       });
   });
-  return server;
 }
 
-async function handle(
-  req: IncomingMessage,
-  res: ServerResponse,
-  { ledger, keys }: ServeOptions,
-): Promise<void> {
+function match(path: string): { route: Route; params: string[] }[] {
+  return ROUTES.flatMap((route) => {
+    const m = route.pattern.exec(path);
+    return m ? [{ route, params: m.slice(1) }] : [];
+  });
+}
+
+async function handle(req: IncomingMessage, res: ServerResponse, ledger: Ledger): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://localhost');
-  const path = url.pathname;
-  const reverse = /^\/v1\/journal-entries\/([^/]+)\/reverse$/.exec(path);
-  const route =
-    path === '/v1/journal-entries'
-      ? { method: 'POST', permission: 'customer_api:post_journal_entries' as const }
-      : reverse
-        ? { method: 'POST', permission: 'customer_api:post_journal_entries' as const }
-        : path === '/v1/reports/balance-sheet'
-          ? { method: 'GET', permission: 'customer_api:read' as const }
-          : path === '/v1/gl-accounts'
-            ? { method: 'GET', permission: 'customer_api:read' as const }
-            : null;
-  if (!route) throw new HttpError('not_found', `no route ${path}`);
-  if (req.method !== route.method) {
-    res.setHeader('Allow', route.method);
-    return send(res, {
+  const found = match(url.pathname);
+  if (found.length === 0) throw errors.notFound(`no route ${url.pathname}`);
+  const hit = found.find((f) => f.route.method === req.method);
+  if (!hit) {
+    const allowed = [...new Set(found.map((f) => f.route.method))].join(', ');
+    res.setHeader('Allow', allowed);
+    const body = {
+      type: 'about:blank',
+      title: 'Method not allowed',
       status: 405,
-      body: {
-        type: 'about:blank',
-        title: 'Method not allowed',
-        status: 405,
-        code: 'method_not_allowed',
-        detail: `${path} takes ${route.method}`,
-        retryable: false,
-        errors: [],
-      },
-    });
+      code: 'method_not_allowed',
+      detail: `${url.pathname} takes ${allowed}`,
+      retryable: false,
+      errors: [],
+    };
+    return send(res, { status: 405, body });
   }
   // The scheme is case-insensitive (RFC 9110 11.1).
   const auth = /^Bearer +(\S+)$/i.exec(req.headers.authorization ?? '');
-  const permissions = auth ? keys.authenticate(auth[1]!) : null;
+  const permissions = auth ? await ledger.keys.authenticate(auth[1]!) : null;
   if (!permissions) throw errors.unauthenticated();
-  if (!permissions.includes(route.permission)) throw errors.forbidden(route.permission);
-
-  if (route.method === 'GET') {
-    if (path === '/v1/gl-accounts')
-      return send(res, { status: 200, body: { object: 'list', data: await ledger.accounts() } });
-    const q = url.searchParams;
-    const twice = ['start_date', 'end_date', 'period_type'].filter(
-      (name) => q.getAll(name).length > 1,
-    );
-    if (twice.length) {
-      throw new BooksError(
-        'invalid_parameters',
-        `${twice.join(', ')} given more than once`,
-        twice.map((name) => ({
-          path: name,
-          reason: 'repeated_parameter',
-          message: `${name} is given more than once`,
-        })),
-      );
-    }
-    const raw = {
-      start_date: q.get('start_date') ?? undefined,
-      end_date: q.get('end_date') ?? undefined,
-      period_type: q.get('period_type') ?? undefined,
-    };
-    const checked = checkReportQuery(raw);
-    if ('problems' in checked)
-      throw new BooksError(
-        'invalid_parameters',
-        checked.problems.map((p) => p.message).join('; '),
-        checked.problems,
-      );
-    return send(res, { status: 200, body: await ledger.balanceSheet(checked.query) });
-  }
-
-  // Node joins a repeated header's values with commas; two keys for one request are refused instead.
-  const given = req.headersDistinct['x-idempotency-key'];
-  if (given && given.length > 1)
-    throw errors.idempotencyKeyMissing('X-Idempotency-Key is given more than once');
-  const keyText = given?.[0];
-  const keyProblem = idempotencyKeyProblem(keyText);
-  if (keyProblem) throw errors.idempotencyKeyMissing(keyProblem);
-  const body = await readJson(req);
-  if (reverse) {
-    const date = (body as { entry_date?: unknown } | null)?.entry_date;
-    const extra =
-      body && typeof body === 'object' ? Object.keys(body).filter((k) => k !== 'entry_date') : [];
-    if (
-      body === null ||
-      typeof body !== 'object' ||
-      Array.isArray(body) ||
-      extra.length ||
-      (date !== undefined && typeof date !== 'string')
-    ) {
-      throw entryInvalid([
-        {
-          path: extra[0] ?? 'entry_date',
-          reason: 'invalid_body',
-          message: 'the body is {"entry_date": "YYYY-MM-DD"} (entry_date optional)',
-        },
-      ]);
-    }
-    const entry = await ledger.reverse(entryId(reverse[1]!), {
-      idempotencyKey: keyText!,
-      ...(typeof date === 'string' ? { entryDate: date } : {}),
-    });
-    return send(res, { status: 201, body: entry });
-  }
-  return send(res, {
-    status: 201,
-    body: await ledger.post(body, { idempotencyKey: keyText!, source: 'manual_api' }),
-  });
+  if (!permissions.includes(hit.route.permission)) throw errors.forbidden(hit.route.permission);
+  send(
+    res,
+    await hit.route.handle({ req, url, params: hit.params, ledger, body: () => readJson(req) }),
+  );
 }
 
 /** Reads a JSON body of at most 2 MiB; a larger one is 413, a malformed one CAPI33. */
 async function readJson(req: IncomingMessage): Promise<unknown> {
   const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-  const declared = Number(req.headers['content-length'] ?? 0);
-  if (declared > MAX_BODY_BYTES)
-    throw new HttpError('payload_too_large', `the body is over ${MAX_BODY_BYTES} bytes`);
+  const tooLarge = () =>
+    new BooksError('payload_too_large', `the body is over ${MAX_BODY_BYTES} bytes`);
+  if (Number(req.headers['content-length'] ?? 0) > MAX_BODY_BYTES) throw tooLarge();
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const c of req) {
     size += (c as Buffer).length;
-    if (size > MAX_BODY_BYTES)
-      throw new HttpError('payload_too_large', `the body is over ${MAX_BODY_BYTES} bytes`);
+    if (size > MAX_BODY_BYTES) throw tooLarge();
     chunks.push(c as Buffer);
   }
   if (type !== 'application/json') {
-    throw entryInvalid([
-      {
-        path: 'Content-Type',
-        reason: 'invalid_content_type',
-        message: `Content-Type must be application/json, not '${type || 'missing'}'`,
-      },
-    ]);
+    const message = `Content-Type must be application/json, not '${type || 'missing'}'`;
+    throw entryInvalid([{ path: 'Content-Type', reason: 'invalid_content_type', message }]);
   }
   let text: string;
   try {
@@ -257,20 +168,6 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
 
 /** JSON text must be UTF-8 (RFC 8259); a body that is not is refused, never read with replacement characters. */
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
-
-/** The entry id or number of a reversal path; a malformed percent-encoding names no entry. */
-function entryId(segment: string): string {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    throw new HttpError('not_found', `no journal entry '${segment}'`);
-  }
-}
-
-interface Reply {
-  status: number;
-  body: unknown;
-}
 
 /** An error as problem+json (RFC 9457 plus code, retryable, errors); never a stack trace. */
 export function problemOf(e: unknown): Reply {
@@ -300,11 +197,14 @@ export function problemOf(e: unknown): Reply {
 function send(res: ServerResponse, reply: Reply): void {
   if (res.headersSent) return;
   const body = reply.body as { code?: string; retry_after?: number } | null;
-  const isProblem = reply.status >= 400;
   res.statusCode = reply.status;
-  res.setHeader('Content-Type', isProblem ? 'application/problem+json' : 'application/json');
+  res.setHeader(
+    'Content-Type',
+    reply.status >= 400 ? 'application/problem+json' : 'application/json',
+  );
   if (reply.status === 401) res.setHeader('WWW-Authenticate', 'Bearer');
   if (body?.code === 'CAPI73') res.setHeader('Retry-After', String(body.retry_after ?? 5));
+  if (reply.status === 503) res.setHeader('Retry-After', '1');
   if (reply.status === 413) res.setHeader('Connection', 'close');
   res.end(toJson(reply.body, 0));
 }

@@ -1,20 +1,31 @@
-import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { Context, type Io } from '../../src/cli/context.js';
 import type { Choice, Prompter } from '../../src/cli/prompter.js';
-import { run } from '../../src/main.js';
-import { snapshot, standardLedger } from '../e2e/helpers.js';
+import { errors } from '../../src/domain/errors.js';
+import { snapshot } from '../e2e/helpers.js';
+import { cli } from '../support/cli.js';
+import { copyTemplate } from '../support/ledgers.js';
 
-/** Answers prompts from a script; a search answer picks the first choice whose name contains it. */
-function scripted(answers: (string | boolean)[], asked: string[]): Prompter {
+interface Transcript {
+  asked: string[];
+  /** What a validation said of an answer it refused (the user then types the next answer). */
+  refused: string[];
+  /** The default of each select, by message. */
+  defaults: [string, unknown][];
+}
+
+/**
+ * Answers prompts from a script as a person at the terminal would: a refused input is retyped with
+ * the next answer; a select or search answer picks the first selectable choice whose name holds it.
+ */
+function scripted(answers: (string | boolean)[], t: Transcript): Prompter {
   const next = (message: string) => {
-    asked.push(message);
+    t.asked.push(message);
     if (!answers.length) throw new Error(`no scripted answer for: ${message}`);
     return answers.shift()!;
   };
   const pick = <T>(message: string, choices: Choice<T>[]) => {
     const want = String(next(message));
-    const hit = choices.find((c) => c.name.includes(want));
+    const hit = choices.find((c) => c.name.includes(want) && !c.disabled);
     if (!hit)
       throw new Error(
         `no choice '${want}' for '${message}' in ${choices.map((c) => c.name).join(' | ')}`,
@@ -23,13 +34,16 @@ function scripted(answers: (string | boolean)[], asked: string[]): Prompter {
   };
   return {
     async input(message, options = {}) {
-      const a = String(next(message));
-      const value = a === '' && options.default !== undefined ? options.default : a;
-      const ok = options.validate?.(value) ?? true;
-      if (ok !== true) throw new Error(`scripted answer '${value}' refused: ${ok}`);
-      return value;
+      for (;;) {
+        const a = String(next(message));
+        const value = a === '' && options.default !== undefined ? options.default : a;
+        const ok = options.validate?.(value) ?? true;
+        if (ok === true) return value;
+        t.refused.push(ok);
+      }
     },
-    async select(message, choices) {
+    async select(message, choices, options = {}) {
+      t.defaults.push([message, options.default]);
       return pick(message, choices);
     },
     async search(message, source) {
@@ -41,95 +55,126 @@ function scripted(answers: (string | boolean)[], asked: string[]): Prompter {
   };
 }
 
-async function interactive(ledger: string, cwd: string, answers: (string | boolean)[]) {
-  const out = new PassThrough();
-  const err = new PassThrough();
-  const stdin = Object.assign(new PassThrough(), { isTTY: true });
-  let stdout = '';
-  let stderr = '';
-  out.on('data', (c) => (stdout += c));
-  err.on('data', (c) => (stderr += c));
-  const io: Io = { stdout: out, stderr: err, stdin };
-  const asked: string[] = [];
-  const env = { NO_COLOR: '1', BOOKS_CONFIG: `${cwd}/none.json` };
-  const code = await run(
-    ['je', 'post', '--ledger', ledger],
-    io,
-    env,
-    cwd,
-    (flags) =>
-      new Context(
-        io,
-        env,
-        cwd,
-        flags,
-        () => new Date('2025-03-10T12:00:00Z'),
-        scripted(answers, asked),
-      ),
-  );
-  return { code, stdout, stderr, asked };
+async function interactive(answers: (string | boolean)[]) {
+  const { ledger, dir } = copyTemplate('standard');
+  const t: Transcript = { asked: [], refused: [], defaults: [] };
+  const before = snapshot(ledger);
+  const r = await cli(['je', 'post', '--ledger', ledger], {
+    cwd: dir,
+    tty: true,
+    now: () => new Date('2025-03-10T12:00:00Z'),
+    prompter: scripted(answers, t),
+  });
+  return { ...r, ...t, changed: snapshot(ledger) !== before };
 }
 
 describe('interactive je post (on a terminal)', () => {
   it('builds an entry with account search and running totals, validates it, and posts on confirmation', async () => {
-    const { ledger, dir } = await standardLedger();
-    const r = await interactive(ledger, dir, [
+    const r = await interactive([
       '',
       'March rent',
       'Rent',
       'Debit',
       '1,500',
+      'Add a line',
       'Operating Checking',
       'Credit',
       '',
-      'Finish',
+      'Review and post',
       true,
     ]);
-    expect(r.code, r.stderr).toBe(0);
+    expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stderr).toContain('debits 1,500.00   credits 0.00   out of balance by 1,500.00');
     expect(r.stderr).toContain('debits 1,500.00   credits 1,500.00   balanced');
     expect(r.stdout).toMatch(/Posted JE-1 .* 2025-03-10/);
     expect(r.asked).toContain('Post this entry?');
   });
 
-  it('asks for the customer of a receivable line and shows the ledger’s refusal before posting', async () => {
-    const { ledger, dir } = await standardLedger();
-    const before = snapshot(ledger);
-    const r = await interactive(ledger, dir, [
+  it('refuses a date before the books start when it is typed, and asks again', async () => {
+    const r = await interactive([
       '2024-12-31',
+      '2025-03-01',
       '',
       'Accounts Receivable',
       'Debit',
       '200',
       'Harbor Cafe',
+      'Add a line',
       'Sales',
       'Credit',
       '',
-      'Finish',
-      'Cancel',
+      'Review and post',
+      true,
     ]);
-    expect(r.code).toBe(130);
-    expect(r.stderr).toContain('error CAPI33: 2024-12-31 is before the books start on 2025-01-01');
-    expect(snapshot(ledger)).toBe(before);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.refused).toEqual(['2024-12-31 is before the books start on 2025-01-01']);
+    expect(r.stdout).toMatch(/Posted JE-1 .* 2025-03-01/);
   });
 
-  it('posts nothing when the user declines', async () => {
-    const { ledger, dir } = await standardLedger();
-    const before = snapshot(ledger);
-    const r = await interactive(ledger, dir, [
+  it('lets any part be changed before posting; declining goes back to the choices', async () => {
+    const r = await interactive([
       '',
       '',
       'Rent',
       'Debit',
       '10',
+      'Add a line',
       'Savings',
       'Credit',
       '',
-      'Finish',
+      'Review and post',
       false,
+      'Change the date',
+      '2025-03-04',
+      'Review and post',
+      true,
     ]);
-    expect(r.code).toBe(0);
-    expect(r.stderr).toContain('Not posted.');
-    expect(snapshot(ledger)).toBe(before);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stderr).toContain('Not posted; change the entry, or cancel.');
+    expect(r.stdout).toMatch(/Posted JE-1 .* 2025-03-04/);
+  });
+
+  it('keeps the order of choices and never makes removing or cancelling the default; both ask to confirm', async () => {
+    const r = await interactive([
+      '',
+      '',
+      'Rent',
+      'Credit',
+      '10',
+      'Remove a line',
+      '1. credit rent',
+      false,
+      'Cancel',
+      false,
+      'Cancel',
+      true,
+    ]);
+    expect(r.exitCode).toBe(130);
+    expect(r.changed).toBe(false);
+    expect(r.defaults.filter(([m]) => m.endsWith('debit or credit?')).map(([, d]) => d)).toEqual([
+      'debit',
+    ]);
+    for (const [, d] of r.defaults.filter(([m]) => m === 'Next'))
+      expect(['add', 'review']).toContain(d);
+    expect(r.asked).toContain('Remove line 1?');
+    expect(r.asked).toContain('Cancel this entry? Nothing will be posted.');
+  });
+
+  it('shows inactive and header accounts as such, and does not let them be chosen', async () => {
+    const { ledger, dir } = copyTemplate('standard');
+    const t: Transcript = { asked: [], refused: [], defaults: [] };
+    let seen: Choice<unknown>[] = [];
+    const p = scripted(['', ''], t);
+    const prompter: Prompter = {
+      ...p,
+      async search(_m, source) {
+        seen = source('cash');
+        throw errors.cancelled();
+      },
+    };
+    const r = await cli(['je', 'post', '--ledger', ledger], { cwd: dir, tty: true, prompter });
+    expect(r.exitCode).toBe(130);
+    expect(seen.find((c) => c.name.includes('Cash and Bank'))?.disabled).toContain('header');
+    expect(seen.find((c) => c.name.includes('Petty Cash'))?.disabled).toBeUndefined();
   });
 });

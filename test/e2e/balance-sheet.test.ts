@@ -298,7 +298,7 @@ describe('balance sheet figures', () => {
     expect(long.exitCode).toBe(1);
     expect(long.stderr).toContain('error CAPI69');
     for (const [args, text] of [
-      [['--end', '2025-02-30'], "--end '2025-02-30' is not a date"],
+      [['--end', '2025-02-30'], "--end: '2025-02-30' is not a date"],
       [
         ['--start', '2025-06-01', '--end', '2025-05-31'],
         'end_date 2025-05-31 is before start_date 2025-06-01',

@@ -11,7 +11,9 @@ describe('accounts import', () => {
       dir,
       'more.csv',
       HEADER +
-        'van-2,1522,Second Van,fixed_asset,fleet,true,true,\nfleet,1521,Fleet,fixed_asset,fixed-assets,false,true,\nrent,6100,Rent and Rates,expense,expenses,true,true,\n',
+        'van-2,1522,Second Van,fixed_asset,fleet,true,true,\n' +
+        'fleet,1521,Fleet,fixed_asset,fixed-assets,false,true,\n' +
+        'rent,6100,Rent and Rates,expense,expenses,true,true,\n',
     );
     const r = await run(['accounts', 'import', file, '--format', 'json']);
     expect(r.exitCode, r.stderr).toBe(0);

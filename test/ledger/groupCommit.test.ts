@@ -1,7 +1,9 @@
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { isBooksError } from '../../src/domain/errors.js';
 import { SqliteLedger } from '../../src/ledger/sqlite/ledger.js';
-import { snapshot, standardLedger } from '../e2e/helpers.js';
+import { snapshot } from '../e2e/helpers.js';
+import { copyTemplate } from '../support/ledgers.js';
 
 const entry = (amount: unknown, extra: Record<string, unknown> = {}) => ({
   entry_date: '2025-03-02',
@@ -12,12 +14,23 @@ const entry = (amount: unknown, extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 
+/** Runs SQL on the ledger file through a connection of its own (a trigger is then seen by every connection). */
+function exec(path: string, sql: string): void {
+  const db = new Database(path);
+  try {
+    db.exec(sql);
+  } finally {
+    db.close();
+  }
+}
+
 /** Runs a test on a fresh standard ledger, opened in this process. */
 async function withLedger(
   test: (ledger: SqliteLedger, path: string) => Promise<void>,
+  busyTimeoutMs?: number,
 ): Promise<void> {
-  const { ledger: path } = await standardLedger();
-  const ledger = SqliteLedger.open(path);
+  const { ledger: path } = copyTemplate('standard');
+  const ledger = SqliteLedger.open(path, busyTimeoutMs === undefined ? {} : { busyTimeoutMs });
   try {
     await test(ledger, path);
   } finally {
@@ -25,16 +38,22 @@ async function withLedger(
   }
 }
 
+const codes = (outcomes: PromiseSettledResult<unknown>[]) =>
+  outcomes.map((o) =>
+    o.status === 'rejected' && isBooksError(o.reason) ? o.reason.code : o.status,
+  );
+
 describe('posts requested together (one transaction, a savepoint each)', () => {
   it('answers each on its own: refusals and repeated keys touch nothing else; numbers stay gapless', () =>
     withLedger(async (ledger) => {
       const requests = [
-        ledger.post(entry(100), { idempotencyKey: 'a' }),
-        ledger.post(entry(0), { idempotencyKey: 'b' }), // invalid amount
-        ledger.post(entry(200), { idempotencyKey: 'a' }), // the key 'a' posted just before, in the same transaction
-        ledger.post(entry(300, { je_number: 'JE-1' }), { idempotencyKey: 'c' }), // JE-1 is taken by the first
-        ledger.post(entry(400), { idempotencyKey: 'd' }),
-        ledger.reverse('JE-1', { idempotencyKey: 'e', entryDate: '2025-03-03' }),
+        ledger.journal.post(entry(100), { idempotencyKey: 'a' }),
+        ledger.journal.post(entry(0), { idempotencyKey: 'b' }), // invalid amount
+        // The key 'a' posted just before, in the same transaction:
+        ledger.journal.post(entry(200), { idempotencyKey: 'a' }),
+        ledger.journal.post(entry(300, { je_number: 'JE-1' }), { idempotencyKey: 'c' }), // JE-1 is taken by the first
+        ledger.journal.post(entry(400), { idempotencyKey: 'd' }),
+        ledger.journal.reverse('JE-1', { idempotencyKey: 'e', entryDate: '2025-03-03' }),
       ];
       const outcomes = await Promise.allSettled(requests);
       const summary = outcomes.map((o) =>
@@ -52,53 +71,94 @@ describe('posts requested together (one transaction, a savepoint each)', () => {
         'JE-2',
         'JE-3',
       ]);
-      const listed = await ledger.listEntries({});
-      expect(listed.map((e) => [e.je_number, e.total_debit_atoms, e.status])).toEqual([
+      const listed = [];
+      for await (const e of ledger.journal.list({}))
+        listed.push([e.je_number, e.total_debit_atoms, e.status]);
+      expect(listed).toEqual([
         ['JE-1', 100, 'reversed'],
         ['JE-2', 400, 'posted'],
         ['JE-3', 100, 'posted'],
       ]);
-      expect(ledger.checkInvariants()).toEqual([]);
+      expect((await ledger.maintenance.check()).problems).toEqual([]);
       // The refused key 'b' was never recorded: the caller may retry with it.
-      expect((await ledger.post(entry(5), { idempotencyKey: 'b' })).je_number).toBe('JE-4');
+      expect((await ledger.journal.post(entry(5), { idempotencyKey: 'b' })).je_number).toBe('JE-4');
     }));
 
   it('leaves nothing of a lone post that fails half-way through its writes', () =>
     withLedger(async (ledger, path) => {
       // A fault after the entry's row is written and before its lines are (as a full disk would be).
-      ledger.db.exec(
-        `CREATE TRIGGER fault BEFORE INSERT ON journal_lines WHEN NEW.amount_atoms = 777 BEGIN SELECT RAISE(ABORT, 'simulated fault'); END`,
+      exec(
+        path,
+        `CREATE TRIGGER fault BEFORE INSERT ON journal_lines WHEN NEW.amount_atoms = 777
+         BEGIN SELECT RAISE(ABORT, 'simulated fault'); END`,
       );
       const before = snapshot(path);
-      await expect(ledger.post(entry(777), { idempotencyKey: 'half' })).rejects.toThrow(
+      await expect(ledger.journal.post(entry(777), { idempotencyKey: 'half' })).rejects.toThrow(
         'simulated fault',
       );
-      ledger.db.exec('DROP TRIGGER fault');
+      exec(path, 'DROP TRIGGER fault');
       expect(snapshot(path)).toBe(before);
-      expect((await ledger.post(entry(5), { idempotencyKey: 'half' })).je_number).toBe('JE-1');
-      expect(ledger.checkInvariants()).toEqual([]);
+      expect((await ledger.journal.post(entry(5), { idempotencyKey: 'half' })).je_number).toBe(
+        'JE-1',
+      );
+      expect((await ledger.maintenance.check()).problems).toEqual([]);
     }));
 
-  it('fails every post of a transaction that cannot commit, and writes none of them', () =>
+  it('fails every post of a transaction whose COMMIT fails, and writes none of them', () =>
     withLedger(async (ledger, path) => {
       const before = snapshot(path);
-      // A reader that holds the whole file cannot stop a WAL commit; a second writer holding the
-      // write lock can. Taking it here makes the group's BEGIN wait, then fail.
-      const other = SqliteLedger.open(path);
-      other.db.pragma('busy_timeout = 0');
-      other.db.exec('BEGIN IMMEDIATE');
-      ledger.db.pragma('busy_timeout = 50');
+      // A deferred foreign key is checked at COMMIT: an entry of 555 atoms makes the COMMIT itself fail.
+      exec(
+        path,
+        `CREATE TABLE commit_fault (x INTEGER REFERENCES accounts(key) DEFERRABLE INITIALLY DEFERRED);
+         CREATE TRIGGER fault AFTER INSERT ON journal_lines WHEN NEW.amount_atoms = 555
+         BEGIN INSERT INTO commit_fault VALUES (-1); END`,
+      );
       const outcomes = await Promise.allSettled([
-        ledger.post(entry(1), { idempotencyKey: 'x' }),
-        ledger.post(entry(2), { idempotencyKey: 'y' }),
+        ledger.journal.post(entry(1), { idempotencyKey: 'x' }),
+        ledger.journal.post(entry(555), { idempotencyKey: 'y' }),
       ]);
-      other.db.exec('ROLLBACK');
-      await other.close();
-      expect(
-        outcomes.map((o) =>
-          o.status === 'rejected' && isBooksError(o.reason) ? o.reason.code : o.status,
-        ),
-      ).toEqual(['unavailable', 'unavailable']);
+      // The first post's own statements all succeeded: it fails because the transaction did.
+      expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected']);
+      exec(path, 'DROP TRIGGER fault; DROP TABLE commit_fault');
       expect(snapshot(path)).toBe(before);
+      // The ledger goes on: the same keys post now.
+      expect((await ledger.journal.post(entry(1), { idempotencyKey: 'x' })).je_number).toBe('JE-1');
     }));
+
+  it('fails every post of a transaction that SQLite rolls back on its own, and goes on', () =>
+    withLedger(async (ledger, path) => {
+      const before = snapshot(path);
+      // RAISE(ROLLBACK) ends the whole transaction, as SQLite does itself on a full disk or an I/O error.
+      exec(
+        path,
+        `CREATE TRIGGER fault BEFORE INSERT ON journal_lines WHEN NEW.amount_atoms = 666
+         BEGIN SELECT RAISE(ROLLBACK, 'disk full'); END`,
+      );
+      const outcomes = await Promise.allSettled([
+        ledger.journal.post(entry(1), { idempotencyKey: 'p' }),
+        ledger.journal.post(entry(666), { idempotencyKey: 'q' }),
+        ledger.journal.post(entry(2), { idempotencyKey: 'r' }),
+      ]);
+      expect(codes(outcomes)).toEqual(['unavailable', 'unavailable', 'unavailable']);
+      exec(path, 'DROP TRIGGER fault');
+      expect(snapshot(path)).toBe(before);
+      expect((await ledger.journal.post(entry(3), { idempotencyKey: 'p' })).je_number).toBe('JE-1');
+      expect((await ledger.maintenance.check()).problems).toEqual([]);
+    }));
+
+  it('fails the posts waiting for a lock another writer holds past the busy timeout, and writes none', () =>
+    withLedger(async (ledger, path) => {
+      const before = snapshot(path);
+      const other = new Database(path);
+      other.exec('BEGIN IMMEDIATE');
+      const outcomes = await Promise.allSettled([
+        ledger.journal.post(entry(1), { idempotencyKey: 'x' }),
+        ledger.journal.post(entry(2), { idempotencyKey: 'y' }),
+      ]);
+      other.exec('ROLLBACK');
+      other.close();
+      expect(codes(outcomes)).toEqual(['unavailable', 'unavailable']);
+      expect(snapshot(path)).toBe(before);
+    }, 50));
 });

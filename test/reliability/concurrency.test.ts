@@ -15,7 +15,7 @@ const numbers = (path: string) => {
 };
 
 describe('several writers on one ledger at once', () => {
-  it('CLI processes, HTTP clients and an import: nothing lost, JE numbers unique and gapless, no lock error', async () => {
+  it('CLI processes, HTTP clients and an import: nothing lost, JE numbers unique and gapless', async () => {
     const { ledger, dir, run } = await standardLedger();
     const key = JSON.parse(
       (

@@ -97,7 +97,8 @@ describe('killed at random moments (SIGKILL)', () => {
     expect(outcomes.none).toBeGreaterThan(0);
     expect(outcomes.all).toBeGreaterThan(0);
     console.info(
-      `je import of ${entries} entries (${whole} ms whole) killed 8 times: ${outcomes.none} left none, ${outcomes.all} all`,
+      `je import of ${entries} entries (${whole} ms whole) killed 8 times: ` +
+        `${outcomes.none} left none, ${outcomes.all} all`,
     );
   });
 
@@ -140,7 +141,7 @@ describe('killed at random moments (SIGKILL)', () => {
       if (r.exitCode !== 0) {
         expect(r.exitCode).toBe(1);
         expect(r.stderr).toMatch(
-          /error CAPI34: idempotency key already used within the hour: it posted je_/,
+          /error CAPI34: idempotency key already used within the hour: it posted JE-\d+/,
         );
       }
     }
@@ -156,7 +157,7 @@ describe('killed at random moments (SIGKILL)', () => {
     );
   });
 
-  it('books serve: after a kill in a burst of posts, retrying every request posts each entry exactly once', async () => {
+  it('books serve: after a kill in a burst of posts, retrying every request posts each entry once', async () => {
     const { ledger, run } = await standardLedger();
     const key = JSON.parse(
       (
@@ -245,7 +246,9 @@ describe('killed at random moments (SIGKILL)', () => {
       expect(memos.every((m) => m.n === 1)).toBe(true);
       await check(ledger);
       console.info(
-        `books serve killed after ${answered} of ${total} answers: ${acknowledged.size} acknowledged, ${before} in the ledger; retries created ${statuses.created}, found ${statuses.alreadyPosted} already posted`,
+        `books serve killed after ${answered} of ${total} answers: ${acknowledged.size} acknowledged, ` +
+          `${before} in the ledger; retries created ${statuses.created}, ` +
+          `found ${statuses.alreadyPosted} already posted`,
       );
     } finally {
       await second.stop();

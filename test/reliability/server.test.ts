@@ -72,7 +72,9 @@ describe('books serve under hostile clients', () => {
 
   it('disconnects a client that sends its headers or its body too slowly (408), serving others meanwhile', async () => {
     const body = JSON.stringify({ entry_date: '2025-03-02', lines: [] });
-    const head = `POST /v1/journal-entries HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nX-Idempotency-Key: slow\r\nContent-Length: ${body.length}\r\n\r\n`;
+    const head =
+      `POST /v1/journal-entries HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n` +
+      `Content-Type: application/json\r\nX-Idempotency-Key: slow\r\nContent-Length: ${body.length}\r\n\r\n`;
     // One stops half-way through its headers; the other sends its headers, then a byte of body a second.
     const slowHeaders = raw(S.url, [{ text: head.slice(0, 40), afterMs: 0 }], 15_000);
     const slowBody = raw(
@@ -173,7 +175,8 @@ describe('books serve under hostile clients', () => {
       'POST',
       '/v1/journal-entries',
       { 'Content-Type': 'application/json', 'X-Idempotency-Key': 'r5' },
-      `{"entry_date":"2025-03-02","lines":[{"gl_account_id":"rent","line_type":"debit","amount_atoms":${'9'.repeat(400)}},{"gl_account_id":"checking","line_type":"credit","amount_atoms":1}]}`,
+      `{"entry_date":"2025-03-02","lines":[{"gl_account_id":"rent","line_type":"debit",` +
+        `"amount_atoms":${'9'.repeat(400)}},{"gl_account_id":"checking","line_type":"credit","amount_atoms":1}]}`,
       400,
     ],
     [

@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { AccountType } from '../../src/domain/accounts.js';
 import { dayAfter, parts } from '../../src/domain/dates.js';
-import { validateEntry, type AccountRef, type ValidationContext } from '../../src/domain/entry.js';
+import type { AccountRef, ValidationContext } from '../../src/domain/entry.js';
+import { validateEntry } from '../../src/domain/validation.js';
 import {
   atomsToDecimal,
   formatAmount,
@@ -237,14 +238,12 @@ describe('CSV reading (properties)', () => {
     ),
     maxLength: 8,
   });
-  const table = fc
-    .integer({ min: 1, max: 5 })
-    .chain((width) =>
-      fc.array(fc.array(field, { minLength: width, maxLength: width }), {
-        minLength: 1,
-        maxLength: 12,
-      }),
-    );
+  const table = fc.integer({ min: 1, max: 5 }).chain((width) =>
+    fc.array(fc.array(field, { minLength: width, maxLength: width }), {
+      minLength: 1,
+      maxLength: 12,
+    }),
+  );
 
   it('any table written as RFC 4180 CSV reads back cell for cell, however the bytes are cut', () => {
     fc.assert(

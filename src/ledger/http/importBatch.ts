@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { GlAccount } from '../../domain/accounts.js';
-import type { ValidationContext } from '../../domain/entry.js';
-import { BatchCheck } from '../batchCheck.js';
+import type { Entity, GlAccount } from '../../domain/accounts.js';
 import { BooksError, isBooksError } from '../../domain/errors.js';
-import type { BatchResult, ImportBatch, ImportOptions, Ledger } from '../port.js';
-import type { Receipts } from './receipts.js';
+import { contextFromChart } from '../../domain/validation.js';
+import { BatchCheck } from '../batchCheck.js';
+import type { BatchResult, ImportBatch, ImportOptions, JournalOps } from '../port.js';
+import type { Receipts } from '../sqlite/receipts.js';
 
 /**
  * A batch import to a remote service. The API posts one entry at a time, so all-or-nothing is not
@@ -17,39 +17,18 @@ export class RemoteImportBatch implements ImportBatch {
   private readonly check: BatchCheck;
 
   constructor(
-    private readonly ledger: Ledger,
+    private readonly journal: Pick<JournalOps, 'post'>,
+    private readonly location: string,
+    entity: Entity,
     accounts: GlAccount[],
-    currency: string,
     private readonly receipts: Receipts,
     private readonly options: ImportOptions,
   ) {
-    const byExt = new Map(accounts.map((a) => [a.external_id, { ...a, key: 0 }]));
-    const ctx: ValidationContext = {
-      entity: {
-        id: '',
-        name: ledger.location,
-        currency,
-        books_start: null,
-        fiscal_year_start_month: 1,
-        lock_date: null,
-      },
-      account: (id) => byExt.get(id),
-      // The API lists no counterparties: the service checks them when the entry posts.
-      counterparty: (type, externalId) => ({
-        id: '',
-        counterparty_type: type,
-        external_id: externalId,
-        name: externalId,
-        is_active: true,
-      }),
-      // The service's numbers are checked when the entry posts; those of the file are checked here.
-      jeNumberTaken: () => false,
-    };
-    this.check = new BatchCheck(ctx);
+    this.check = new BatchCheck(contextFromChart(entity, accounts, null));
   }
 
   add(body: unknown, fingerprint: string, hasRowProblems: boolean, row: number): BatchResult {
-    if (!this.options.allowDuplicates && this.receipts.has(this.ledger.location, fingerprint))
+    if (!this.options.allowDuplicates && this.receipts.has(this.location, fingerprint))
       return { status: 'skipped' };
     const checked = this.check.entry(body, hasRowProblems);
     if ('problems' in checked) return { status: 'invalid', problems: checked.problems };
@@ -64,15 +43,15 @@ export class RemoteImportBatch implements ImportBatch {
     for (const { body, fingerprint, row } of this.queue) {
       try {
         const key = this.options.allowDuplicates ? randomUUID() : fingerprint;
-        const entry = await this.ledger.post(body, { idempotencyKey: key, source: 'csv_import' });
+        const entry = await this.journal.post(body, { idempotencyKey: key, source: 'csv_import' });
         if (!this.options.allowDuplicates)
-          this.receipts.record(this.ledger.location, fingerprint, entry.id);
+          this.receipts.record(this.location, fingerprint, entry.id);
         posted++;
       } catch (e) {
         if (isBooksError(e) && e.code === 'CAPI34' && !this.options.allowDuplicates) {
           // The key was used within the hour: an earlier run posted this entry before it could record it.
           this.receipts.record(
-            this.ledger.location,
+            this.location,
             fingerprint,
             (e.details.existing_journal_entry_id as string | undefined) ?? null,
           );
@@ -82,7 +61,8 @@ export class RemoteImportBatch implements ImportBatch {
         const err = isBooksError(e) ? e : new BooksError('unavailable', String(e));
         throw new BooksError(
           err.code,
-          `row ${row}: ${err.message}; ${posted} entr${posted === 1 ? 'y' : 'ies'} of this file posted before it, and a re-run posts the rest`,
+          `row ${row}: ${err.message}; ${posted} entr${posted === 1 ? 'y' : 'ies'} of this file posted ` +
+            'before it, and a re-run posts the rest',
           err.errors.map((p) => ({ ...p, row })),
           {
             ...err.details,

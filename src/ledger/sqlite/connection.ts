@@ -1,13 +1,21 @@
+import { accessSync, constants } from 'node:fs';
+import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { BooksError } from '../../domain/errors.js';
+import { BooksError, errors } from '../../domain/errors.js';
 
 /** How long a connection waits for a lock another process holds before the command says "unavailable". */
 export const BUSY_TIMEOUT_MS = 30_000;
 
 /** Opens a ledger file as every connection of books does: WAL, a busy timeout, foreign keys on. */
-export function connect(path: string): Database.Database {
-  const db = new Database(path, { timeout: BUSY_TIMEOUT_MS });
-  db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+export function connect(
+  path: string,
+  {
+    create = false,
+    busyTimeoutMs = BUSY_TIMEOUT_MS,
+  }: { create?: boolean; busyTimeoutMs?: number } = {},
+): Database.Database {
+  const db = new Database(path, { timeout: busyTimeoutMs, fileMustExist: !create });
+  db.pragma(`busy_timeout = ${busyTimeoutMs}`);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
@@ -16,14 +24,60 @@ export function connect(path: string): Database.Database {
   return db;
 }
 
+const code = (e: unknown) => String((e as { code?: unknown })?.code ?? '');
+
 /** A lock held past the busy timeout is "unavailable, retry later" (exit 4), never a raw SQLITE_BUSY. */
 export function busyToUnavailable(e: unknown): unknown {
-  const code = (e as { code?: unknown })?.code;
-  if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') {
-    return new BooksError(
-      'unavailable',
-      'the ledger is locked by another writer; try again shortly',
-    );
-  }
+  const c = code(e);
+  if (c === 'SQLITE_BUSY' || c === 'SQLITE_LOCKED') return errors.locked();
   return e;
+}
+
+/**
+ * What the operating system says of a ledger file this user cannot use: SQLite only says "unable to
+ * open", so the file and its folder (where the write-ahead log lives) are asked directly.
+ */
+export function accessProblem(path: string): string | null {
+  for (const [what, target, mode] of [
+    ['the file', path, constants.R_OK | constants.W_OK],
+    ['its folder', dirname(path), constants.W_OK | constants.X_OK],
+  ] as const) {
+    try {
+      accessSync(target, mode);
+    } catch (e) {
+      return `${what}: ${(e as Error).message}`;
+    }
+  }
+  return null;
+}
+
+/**
+ * A SQLite failure as the error a bookkeeper can act on: a lock or a full disk is worth retrying, a
+ * file this user may not write says so (with the operating system's words), and a malformed file is
+ * damaged: nothing more is written to it. Other errors pass through.
+ */
+export function storageError(e: unknown, path: string): unknown {
+  const c = code(e);
+  if (c === 'SQLITE_BUSY' || c === 'SQLITE_LOCKED') return errors.locked();
+  if (c === 'SQLITE_FULL' || c.startsWith('SQLITE_IOERR')) {
+    const why =
+      c === 'SQLITE_FULL' ? 'the disk is full' : `the disk failed to read or write (${c})`;
+    return errors.unavailable(`cannot write ${path}: ${why}; nothing of this request was written`);
+  }
+  if (c.startsWith('SQLITE_READONLY') || c.startsWith('SQLITE_CANTOPEN') || c === 'SQLITE_PERM') {
+    const os = accessProblem(path);
+    return new BooksError('no_ledger', `cannot write ${path}: ${os ?? (e as Error).message}`);
+  }
+  if (c.startsWith('SQLITE_CORRUPT') || c === 'SQLITE_NOTADB')
+    return damaged(path, (e as Error).message);
+  return e;
+}
+
+/** The error every operation on a malformed ledger file raises. */
+export function damaged(path: string, detail: string): BooksError {
+  return new BooksError(
+    'damaged',
+    `${path} is damaged (${detail}); nothing more is written to it: restore it from a backup, ` +
+      'and run books check',
+  );
 }

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
-import { BooksError } from '../../domain/errors.js';
-import { BUSY_TIMEOUT_MS, busyToUnavailable } from './connection.js';
+import { errors } from '../../domain/errors.js';
+import { BUSY_TIMEOUT_MS, storageError } from './connection.js';
 
 interface Waiting {
   op: () => unknown;
@@ -12,13 +12,15 @@ interface Waiting {
 const RETRY_FIRST_MS = 2;
 const RETRY_MAX_MS = 50;
 
+type Outcome = { ok: unknown } | { error: unknown };
+
 /**
  * Writes that arrive together (requested in the same turn of the event loop: concurrent requests to
  * books serve) share one transaction, each in a savepoint of its own, and are answered only after
  * the one COMMIT. A commit costs more than a small entry's inserts (it appends every page the entry
  * touched to the WAL), so sharing it doubles the posting rate under load. A write that fails rolls
- * back its savepoint alone; a transaction that cannot begin or commit fails every write in it, and
- * none of them is in the ledger.
+ * back its savepoint alone; a transaction that cannot begin or commit, or that SQLite rolls back on
+ * its own (a full disk, an I/O error), fails every write in it, and none of them is in the ledger.
  *
  * While another process holds the write lock (a long import), the lock is asked for again on a
  * timer instead of in SQLite's busy handler, which would stop the event loop: a server keeps
@@ -33,7 +35,12 @@ export class GroupCommit {
   /** The connection's busy timeout: how long writes may wait for the lock in all. */
   private timeout = BUSY_TIMEOUT_MS;
 
-  constructor(private readonly db: Database.Database) {}
+  constructor(
+    private readonly db: Database.Database,
+    private readonly location: string,
+    /** Checked before each transaction: an error when the ledger must not be written now. */
+    private readonly guard: () => Error | null = () => null,
+  ) {}
 
   run<T>(op: () => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
@@ -55,46 +62,61 @@ export class GroupCommit {
 
   private flush(): void {
     if (this.waiting.length === 0) return;
-    const locked = this.begin();
-    if (locked !== true) {
-      const now = Date.now();
-      this.waitingSince ||= now;
-      if (locked !== 'busy' || now - this.waitingSince >= this.timeout) {
-        const group = this.waiting;
-        this.waiting = [];
-        this.waitingSince = 0;
-        const e =
-          locked === 'busy'
-            ? new BooksError(
-                'unavailable',
-                'the ledger is locked by another writer; try again shortly',
-              )
-            : locked;
-        for (const w of group) w.reject(e);
-        return;
-      }
-      this.schedule(this.pause);
-      this.pause = Math.min(this.pause * 2, RETRY_MAX_MS);
-      return;
-    }
+    const refused = this.guard();
+    const locked = refused ?? this.begin();
+    if (locked !== true) return this.notBegun(locked);
     this.waitingSince = 0;
     this.pause = RETRY_FIRST_MS;
     const group = this.waiting;
     this.waiting = [];
-    // A savepoint even for a lone write: one that fails half-way (a full disk) must leave nothing behind.
-    const results = group.map((w) => this.inSavepoint(w.op));
+    const results: Outcome[] = [];
+    for (const w of group) {
+      // A savepoint even for a lone write: one that fails half-way (a full disk) must leave nothing behind.
+      results.push(this.inSavepoint(w.op));
+      if (!this.db.inTransaction) return this.lost(group, results[results.length - 1]!);
+    }
     try {
       this.db.exec('COMMIT');
     } catch (e) {
       if (this.db.inTransaction) this.db.exec('ROLLBACK');
-      for (const w of group) w.reject(busyToUnavailable(e));
+      for (const w of group) w.reject(storageError(e, this.location));
       return;
     }
     group.forEach((w, i) => {
       const r = results[i]!;
       if ('ok' in r) w.resolve(r.ok as never);
-      else w.reject(r.error);
+      else w.reject(storageError(r.error, this.location));
     });
+  }
+
+  /** The lock could not be taken: wait and ask again while it is only busy, else fail the waiting writes. */
+  private notBegun(locked: 'busy' | unknown): void {
+    const now = Date.now();
+    this.waitingSince ||= now;
+    if (locked === 'busy' && now - this.waitingSince < this.timeout) {
+      this.schedule(this.pause);
+      this.pause = Math.min(this.pause * 2, RETRY_MAX_MS);
+      return;
+    }
+    const group = this.waiting;
+    this.waiting = [];
+    this.waitingSince = 0;
+    const e = locked === 'busy' ? errors.locked() : storageError(locked, this.location);
+    for (const w of group) w.reject(e);
+  }
+
+  /**
+   * SQLite rolled the whole transaction back on its own: every write of the group is lost, including
+   * those whose savepoints were already released into it. Each is answered as unavailable, to retry;
+   * the writes after the failing one are not attempted outside a transaction.
+   */
+  private lost(group: Waiting[], last: Outcome): void {
+    const cause = 'error' in last ? storageError(last.error, this.location) : null;
+    const message =
+      cause instanceof Error && cause.message
+        ? cause.message
+        : `the transaction on ${this.location} was rolled back; nothing of this request was written`;
+    for (const w of group) w.reject(errors.unavailable(message));
   }
 
   /** Takes the write lock without waiting for it: true, 'busy', or the error that stopped it. */
@@ -112,16 +134,18 @@ export class GroupCommit {
     }
   }
 
-  private inSavepoint(op: () => unknown): { ok: unknown } | { error: unknown } {
+  private inSavepoint(op: () => unknown): Outcome {
     this.db.exec('SAVEPOINT grouped');
     const r = attempt(op);
+    // SQLite may have rolled the transaction back already (then the savepoint is gone with it).
+    if (!this.db.inTransaction) return r;
     if ('error' in r) this.db.exec('ROLLBACK TO grouped');
     this.db.exec('RELEASE grouped');
     return r;
   }
 }
 
-function attempt(op: () => unknown): { ok: unknown } | { error: unknown } {
+function attempt(op: () => unknown): Outcome {
   try {
     return { ok: op() };
   } catch (error) {

@@ -3,17 +3,12 @@ import type { ValidationContext } from '../../domain/entry.js';
 import { BatchCheck } from '../batchCheck.js';
 import type { BatchResult, ImportBatch as ImportBatchPort } from '../port.js';
 import type { BatchWrites } from './batchWrites.js';
+import type { Db } from './db.js';
 import type { EntryWriter, RunWrite } from './writer.js';
-
-/** What an import batch needs of the local ledger that opened it. */
-export interface BatchHost {
-  prep(sql: string): Database.Statement;
-  writer(run: RunWrite): EntryWriter;
-}
 
 /**
  * One all-or-nothing import into the local ledger, inside the IMMEDIATE transaction that
- * SqliteLedger.beginImport opened (on its connection or a writer thread's): entries are validated
+ * the journal's beginImport opened (on its connection or a writer thread's): entries are validated
  * and written as they come while the batch is clean; the first invalid entry stops the writing
  * (validation goes on, to list every problem), and commit makes the batch visible only when nothing
  * was wrong. Look-ups read the ledger as committed, which the write lock keeps as it was when the
@@ -29,14 +24,15 @@ export class ImportBatch implements ImportBatchPort {
   private fpSet = new Set<string>();
 
   constructor(
-    ledger: BatchHost,
+    db: Db,
+    writer: (run: RunWrite) => EntryWriter,
     private readonly writes: BatchWrites,
     ctx: ValidationContext,
     private readonly options: { dryRun: boolean; allowDuplicates: boolean },
   ) {
     this.check = new BatchCheck(ctx);
-    this.writer = ledger.writer(writes.run);
-    this.fingerprintsOn = ledger
+    this.writer = writer(writes.run);
+    this.fingerprintsOn = db
       .prep(`SELECT fingerprint FROM journal_entries WHERE fingerprint >= ? AND fingerprint < ?`)
       .pluck();
   }

@@ -110,4 +110,8 @@ export const MIGRATIONS: string[] = [
     revoked_at TEXT
   );
   `,
+  `
+  -- Who runs a rebuild (host:pid:start time), so that the mark of a killed one is known dead at once.
+  ALTER TABLE entity ADD COLUMN rebuild_owner TEXT;
+  `,
 ];

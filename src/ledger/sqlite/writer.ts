@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ValidEntry } from '../../domain/entry.js';
+import { nextSeq, seqOf, type JeSeq } from '../../domain/jeNumber.js';
+import type { Db } from './db.js';
 
 /** What a writer wrote for one entry: enough to answer without reading the entry back. */
 export interface Inserted {
@@ -162,11 +164,21 @@ class PendingRows {
 /** The ledger's largest sequence and JE numbers when a writer starts. */
 export interface WriterStart {
   lastSeq: number;
-  lastJeSeq: number;
+  lastJeSeq: JeSeq;
+}
+
+/** The largest sequence and JE numbers committed; a writer that holds the write lock numbers on from them. */
+export function writerStart(db: Db): WriterStart {
+  const maxJe = db.prep(`SELECT MAX(je_seq) FROM journal_entries`).pluck().safeIntegers(true);
+  return {
+    lastSeq: (db.prep(`SELECT MAX(seq) FROM journal_entries`).pluck().get() as number | null) ?? 0,
+    lastJeSeq: seqOf(maxJe.get() as bigint | null),
+  };
 }
 
 const BUMP_TOTALS = `INSERT INTO account_month_totals (account_key, month, net_atoms, line_count) VALUES (?, ?, ?, ?)
-  ON CONFLICT (account_key, month) DO UPDATE SET net_atoms = net_atoms + excluded.net_atoms, line_count = line_count + excluded.line_count`;
+  ON CONFLICT (account_key, month) DO UPDATE SET net_atoms = net_atoms + excluded.net_atoms,
+    line_count = line_count + excluded.line_count`;
 
 /**
  * Writes valid entries, their lines and the derived monthly totals inside the caller's write
@@ -179,7 +191,7 @@ export class EntryWriter {
   private readonly lines: PendingRows;
   private readonly totals = new MonthTotals();
   private lastSeq: number;
-  private lastJeSeq: number;
+  private lastJeSeq: JeSeq;
 
   constructor(
     private readonly run: RunWrite,
@@ -210,7 +222,7 @@ export class EntryWriter {
     let jeNumber = entry.je_number;
     let jeSeq = entry.je_seq;
     if (jeNumber === null) {
-      jeSeq = this.lastJeSeq + 1;
+      jeSeq = nextSeq(this.lastJeSeq);
       jeNumber = `JE-${jeSeq}`;
     }
     if (jeSeq !== null && jeSeq > this.lastJeSeq) this.lastJeSeq = jeSeq;

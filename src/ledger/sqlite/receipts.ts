@@ -23,7 +23,9 @@ export class Receipts {
     this.db = new Database(path, { timeout: 30_000 });
     this.db.pragma('journal_mode = WAL');
     this.db.exec(
-      `CREATE TABLE IF NOT EXISTS receipts (service TEXT NOT NULL, fingerprint TEXT NOT NULL, entry_id TEXT, posted_at TEXT NOT NULL, PRIMARY KEY (service, fingerprint)) WITHOUT ROWID`,
+      `CREATE TABLE IF NOT EXISTS receipts (
+         service TEXT NOT NULL, fingerprint TEXT NOT NULL, entry_id TEXT, posted_at TEXT NOT NULL,
+         PRIMARY KEY (service, fingerprint)) WITHOUT ROWID`,
     );
   }
 

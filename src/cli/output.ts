@@ -1,0 +1,149 @@
+import {
+  closeSync,
+  createWriteStream,
+  lstatSync,
+  openSync,
+  readSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+  type WriteStream,
+} from 'node:fs';
+import { once } from 'node:events';
+import { basename, dirname, join, resolve } from 'node:path';
+import { errors } from '../domain/errors.js';
+import type { Context } from './context.js';
+
+/** Where a command's output goes: standard output, or the file of --output. */
+export interface Output {
+  /** Writes a piece, waiting while the reader or the disk is behind. */
+  write(text: string): Promise<void>;
+  /** Ends the output: a file is put in place only now (a failed command leaves what was there). */
+  finish(): Promise<void>;
+  abort(): Promise<void>;
+  /** True for a terminal (tables fit its width; colour may be used). */
+  readonly terminal: boolean;
+}
+
+const SQLITE_MAGIC = 'SQLite format 3\u0000';
+
+/**
+ * The output of a command: standard output, or `--output FILE`. A file is written whole or not at
+ * all (to a temporary file beside it, then renamed into place); through a symbolic link, the file it
+ * points to is written and the link stays; a device or pipe (/dev/null, a FIFO) is written as it is.
+ * The ledger's own files, and any SQLite database, are refused: a report never replaces a ledger.
+ */
+export async function openOutput(ctx: Context, flag: string | undefined): Promise<Output> {
+  if (flag === undefined) {
+    return {
+      write: (text) => ctx.write(text),
+      finish: async () => {},
+      abort: async () => {},
+      terminal: Boolean(ctx.io.stdout.isTTY),
+    };
+  }
+  const path = resolve(ctx.cwd, flag);
+  const real = realTarget(path);
+  refuseLedgerFiles(ctx, flag, real);
+  const device = real.exists && !real.isFile;
+  const tmp = device
+    ? real.path
+    : join(dirname(real.path), `.${basename(real.path)}.${process.pid}.tmp`);
+  let stream: WriteStream;
+  try {
+    stream = createWriteStream(tmp, device ? { flags: 'a' } : { flags: 'wx', mode: real.mode });
+    await once(stream, 'open');
+  } catch (e) {
+    throw errors.usage(`--output ${flag}: cannot write: ${(e as Error).message}`);
+  }
+  const failed = (e: unknown) =>
+    errors.usage(`--output ${flag}: cannot write: ${(e as Error).message}`);
+  return {
+    terminal: false,
+    async write(text) {
+      if (!stream.write(text))
+        await Promise.race([
+          once(stream, 'drain'),
+          once(stream, 'error').then(([e]) => Promise.reject(failed(e))),
+        ]);
+    },
+    async finish() {
+      stream.end();
+      try {
+        await once(stream, 'finish');
+        if (!device) renameSync(tmp, real.path);
+      } catch (e) {
+        if (!device) rmSync(tmp, { force: true });
+        throw failed(e);
+      }
+      ctx.err(`wrote ${flag}`);
+    },
+    async abort() {
+      stream.destroy();
+      if (!device) rmSync(tmp, { force: true });
+    },
+  };
+}
+
+/** The file a path names once symbolic links are followed, and what it is. */
+function realTarget(path: string): {
+  path: string;
+  exists: boolean;
+  isFile: boolean;
+  mode: number;
+} {
+  let real = path;
+  try {
+    if (lstatSync(path).isSymbolicLink()) real = realpathSync(path);
+  } catch {
+    // No such file yet: it will be created.
+  }
+  try {
+    const s = statSync(real);
+    return { path: real, exists: true, isFile: s.isFile(), mode: s.mode & 0o777 };
+  } catch {
+    return { path: real, exists: false, isFile: true, mode: 0o644 };
+  }
+}
+
+function refuseLedgerFiles(
+  ctx: Context,
+  flag: string,
+  real: { path: string; exists: boolean; isFile: boolean },
+): void {
+  const target = ctx.target();
+  if (target.kind === 'local') {
+    const ledger = realOrSelf(target.path);
+    for (const suffix of ['', '-wal', '-shm', '-journal']) {
+      if (real.path === ledger + suffix) {
+        throw errors.usage(
+          `--output ${flag} is the ledger's own file${suffix ? ` (${suffix})` : ''}; name another file`,
+        );
+      }
+    }
+  }
+  if (real.exists && real.isFile && startsWith(real.path, SQLITE_MAGIC)) {
+    throw errors.usage(
+      `--output ${flag} is a SQLite database (perhaps a ledger); it will not be overwritten`,
+    );
+  }
+}
+
+function realOrSelf(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+function startsWith(path: string, magic: string): boolean {
+  const fd = openSync(path, 'r');
+  try {
+    const buf = Buffer.alloc(magic.length);
+    return readSync(fd, buf, 0, buf.length, 0) === buf.length && buf.toString('latin1') === magic;
+  } finally {
+    closeSync(fd);
+  }
+}

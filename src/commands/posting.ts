@@ -1,0 +1,55 @@
+import type { Context } from '../cli/context.js';
+import type { JournalEntry } from '../domain/entry.js';
+import { entryInvalid, isBooksError, type Problem } from '../domain/errors.js';
+import { entryText } from '../render/entry.js';
+
+/**
+ * A remote post whose first attempt went through but whose answer was lost comes back as a duplicate
+ * on the retry: that is success, said as such. Returns false for any other error.
+ */
+export function alreadyPosted(ctx: Context, e: unknown): boolean {
+  if (!isBooksError(e) || e.details.already_posted !== true) return false;
+  const id = (e.details.existing_journal_entry_id as string | undefined) ?? null;
+  const number = (e.details.existing_je_number as string | undefined) ?? id;
+  if (ctx.json)
+    ctx.outJson({
+      already_posted: true,
+      existing_journal_entry_id: id,
+      existing_je_number: number,
+    });
+  else ctx.out(`Already posted${number ? ` as ${number}` : ''}: an earlier attempt went through.`);
+  return true;
+}
+
+/** Shows a posted (or would-be) entry; `--format json` prints the entry object itself. */
+export function printPosted(
+  ctx: Context,
+  entry: JournalEntry,
+  exponent: number,
+  dryRun: boolean,
+): void {
+  if (ctx.json) return ctx.outJson(dryRun ? { dry_run: true, entry } : entry);
+  ctx.out(entryText(entry, exponent, dryRun ? 'Would post ' : 'Posted '));
+  if (dryRun) ctx.out('Dry run: nothing was posted.');
+}
+
+/**
+ * A refused entry's problems, each naming the place the user gave its value (a flag, or a field of
+ * the file), and reworded where the command knows better (`edit`).
+ */
+export function namedProblems(
+  e: unknown,
+  place: (path: string) => string | null,
+  edit: (p: Problem) => Problem = (p) => p,
+): unknown {
+  if (!isBooksError(e) || e.code !== 'CAPI33' || e.errors.length === 0) return e;
+  return entryInvalid(
+    e.errors.map((problem) => {
+      const p = edit(problem);
+      const where = place(p.path);
+      return where && !p.message.startsWith(where)
+        ? { ...p, message: `${where}: ${p.message}` }
+        : p;
+    }),
+  );
+}

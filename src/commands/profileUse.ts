@@ -1,0 +1,18 @@
+import { command } from '../cli/command.js';
+import { readConfig, writeConfig } from '../config/config.js';
+import { errors } from '../domain/errors.js';
+
+export default command({
+  args: [{ name: 'name', description: 'profile name' }],
+  examples: ['books profile use office'],
+  options: (raw) => ({ name: raw.args[0]! }),
+  async run(ctx, { name }) {
+    const config = readConfig(ctx.env);
+    if (!(name in config.profiles))
+      throw errors.usage(`no profile '${name}'; add it with books profile add`);
+    config.default = name;
+    writeConfig(ctx.env, config);
+    if (ctx.json) return ctx.outJson({ default: name });
+    ctx.out(`Profile ${name} is now the default.`);
+  },
+});

@@ -1,0 +1,320 @@
+import { requiredCounterpartyType } from './accounts.js';
+import { isIsoDate } from './dates.js';
+import type { AccountRef, CounterpartyRef, ValidationContext, ValidLine } from './entry.js';
+import { MAX_LINES, MIN_LINES } from './entry.js';
+import type { Problem } from './errors.js';
+import { normaliseJeNumber, type JeSeq } from './jeNumber.js';
+import { JsonFraction } from './json.js';
+import { currencyExponent, formatAmount, MAX_ATOMS } from './money.js';
+
+/**
+ * Entry validation as beancount's validations are: a list of small rules over one shared state,
+ * each adding the problems it finds (with their paths) and what it learnt for the rules after it.
+ * Every rule runs, so that every problem of an entry is reported at once.
+ */
+export interface EntryCheck {
+  readonly body: Obj;
+  readonly ctx: ValidationContext;
+  readonly problems: Problem[];
+  currency: string;
+  /** Decimals of the entity's currency, for amounts in messages. */
+  exponent: number;
+  entryDate: string | null;
+  isAdjusting: boolean;
+  jeNumber: string | null;
+  jeSeq: JeSeq | null;
+  memo: string | null;
+  reason: string | null;
+  lines: ValidLine[];
+  /** Sums while they stay exact (below 2^53); the balance rule sums again as bigint past that. */
+  debits: number;
+  credits: number;
+  amountsValid: boolean;
+}
+
+/** One line of the entry under check. */
+export interface LineCheck {
+  readonly raw: Obj;
+  readonly index: number;
+  account: AccountRef | null;
+  lineType: 'debit' | 'credit' | null;
+  amount: number | null;
+  counterparty: CounterpartyRef | null;
+}
+
+export type EntryRule = (c: EntryCheck) => void;
+export type LineRule = (c: EntryCheck, l: LineCheck) => void;
+
+export type Obj = Record<string, unknown>;
+export const isObj = (v: unknown): v is Obj =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+const MAX_TEXT = 1000;
+const ENTRY_FIELDS = new Set([
+  'currency',
+  'entry_date',
+  'lines',
+  'is_adjusting',
+  'je_number',
+  'manual_entry_reason',
+  'memo',
+]);
+const LINE_FIELDS = new Set([
+  'gl_account_id',
+  'line_type',
+  'amount_atoms',
+  'memo',
+  'counterparty_type',
+  'counterparty_external_id',
+]);
+
+const add = (c: EntryCheck, path: string, reason: string, message: string) =>
+  c.problems.push({ path, reason, message });
+/** A line's path; built only for a problem, as most lines have none. */
+const at = (l: LineCheck, field: string) => `lines[${l.index}]${field ? `.${field}` : ''}`;
+
+export const knownFields: EntryRule = (c) => {
+  for (const k in c.body)
+    if (!ENTRY_FIELDS.has(k)) add(c, k, 'unknown_field', `unknown field '${k}'`);
+};
+
+export const currencyRule: EntryRule = (c) => {
+  const given = c.body.currency;
+  if (given === undefined) return;
+  const entity = c.ctx.entity.currency;
+  if (typeof given !== 'string' || currencyExponent(given) === null) {
+    add(c, 'currency', 'invalid_currency', `'${String(given)}' is not an ISO 4217 currency code`);
+  } else if (given !== entity) {
+    const message = `currency ${given} does not match the entity's functional currency ${entity}`;
+    add(c, 'currency', 'currency_mismatch', message);
+  }
+};
+
+export const dateRule: EntryRule = (c) => {
+  const d = c.body.entry_date;
+  const { books_start: start, lock_date: lock } = c.ctx.entity;
+  if (d === undefined) add(c, 'entry_date', 'missing_field', 'entry_date is required');
+  else if (!isIsoDate(d)) {
+    add(c, 'entry_date', 'invalid_date', `'${String(d)}' is not a date: write YYYY-MM-DD`);
+  } else if (start && d < start) {
+    add(c, 'entry_date', 'before_books_start', `${d} is before the books start on ${start}`);
+  } else if (lock && d <= lock) {
+    const message = `${d} is in a closed period: the books are closed through ${lock}`;
+    add(c, 'entry_date', 'period_closed', message);
+  } else c.entryDate = d;
+};
+
+export const adjustingRule: EntryRule = (c) => {
+  const v = c.body.is_adjusting ?? false;
+  if (typeof v !== 'boolean')
+    add(c, 'is_adjusting', 'invalid_type', 'is_adjusting must be true or false');
+  else c.isAdjusting = v;
+};
+
+export const jeNumberRule: EntryRule = (c) => {
+  const v = c.body.je_number;
+  if (v === undefined || v === null) return;
+  if (typeof v !== 'string')
+    return add(c, 'je_number', 'invalid_type', 'je_number must be a string');
+  const n = normaliseJeNumber(v);
+  if (!n.ok) add(c, 'je_number', 'invalid_je_number', n.message);
+  else if (c.ctx.jeNumberTaken(n.value)) {
+    add(c, 'je_number', 'duplicate_je_number', `${n.value} is already used by another entry`);
+  } else [c.jeNumber, c.jeSeq] = [n.value, n.seq];
+};
+
+/** A text field that may be absent or null, and is at most MAX_TEXT characters. */
+function optionalText(c: EntryCheck, o: Obj, field: string, path: string): string | null {
+  const v = o[field];
+  if (v === undefined || v === null) return null;
+  if (typeof v !== 'string') add(c, path, 'invalid_type', `${field} must be a string`);
+  else if (v.length > MAX_TEXT)
+    add(c, path, 'too_long', `${field} is longer than ${MAX_TEXT} characters`);
+  else return v;
+  return null;
+}
+
+export const textRules: EntryRule = (c) => {
+  c.memo = optionalText(c, c.body, 'memo', 'memo');
+  c.reason = optionalText(c, c.body, 'manual_entry_reason', 'manual_entry_reason');
+};
+
+export const lineFields: LineRule = (c, l) => {
+  for (const k in l.raw) {
+    if (!LINE_FIELDS.has(k)) add(c, at(l, k), 'unknown_field', `unknown field '${k}'`);
+  }
+};
+
+export const accountRule: LineRule = (c, l) => {
+  const v = l.raw.gl_account_id;
+  if (typeof v !== 'string' || v === '') {
+    const message =
+      v === undefined ? 'gl_account_id is required' : 'gl_account_id must be a non-empty string';
+    return add(c, at(l, 'gl_account_id'), 'unknown_account', message);
+  }
+  const a = c.ctx.account(v);
+  if (a && a.is_active && a.is_postable && (a.currency === null || a.currency === c.currency)) {
+    l.account = a;
+    return;
+  }
+  const path = at(l, 'gl_account_id');
+  if (!a) add(c, path, 'unknown_account', `no GL account with external id '${v}'`);
+  else if (!a.is_active)
+    add(c, path, 'inactive_account', `GL account '${v}' (${a.name}) is inactive`);
+  else if (!a.is_postable) {
+    const message = `GL account '${v}' (${a.name}) is a header account and cannot be posted to`;
+    add(c, path, 'unpostable_account', message);
+  } else {
+    const message = `GL account '${v}' is denominated in ${a.currency}, not ${c.currency}`;
+    add(c, path, 'currency_conflict', message);
+  }
+};
+
+export const sideRule: LineRule = (c, l) => {
+  const t = l.raw.line_type;
+  if (t === 'debit' || t === 'credit') l.lineType = t;
+  else {
+    const message = `line_type must be 'debit' or 'credit', not '${String(t)}'`;
+    add(c, at(l, 'line_type'), 'invalid_line_type', message);
+  }
+};
+
+export const amountRule: LineRule = (c, l) => {
+  const v = l.raw.amount_atoms;
+  if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 1) {
+    l.amount = v;
+    if (l.lineType === 'debit') c.debits += v;
+    else if (l.lineType === 'credit') c.credits += v;
+    else c.amountsValid = false;
+    return;
+  }
+  c.amountsValid = false;
+  add(c, at(l, 'amount_atoms'), 'invalid_amount', amountMessage(v));
+};
+
+function amountMessage(v: unknown): string {
+  if (typeof v === 'bigint' || (typeof v === 'number' && Number.isInteger(v) && v > MAX_ATOMS)) {
+    return v > 0
+      ? `amount_atoms ${v} exceeds ${MAX_ATOMS}`
+      : `amount_atoms must be at least 1, not ${v}`;
+  }
+  if (typeof v === 'number' && Number.isInteger(v))
+    return `amount_atoms must be at least 1, not ${v}`;
+  if (v === undefined) return 'amount_atoms is required';
+  const shown = v instanceof JsonFraction ? v.text : JSON.stringify(v);
+  return `amount_atoms must be a whole number of atoms, written without a point, not ${shown}`;
+}
+
+export const counterpartyRule: LineRule = (c, l) => {
+  const { counterparty_type: type, counterparty_external_id: id } = l.raw;
+  const needed = l.account ? requiredCounterpartyType(l.account.account_type) : null;
+  const given = (type !== undefined && type !== null) || (id !== undefined && id !== null);
+  const path = (f: string) => at(l, f);
+  const bad = (p: string, message: string) => add(c, path(p), 'invalid_counterparty', message);
+  if (!given) {
+    if (needed)
+      bad(
+        'counterparty_external_id',
+        `lines on ${l.account!.account_type} accounts need a ${needed} counterparty`,
+      );
+    return;
+  }
+  if (typeof type !== 'string' || type === '') {
+    return bad('counterparty_type', 'counterparty_type is required with counterparty_external_id');
+  }
+  if (typeof id !== 'string' || id === '') {
+    return bad(
+      'counterparty_external_id',
+      'counterparty_external_id is required with counterparty_type',
+    );
+  }
+  if (needed && type !== needed) {
+    return bad(
+      'counterparty_type',
+      `lines on ${l.account!.account_type} accounts need a ${needed}, not a ${type}`,
+    );
+  }
+  const cp = c.ctx.counterparty(type, id);
+  if (!cp) bad('counterparty_external_id', `no ${type} with external id '${id}'`);
+  else if (!cp.is_active)
+    bad('counterparty_external_id', `${type} '${id}' (${cp.name}) is inactive`);
+  else l.counterparty = cp;
+};
+
+export const LINE_RULES: readonly LineRule[] = [
+  lineFields,
+  accountRule,
+  sideRule,
+  amountRule,
+  counterpartyRule,
+];
+
+export const linesRule: EntryRule = (c) => {
+  const raw = c.body.lines;
+  if (raw === undefined) return add(c, 'lines', 'missing_field', 'lines is required');
+  if (!Array.isArray(raw)) return add(c, 'lines', 'invalid_type', 'lines must be an array');
+  if (raw.length < MIN_LINES || raw.length > MAX_LINES) {
+    const message = `an entry has ${MIN_LINES} to ${MAX_LINES} lines; this one has ${raw.length}`;
+    add(c, 'lines', 'line_count', message);
+  }
+  for (let i = 0; i < raw.length; i++) {
+    const line: unknown = raw[i];
+    if (!isObj(line)) {
+      add(c, `lines[${i}]`, 'invalid_type', 'a line must be an object');
+      c.amountsValid = false;
+      continue;
+    }
+    const l: LineCheck = {
+      raw: line,
+      index: i,
+      account: null,
+      lineType: null,
+      amount: null,
+      counterparty: null,
+    };
+    for (const rule of LINE_RULES) rule(c, l);
+    const memo = line.memo === undefined ? null : optionalText(c, line, 'memo', at(l, 'memo'));
+    if (l.account && l.lineType && l.amount !== null) {
+      const { account, lineType: line_type, amount: amount_atoms, counterparty } = l;
+      c.lines.push({ account, line_type, amount_atoms, memo, counterparty });
+    }
+  }
+};
+
+export const balanceRule: EntryRule = (c) => {
+  const raw = c.body.lines;
+  if (!c.amountsValid || !Array.isArray(raw) || raw.length === 0) return;
+  const money = (n: bigint | number) => formatAmount(n, c.exponent);
+  if (c.debits > MAX_ATOMS || c.credits > MAX_ATOMS) {
+    const exact = (side: string) =>
+      (raw as Obj[]).reduce(
+        (s, l) => (l.line_type === side ? s + BigInt(l.amount_atoms as number) : s),
+        0n,
+      );
+    const [d, cr] = [exact('debit'), exact('credit')];
+    if (d !== cr)
+      add(
+        c,
+        'lines',
+        'unbalanced',
+        `entry is not balanced: debits ${money(d)} ≠ credits ${money(cr)}`,
+      );
+    else
+      add(c, 'lines', 'total_too_large', `the entry's debit total ${d} atoms exceeds ${MAX_ATOMS}`);
+  } else if (c.debits !== c.credits) {
+    const message = `entry is not balanced: debits ${money(c.debits)} ≠ credits ${money(c.credits)}`;
+    add(c, 'lines', 'unbalanced', message);
+  }
+};
+
+/** Every rule of an entry, in the order their problems are listed. */
+export const ENTRY_RULES: readonly EntryRule[] = [
+  knownFields,
+  currencyRule,
+  dateRule,
+  adjustingRule,
+  jeNumberRule,
+  textRules,
+  linesRule,
+  balanceRule,
+];

@@ -1,0 +1,46 @@
+import type { Target } from '../config/config.js';
+import type { Ledger } from './port.js';
+
+/** What a new local ledger starts with. */
+export interface LedgerInit {
+  name: string;
+  currency: string;
+  books_start: string | null;
+  fiscal_year_start_month: number;
+}
+
+export interface OpenContext {
+  env: Record<string, string | undefined>;
+  clock: () => Date;
+}
+
+/**
+ * The one place that picks a store for a ledger location and opens it: a local file (SQLite) or a
+ * remote service (HTTP). Stores are imported only when opened, so `books --help` loads neither.
+ */
+export async function openLedger(target: Target, ctx: OpenContext): Promise<Ledger> {
+  if (target.kind === 'remote') {
+    const { HttpLedger } = await import('./http/ledger.js');
+    const backoff = Number(ctx.env.BOOKS_RETRY_BACKOFF_MS);
+    return new HttpLedger({
+      baseUrl: target.url,
+      apiKey: target.apiKey,
+      apiKeyEnv: target.apiKeyEnv,
+      currency: target.currency,
+      env: ctx.env,
+      ...(backoff > 0 ? { backoffMs: backoff } : {}),
+    });
+  }
+  const { SqliteLedger } = await import('./sqlite/ledger.js');
+  return SqliteLedger.open(target.path, { clock: ctx.clock });
+}
+
+/** Creates a new local ledger file (books init); refuses a path that exists. */
+export async function createLedger(
+  path: string,
+  init: LedgerInit,
+  ctx: OpenContext,
+): Promise<Ledger> {
+  const { SqliteLedger } = await import('./sqlite/ledger.js');
+  return SqliteLedger.create(path, init, { clock: ctx.clock });
+}

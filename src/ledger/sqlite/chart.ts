@@ -1,0 +1,199 @@
+import type { AccountType, Counterparty, GlAccount } from '../../domain/accounts.js';
+import {
+  chartRefused,
+  checkChart,
+  type ChartFile,
+  type ChartRow,
+  type ChartShape,
+  type CounterpartyRow,
+} from '../../domain/chart.js';
+import type { AccountRef, CounterpartyRef, ValidationContext } from '../../domain/entry.js';
+import type { ReportAccount } from '../../domain/statement.js';
+import type { ChartOps } from '../port.js';
+import type { Db } from './db.js';
+import { newId } from './writer.js';
+
+type Flags = { is_postable: number; is_active: number };
+
+/** The chart of accounts and the counterparties of a ledger file. */
+export class SqliteChart implements ChartOps {
+  constructor(private readonly db: Db) {}
+
+  async accounts(): Promise<GlAccount[]> {
+    const rows = this.db
+      .prep(
+        `SELECT a.id, a.external_id, a.account_number, a.name, a.account_type, p.id AS parent_id,
+                a.is_postable, a.is_active, a.currency, a.created_at, a.updated_at
+         FROM accounts a LEFT JOIN accounts p ON p.key = a.parent_key
+         ORDER BY a.account_number IS NULL, a.account_number, a.external_id`,
+      )
+      .all() as (Omit<GlAccount, 'is_postable' | 'is_active' | 'object' | 'account_kind'> &
+      Flags)[];
+    return rows.map((r) => ({
+      id: r.id,
+      object: 'gl_account',
+      external_id: r.external_id,
+      account_number: r.account_number,
+      name: r.name,
+      account_type: r.account_type,
+      parent_id: r.parent_id,
+      is_postable: r.is_postable === 1,
+      is_active: r.is_active === 1,
+      account_kind: 'regular',
+      currency: r.currency,
+      created_at: r.created_at,
+      updated_at: r.updated_at,
+    }));
+  }
+
+  async counterparties(): Promise<Counterparty[]> {
+    const rows = this.db
+      .prep(
+        `SELECT id, counterparty_type, external_id, name, is_active, created_at, updated_at
+         FROM counterparties ORDER BY counterparty_type, external_id`,
+      )
+      .all() as (Omit<Counterparty, 'is_active' | 'object'> & { is_active: number })[];
+    return rows.map((r) => ({ ...r, object: 'counterparty', is_active: r.is_active === 1 }));
+  }
+
+  /** The chart's tree as the whole-chart checks read it. */
+  shapes(): ChartShape[] {
+    return this.db
+      .prep(
+        `SELECT a.external_id, a.account_number, a.account_type, p.external_id AS parent_external_id
+         FROM accounts a LEFT JOIN accounts p ON p.key = a.parent_key`,
+      )
+      .all() as ChartShape[];
+  }
+
+  /** The chart as reports read it. */
+  reportAccounts(): ReportAccount[] {
+    const rows = this.db
+      .prep(
+        `SELECT key, id, external_id, account_number, name, account_type, parent_key, is_postable FROM accounts`,
+      )
+      .all() as (Omit<ReportAccount, 'is_postable'> & { is_postable: number })[];
+    return rows.map((a) => ({ ...a, is_postable: a.is_postable === 1 }));
+  }
+
+  async importAccounts(
+    load: () => Promise<ChartFile>,
+  ): Promise<{ created: number; updated: number }> {
+    const file = await load();
+    return this.db.write(() => {
+      // Checked under the write lock, as the chart the file leaves behind when it is applied.
+      const { rows, problems } = checkChart(file.records, this.shapes());
+      if (problems.length > 0) throw chartRefused(file.name, problems);
+      return this.upsertAccounts(rows);
+    });
+  }
+
+  private upsertAccounts(rows: ChartRow[]): { created: number; updated: number } {
+    const ts = this.db.stamp();
+    const find = this.db.prep(`SELECT key FROM accounts WHERE external_id = ?`).pluck();
+    const insert = this.db.prep(
+      `INSERT INTO accounts (id, external_id, account_number, name, account_type, is_postable, is_active,
+                             currency, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    const clearNumber = this.db.prep(
+      `UPDATE accounts SET account_number = NULL WHERE external_id = ?`,
+    );
+    const set = this.db.prep(
+      `UPDATE accounts SET account_number = ?, name = ?, account_type = ?, is_postable = ?, is_active = ?,
+                           currency = ?, updated_at = ?
+       WHERE external_id = ?`,
+    );
+    const setParent = this.db.prep(
+      `UPDATE accounts SET parent_key = (SELECT key FROM accounts WHERE external_id = ?) WHERE external_id = ?`,
+    );
+    let created = 0;
+    let updated = 0;
+    // Numbers may move between accounts within one file: clear them first so UNIQUE holds midway.
+    for (const r of rows) if (find.get(r.external_id) !== undefined) clearNumber.run(r.external_id);
+    for (const r of rows) {
+      const flags = [r.account_type, +r.is_postable, +r.is_active, r.currency] as const;
+      if (find.get(r.external_id) === undefined) {
+        insert.run(newId('acct'), r.external_id, r.account_number, r.name, ...flags, ts, ts);
+        created++;
+      } else {
+        set.run(r.account_number, r.name, ...flags, ts, r.external_id);
+        updated++;
+      }
+    }
+    for (const r of rows) setParent.run(r.parent_external_id, r.external_id);
+    return { created, updated };
+  }
+
+  async importCounterparties(
+    load: () => Promise<CounterpartyRow[]>,
+  ): Promise<{ created: number; updated: number }> {
+    const rows = await load();
+    return this.db.write(() => {
+      const ts = this.db.stamp();
+      const upd = this.db.prep(
+        `UPDATE counterparties SET name = ?, is_active = ?, updated_at = ?
+         WHERE counterparty_type = ? AND external_id = ?`,
+      );
+      const ins = this.db.prep(
+        `INSERT INTO counterparties (id, counterparty_type, external_id, name, is_active, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      );
+      let created = 0;
+      let updated = 0;
+      for (const r of rows) {
+        if (upd.run(r.name, +r.is_active, ts, r.counterparty_type, r.external_id).changes > 0)
+          updated++;
+        else {
+          ins.run(newId('cp'), r.counterparty_type, r.external_id, r.name, +r.is_active, ts, ts);
+          created++;
+        }
+      }
+      return { created, updated };
+    });
+  }
+
+  /** Look-ups for entry validation, memoised for one transaction. */
+  validationContext(): ValidationContext {
+    const accountStmt = this.db.prep(
+      `SELECT key, id, external_id, account_number, name, account_type, is_active, is_postable, currency
+       FROM accounts WHERE external_id = ?`,
+    );
+    const cpStmt = this.db.prep(
+      `SELECT id, counterparty_type, external_id, name, is_active FROM counterparties
+       WHERE counterparty_type = ? AND external_id = ?`,
+    );
+    const jeStmt = this.db.prep(`SELECT 1 FROM journal_entries WHERE je_number = ?`).pluck();
+    const accounts = new Map<string, AccountRef | undefined>();
+    // By type, then external id: no key string is built per look-up.
+    const cps = new Map<string, Map<string, CounterpartyRef | undefined>>();
+    return {
+      entity: this.db.entity(),
+      account(externalId) {
+        if (!accounts.has(externalId)) {
+          const r = accountStmt.get(externalId) as
+            (Omit<AccountRef, keyof Flags> & Flags) | undefined;
+          const ref = r && {
+            ...r,
+            account_type: r.account_type as AccountType,
+            is_active: r.is_active === 1,
+            is_postable: r.is_postable === 1,
+          };
+          accounts.set(externalId, ref);
+        }
+        return accounts.get(externalId);
+      },
+      counterparty(type, externalId) {
+        let ofType = cps.get(type);
+        if (!ofType) cps.set(type, (ofType = new Map()));
+        if (!ofType.has(externalId)) {
+          const r = cpStmt.get(type, externalId) as
+            (Omit<CounterpartyRef, 'is_active'> & { is_active: number }) | undefined;
+          ofType.set(externalId, r && { ...r, is_active: r.is_active === 1 });
+        }
+        return ofType.get(externalId);
+      },
+      jeNumberTaken: (n) => jeStmt.get(n) !== undefined,
+    };
+  }
+}

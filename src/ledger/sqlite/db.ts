@@ -1,0 +1,84 @@
+import type Database from 'better-sqlite3';
+import type { Entity } from '../../domain/accounts.js';
+import { storageError } from './connection.js';
+
+export type Clock = () => Date;
+
+/** The entity row, with the rebuild mark that only the store reads. */
+export interface EntityRow extends Entity {
+  rebuild_started_at: string | null;
+  rebuild_owner: string | null;
+}
+
+/**
+ * A ledger file's connection as the store's modules share it: statements prepared once and kept by
+ * their SQL, transactions that take the write lock up front, the clock. Nothing outside
+ * src/ledger/sqlite sees it.
+ */
+export class Db {
+  private readonly stmts = new Map<string, Database.Statement>();
+
+  constructor(
+    readonly sqlite: Database.Database,
+    readonly location: string,
+    readonly now: Clock,
+  ) {}
+
+  /**
+   * Prepared statements, kept by their SQL: preparing costs more than running a small statement, and a
+   * served ledger runs the same few for every request. A given SQL text is always used in one mode
+   * (pluck, raw, safeIntegers), so sharing it is safe.
+   */
+  prep(sql: string): Database.Statement {
+    let s = this.stmts.get(sql);
+    if (!s) this.stmts.set(sql, (s = this.sqlite.prepare(sql)));
+    return s;
+  }
+
+  /** Runs fn in one IMMEDIATE transaction: the write lock is taken up front, so writers queue instead of failing. */
+  write<T>(fn: () => T): T {
+    if (this.sqlite.inTransaction) return fn();
+    try {
+      this.prep('BEGIN IMMEDIATE').run();
+    } catch (e) {
+      throw storageError(e, this.location);
+    }
+    return this.finish(fn);
+  }
+
+  /** Runs fn in one read transaction: a consistent view, without the write lock. */
+  read<T>(fn: () => T): T {
+    if (this.sqlite.inTransaction) return fn();
+    this.prep('BEGIN DEFERRED').run();
+    return this.finish(fn);
+  }
+
+  private finish<T>(fn: () => T): T {
+    try {
+      const result = fn();
+      this.prep('COMMIT').run();
+      return result;
+    } catch (e) {
+      if (this.sqlite.inTransaction) this.prep('ROLLBACK').run();
+      throw storageError(e, this.location);
+    }
+  }
+
+  entity(): EntityRow {
+    return this.prep(
+      `SELECT id, name, currency, books_start, fiscal_year_start_month, lock_date,
+              rebuild_started_at, rebuild_owner
+       FROM entity`,
+    ).get() as EntityRow;
+  }
+
+  stamp(): string {
+    return this.now().toISOString();
+  }
+}
+
+/** The entity as the port answers for it: the store's own marks left out. */
+export function publicEntity(e: EntityRow): Entity {
+  const { rebuild_started_at: _s, rebuild_owner: _o, ...entity } = e;
+  return entity;
+}

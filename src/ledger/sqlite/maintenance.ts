@@ -1,0 +1,156 @@
+import { treeProblems, type ChartShape } from '../../domain/chart.js';
+import type { Problem } from '../../domain/errors.js';
+import type { MaintenanceOps } from '../port.js';
+import type { Db } from './db.js';
+import { rebuild, rebuildRunning } from './rebuild.js';
+
+type Add = (path: string, reason: string, message: string) => void;
+
+/** `books check` and `books rebuild` of a ledger file. */
+export class SqliteMaintenance implements MaintenanceOps {
+  constructor(
+    private readonly db: Db,
+    private readonly shapes: () => ChartShape[],
+  ) {}
+
+  async rebuild(): Promise<{ totals: number; lines: number }> {
+    return rebuild(this.db);
+  }
+
+  /** Every invariant the ledger relies on, in one read transaction; an empty list means the file is sound. */
+  async check(): Promise<{ problems: Problem[]; checked: Record<string, number> }> {
+    const problems: Problem[] = [];
+    const add: Add = (path, reason, message) => problems.push({ path, reason, message });
+    const checked = this.db.read(() => {
+      this.fileIntegrity(add);
+      this.entriesBalance(add);
+      this.derivedTotals(add);
+      this.links(add);
+      this.chartTree(add);
+      return this.counts();
+    });
+    return { problems, checked };
+  }
+
+  private counts(): Record<string, number> {
+    const n = (table: string) =>
+      this.db.prep(`SELECT COUNT(*) FROM ${table}`).pluck().get() as number;
+    return {
+      entries: n('journal_entries'),
+      lines: n('journal_lines'),
+      accounts: n('accounts'),
+      counterparties: n('counterparties'),
+      totals: n('account_month_totals'),
+    };
+  }
+
+  private fileIntegrity(add: Add): void {
+    const integrity = this.db.sqlite.pragma('integrity_check', { simple: true });
+    if (integrity !== 'ok')
+      add('file', 'integrity', `SQLite integrity check: ${String(integrity)}`);
+    for (const r of this.db.sqlite.pragma('foreign_key_check') as {
+      table: string;
+      rowid: number;
+      parent: string;
+    }[]) {
+      add(r.table, 'foreign_key', `${r.table} row ${r.rowid} points at a missing ${r.parent} row`);
+    }
+  }
+
+  private entriesBalance(add: Add): void {
+    const unbalanced = this.db
+      .prep(
+        `SELECT e.je_number, e.total_atoms, e.line_count,
+                COALESCE(SUM(CASE WHEN l.line_type = 'debit' THEN l.amount_atoms END), 0) AS d,
+                COALESCE(SUM(CASE WHEN l.line_type = 'credit' THEN l.amount_atoms END), 0) AS c,
+                COUNT(l.line_no) AS n
+         FROM journal_entries e LEFT JOIN journal_lines l ON l.entry_seq = e.seq GROUP BY e.seq
+         HAVING d != c OR d != e.total_atoms OR n != e.line_count OR n < 2`,
+      )
+      .all() as {
+      je_number: string;
+      total_atoms: number;
+      d: number;
+      c: number;
+      n: number;
+      line_count: number;
+    }[];
+    for (const u of unbalanced) {
+      const message =
+        `${u.je_number}: debits ${u.d}, credits ${u.c}, recorded total ${u.total_atoms}, ` +
+        `${u.n} lines (recorded ${u.line_count})`;
+      add(u.je_number, 'unbalanced', message);
+    }
+    const badLines = this.db
+      .prep(
+        `SELECT e.je_number, l.line_no FROM journal_lines l JOIN journal_entries e ON e.seq = l.entry_seq
+         WHERE l.amount_atoms < 1 OR l.line_type NOT IN ('debit', 'credit')`,
+      )
+      .all() as { je_number: string; line_no: number }[];
+    for (const b of badLines) {
+      add(
+        `${b.je_number}.lines[${b.line_no - 1}]`,
+        'invalid_line',
+        `${b.je_number} line ${b.line_no} has an invalid side or amount`,
+      );
+    }
+  }
+
+  private derivedTotals(add: Add): void {
+    const drift = this.db
+      .prep(
+        `WITH actual AS (
+           SELECT l.account_key, substr(e.entry_date, 1, 7) AS month,
+                  SUM(CASE WHEN l.line_type = 'debit' THEN l.amount_atoms ELSE -l.amount_atoms END) AS net,
+                  COUNT(*) AS n
+           FROM journal_lines l JOIN journal_entries e ON e.seq = l.entry_seq GROUP BY 1, 2)
+         SELECT a.external_id, x.month, x.net, x.n, x.tnet, x.tn FROM (
+           SELECT actual.account_key, actual.month, actual.net, actual.n, t.net_atoms AS tnet, t.line_count AS tn
+             FROM actual LEFT JOIN account_month_totals t
+               ON t.account_key = actual.account_key AND t.month = actual.month
+           UNION ALL
+           SELECT t.account_key, t.month, NULL, NULL, t.net_atoms, t.line_count
+             FROM account_month_totals t LEFT JOIN actual
+               ON actual.account_key = t.account_key AND actual.month = t.month
+             WHERE actual.account_key IS NULL
+         ) x LEFT JOIN accounts a ON a.key = x.account_key
+         WHERE x.net IS NOT x.tnet OR x.n IS NOT x.tn`,
+      )
+      .all() as {
+      external_id: string;
+      month: string;
+      net: number | null;
+      n: number | null;
+      tnet: number | null;
+      tn: number | null;
+    }[];
+    for (const d of drift) {
+      const message =
+        `derived total for account '${d.external_id}' in ${d.month} is ${d.tnet ?? 'missing'} atoms over ` +
+        `${d.tn ?? 0} lines; the lines say ${d.net ?? 0} over ${d.n ?? 0}`;
+      add(`account_month_totals[${d.external_id}, ${d.month}]`, 'derived_mismatch', message);
+    }
+  }
+
+  private links(add: Add): void {
+    const reversals = this.db
+      .prep(
+        `SELECT o.je_number FROM journal_entries o WHERE o.status = 'reversed'
+         AND NOT EXISTS (SELECT 1 FROM journal_entries r WHERE r.original_seq = o.seq)`,
+      )
+      .pluck()
+      .all() as string[];
+    for (const r of reversals)
+      add(r, 'reversal_link', `${r} is marked reversed but no entry reverses it`);
+    const entity = this.db.entity();
+    if (entity.rebuild_started_at && !rebuildRunning(entity)) {
+      const message = `a rebuild started at ${entity.rebuild_started_at} never finished; run books rebuild`;
+      add('entity.rebuild_started_at', 'stale_rebuild', message);
+    }
+  }
+
+  private chartTree(add: Add): void {
+    for (const p of treeProblems(this.shapes()))
+      add(`accounts[${p.external_id}]`, p.reason, p.message);
+  }
+}

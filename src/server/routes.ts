@@ -1,0 +1,173 @@
+import type { IncomingMessage } from 'node:http';
+import { BooksError, entryInvalid, errors, type Problem } from '../domain/errors.js';
+import { idempotencyKeyProblem } from '../domain/idempotency.js';
+import type { Permission } from '../domain/keys.js';
+import { checkReportQuery, type ReportQuery } from '../domain/periods.js';
+import type { Ledger } from '../ledger/port.js';
+
+export const POST_PERMISSION: Permission = 'customer_api:post_journal_entries';
+export const READ_PERMISSION: Permission = 'customer_api:read';
+
+/** What a route's handler is given: the matched request, its body when it takes one, the ledger. */
+export interface Call {
+  req: IncomingMessage;
+  url: URL;
+  params: string[];
+  ledger: Ledger;
+  /** The request's JSON body, read (at most 2 MiB) and parsed exactly. */
+  body: () => Promise<unknown>;
+}
+
+export interface Reply {
+  status: number;
+  body: unknown;
+}
+
+export interface Route {
+  method: 'GET' | 'POST';
+  /** The path, with `{id}` for a segment. */
+  path: string;
+  pattern: RegExp;
+  permission: Permission;
+  summary: string;
+  handle: (call: Call) => Promise<Reply>;
+}
+
+const route = (r: Omit<Route, 'pattern'>): Route => ({
+  ...r,
+  pattern: new RegExp(`^${r.path.replace(/\{\w+\}/g, '([^/]+)')}$`),
+});
+
+/** The idempotency key of a POST, as the header gives it; refused (CAPI34) naming the header. */
+function idempotencyKey(req: IncomingMessage): string {
+  // Node joins a repeated header's values with commas; two keys for one request are refused instead.
+  const given = req.headersDistinct['x-idempotency-key'];
+  const header = 'X-Idempotency-Key';
+  if (given && given.length > 1) {
+    const problem = {
+      reason: 'missing_idempotency_key',
+      message: `${header} is given more than once`,
+    };
+    throw errors.idempotencyKeyRefused(problem, header);
+  }
+  const problem = idempotencyKeyProblem(given?.[0], header);
+  if (problem) throw errors.idempotencyKeyRefused(problem, header);
+  return given![0]!;
+}
+
+/** Query parameters, each at most once, else invalid_parameters naming them. */
+export function queryOf(url: URL, names: readonly string[]): Record<string, string | undefined> {
+  const q = url.searchParams;
+  const twice = names.filter((name) => q.getAll(name).length > 1);
+  if (twice.length) {
+    const problems: Problem[] = twice.map((name) => ({
+      path: name,
+      reason: 'repeated_parameter',
+      message: `${name} is given more than once`,
+    }));
+    throw new BooksError(
+      'invalid_parameters',
+      `${twice.join(', ')} given more than once`,
+      problems,
+    );
+  }
+  return Object.fromEntries(names.map((n) => [n, q.get(n) ?? undefined]));
+}
+
+/** A report's window and period parameters, checked as the balance sheet's are. */
+export function reportQuery(url: URL): ReportQuery {
+  const checked = checkReportQuery(queryOf(url, ['start_date', 'end_date', 'period_type']));
+  if ('problems' in checked) {
+    throw new BooksError(
+      'invalid_parameters',
+      checked.problems.map((p) => p.message).join('; '),
+      checked.problems,
+    );
+  }
+  return checked.query;
+}
+
+/** The entry id or number of a reversal path; a malformed percent-encoding names no entry. */
+function entryId(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw errors.notFound(`no journal entry '${segment}'`);
+  }
+}
+
+/** The reversal body: `{"entry_date": "YYYY-MM-DD"}`, the date optional. */
+function reversalDate(body: unknown): string | undefined {
+  const o = body as { entry_date?: unknown } | null;
+  const extra = o && typeof o === 'object' ? Object.keys(o).filter((k) => k !== 'entry_date') : [];
+  const date = o?.entry_date;
+  if (
+    o === null ||
+    typeof o !== 'object' ||
+    Array.isArray(o) ||
+    extra.length ||
+    (date !== undefined && typeof date !== 'string')
+  ) {
+    const message = 'the body is {"entry_date": "YYYY-MM-DD"} (entry_date optional)';
+    throw entryInvalid([{ path: extra[0] ?? 'entry_date', reason: 'invalid_body', message }]);
+  }
+  return date;
+}
+
+/**
+ * Every route of `books serve`. Checks run in the order decisions.md gives: authentication and
+ * permission (before a handler runs), the idempotency key, the JSON body, then the ledger's own.
+ */
+export const ROUTES: readonly Route[] = [
+  route({
+    method: 'POST',
+    path: '/v1/journal-entries',
+    permission: POST_PERMISSION,
+    summary: 'Post a manual journal entry',
+    handle: async ({ req, ledger, body }) => {
+      const key = idempotencyKey(req);
+      return {
+        status: 201,
+        body: await ledger.journal.post(await body(), {
+          idempotencyKey: key,
+          source: 'manual_api',
+        }),
+      };
+    },
+  }),
+  route({
+    method: 'POST',
+    path: '/v1/journal-entries/{id}/reverse',
+    permission: POST_PERMISSION,
+    summary: 'Reverse a journal entry: post its mirror and link the two',
+    handle: async ({ req, ledger, body, params }) => {
+      const key = idempotencyKey(req);
+      const date = reversalDate(await body());
+      const entry = await ledger.journal.reverse(entryId(params[0]!), {
+        idempotencyKey: key,
+        ...(date ? { entryDate: date } : {}),
+      });
+      return { status: 201, body: entry };
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/reports/balance-sheet',
+    permission: READ_PERMISSION,
+    summary: 'The balance sheet, one column per period',
+    handle: async ({ url, ledger }) => ({
+      status: 200,
+      body: await ledger.reports.balanceSheet(reportQuery(url)),
+    }),
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/gl-accounts',
+    permission: READ_PERMISSION,
+    summary: 'The chart of accounts',
+    handle: async ({ ledger }) => ({
+      status: 200,
+      body: { object: 'list', data: await ledger.chart.accounts() },
+    }),
+  }),
+];

@@ -1,0 +1,152 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { HttpLedger } from '../../src/ledger/http/ledger.js';
+import { copyTemplate } from '../support/ledgers.js';
+import { outcome, servedStore, setEntity, type OpenedStore } from './stores.js';
+
+// The local ledger has no keys and no request bodies, so these exist on HTTP alone: each status of
+// decisions.md as served, and the error value the HTTP ledger turns it into (the CLI's exit code
+// follows from that value, as for the local ledger).
+
+const body = (extra: Record<string, unknown> = {}) => ({
+  entry_date: '2025-03-02',
+  lines: [
+    { gl_account_id: 'rent', line_type: 'debit', amount_atoms: 100 },
+    { gl_account_id: 'checking', line_type: 'credit', amount_atoms: 100 },
+  ],
+  ...extra,
+});
+
+let opened: Required<OpenedStore> | null = null;
+afterEach(async () => {
+  await opened?.close();
+  opened = null;
+});
+
+async function served(): Promise<Required<OpenedStore>> {
+  opened = await servedStore(copyTemplate('standard').ledger);
+  return opened;
+}
+
+let n = 0;
+
+describe('statuses as served, and as the HTTP ledger reads them', () => {
+  it.each([
+    ['401 CAPI11 without a key', { key: null }, 401, 'CAPI11'],
+    [
+      '401 CAPI11 with an unknown key',
+      { key: 'bk.AAAAAAAAAAAA.unknownunknownunknownunknown' },
+      401,
+      'CAPI11',
+    ],
+    ['403 CAPI71 with a read-only key', { key: 'read' }, 403, 'CAPI71'],
+    [
+      '413 for a body over 2 MiB',
+      { body: body({ memo: 'x'.repeat(2 * 1024 * 1024) }) },
+      413,
+      'payload_too_large',
+    ],
+    ['400 CAPI34 without an idempotency key', { idempotencyKey: null }, 400, 'CAPI34'],
+    ['400 CAPI33 for an invalid entry', { body: body({ lines: [] }) }, 400, 'CAPI33'],
+    ['201 for a posted entry', {}, 201, null],
+  ] as const)(
+    'POST: %s',
+    async (_n, c: { key?: string | null; body?: unknown; idempotencyKey?: null }, status, code) => {
+      const s = await served();
+      const bearer =
+        c.key === undefined ? s.http.keys.both : c.key === 'read' ? s.http.keys.read : c.key;
+      const idem = c.idempotencyKey === null ? null : `http-only-${++n}`;
+      const r = await fetch(`${s.http.url}/v1/journal-entries`, {
+        method: 'POST',
+        headers: {
+          'Content-Type': 'application/json',
+          ...(bearer ? { Authorization: `Bearer ${bearer}` } : {}),
+          ...(idem ? { 'X-Idempotency-Key': idem } : {}),
+        },
+        body: JSON.stringify(c.body ?? body()),
+      });
+      expect(r.status).toBe(status);
+      expect(r.headers.get('content-type')).toBe(
+        code ? 'application/problem+json' : 'application/json',
+      );
+      if (!code) return;
+      expect(((await r.json()) as { code: string }).code).toBe(code);
+      const client = new HttpLedger({
+        baseUrl: s.http.url,
+        apiKey: bearer ?? undefined,
+        apiKeyEnv: 'BOOKS_API_KEY',
+        currency: 'USD',
+        attempts: 1,
+      });
+      // Over the wire unchecked: the HTTP ledger itself refuses a missing key before sending.
+      const read = await outcome(() =>
+        client.journal.post(c.body ?? body(), {
+          idempotencyKey: idem ?? (undefined as unknown as string),
+        }),
+      );
+      expect(read).toMatchObject({ error: { code } });
+    },
+  );
+
+  it.each([
+    ['200 for a report', 'start_date=2025-01-01&end_date=2025-03-31', 'both', 200, null],
+    [
+      '400 CAPI69 for a window over 5 years',
+      'start_date=2021-01-01&end_date=2026-01-01',
+      'both',
+      400,
+      'CAPI69',
+    ],
+    [
+      '400 invalid_parameters for a malformed date',
+      'start_date=2025-01-01&end_date=2025-13-01',
+      'both',
+      400,
+      'invalid_parameters',
+    ],
+    [
+      '403 CAPI71 with a post-only key',
+      'start_date=2025-01-01&end_date=2025-03-31',
+      'post',
+      403,
+      'CAPI71',
+    ],
+  ] as const)('GET balance sheet: %s', async (_n, query, which, status, code) => {
+    const s = await served();
+    const r = await fetch(`${s.http.url}/v1/reports/balance-sheet?${query}`, {
+      headers: { Authorization: `Bearer ${s.http.keys[which]}` },
+    });
+    expect(r.status).toBe(status);
+    if (code) expect(((await r.json()) as { code: string }).code).toBe(code);
+  });
+
+  it('409 CAPI34 for a key used within the hour, 409 CAPI67, and 409 CAPI73 with Retry-After', async () => {
+    const s = await served();
+    const post = (idem: string) =>
+      fetch(`${s.http.url}/v1/journal-entries`, {
+        method: 'POST',
+        headers: {
+          'Content-Type': 'application/json',
+          Authorization: `Bearer ${s.http.keys.both}`,
+          'X-Idempotency-Key': idem,
+        },
+        body: JSON.stringify(body()),
+      });
+    expect((await post('statuses-1')).status).toBe(201);
+    const dup = await post('statuses-1');
+    expect([dup.status, ((await dup.json()) as { code: string }).code]).toEqual([409, 'CAPI34']);
+    setEntity(s.file, 'rebuild_started_at = ?', new Date().toISOString());
+    const rebuilding = await post('statuses-2');
+    const problem = (await rebuilding.json()) as { code: string; retryable: boolean };
+    expect([rebuilding.status, rebuilding.headers.get('retry-after'), problem.retryable]).toEqual([
+      409,
+      '1',
+      true,
+    ]);
+    setEntity(s.file, 'rebuild_started_at = NULL, books_start = NULL');
+    const noStart = await post('statuses-3');
+    expect([noStart.status, ((await noStart.json()) as { code: string }).code]).toEqual([
+      409,
+      'CAPI67',
+    ]);
+  });
+});
