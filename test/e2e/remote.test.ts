@@ -11,6 +11,7 @@ import {
   type RunResult,
   type Served,
 } from './helpers.js';
+import { until } from '../support/ledgers.js';
 
 const POST = 'customer_api:post_journal_entries';
 const READ = 'customer_api:read';
@@ -173,7 +174,8 @@ describe('a remote profile against a real books serve', () => {
       '--credit',
       'checking=1',
     ]);
-    await new Promise((r) => setTimeout(r, 1500));
+    // Once the service has refused it at least once (CAPI73), the rebuild ends.
+    await until(() => /POST \/v1\/journal-entries 409/.test(S.log()), 'a refused post');
     const db2 = new Database(L.ledger);
     db2.prepare('UPDATE entity SET rebuild_started_at = NULL').run();
     db2.close();

@@ -4,6 +4,7 @@ import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { generate } from '../../src/bench/generate.js';
 import { BIN, books, serve, standardLedger, tempDir, writeFile } from '../e2e/helpers.js';
+import { untilWriteLocked } from '../support/ledgers.js';
 
 const numbers = (path: string) => {
   const db = new Database(path, { readonly: true });
@@ -149,8 +150,8 @@ describe('several writers on one ledger at once', () => {
       );
       let importDone = false;
       void importing.then(() => (importDone = true));
-      // Wait until the import holds the lock (its writer thread has begun), then read.
-      await new Promise((r) => setTimeout(r, 700));
+      // Once the import holds the write lock, read.
+      await untilWriteLocked(ledger);
       expect(importDone).toBe(false);
       const reads = await Promise.all([
         books([

@@ -18,3 +18,39 @@ export function copyTemplate(
   copyFileSync(join(inject('templates'), `${name}.sqlite`), ledger);
   return { dir, ledger };
 }
+
+/**
+ * Resolves once another connection holds the ledger's write lock (an import under way), asking
+ * without waiting for it: the state a test means to reach, not a guess at how long it takes.
+ */
+export async function untilWriteLocked(path: string, timeoutMs = 30_000): Promise<void> {
+  const { default: Database } = await import('better-sqlite3');
+  const db = new Database(path, { timeout: 0 });
+  db.pragma('busy_timeout = 0');
+  const deadline = Date.now() + timeoutMs;
+  try {
+    for (;;) {
+      try {
+        db.exec('BEGIN IMMEDIATE');
+        db.exec('ROLLBACK');
+      } catch (e) {
+        if ((e as { code?: string }).code === 'SQLITE_BUSY') return;
+        throw e;
+      }
+      if (Date.now() > deadline)
+        throw new Error(`nothing took the write lock of ${path} in ${timeoutMs} ms`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  } finally {
+    db.close();
+  }
+}
+
+/** Resolves once `ready()` holds, checking every few milliseconds (a state, not a fixed sleep). */
+export async function until(ready: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!ready()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
