@@ -19,17 +19,15 @@ export interface BatchWrites {
 /**
  * The batch's transaction on the ledger's own connection. Foreign-key look-ups are dropped for it:
  * the batch writes only rows it validated in the same transaction, and books check still verifies
- * every reference. The pragma cannot change inside a transaction, so it is set around it. A dry run
- * writes nothing, so it reads in a deferred transaction and never takes the write lock.
+ * every reference. The pragma cannot change inside a transaction, so it is set around it.
  */
 export function writesHere(
   db: Database.Database,
   prep: (sql: string) => Database.Statement,
-  readOnly = false,
 ): BatchWrites {
   db.pragma('foreign_keys = OFF');
   try {
-    db.exec(readOnly ? 'BEGIN DEFERRED' : 'BEGIN IMMEDIATE');
+    db.exec('BEGIN IMMEDIATE');
   } catch (e) {
     db.pragma('foreign_keys = ON');
     throw busyToUnavailable(e);

@@ -246,23 +246,34 @@ export class SqliteJournal implements JournalOps {
   }
 
   /**
-   * Starts an all-or-nothing import: one IMMEDIATE transaction held while the caller streams entries
-   * in (on a writer thread for a large batch, so that SQLite works while the next entries are parsed);
-   * nothing is visible to others until commit, and a killed process leaves none of it.
+   * Starts an all-or-nothing import: one IMMEDIATE transaction, begun when the first entry is ready
+   * to be written and held while the caller streams the rest in (on a writer thread for a large
+   * batch, so that SQLite works while the next entries are parsed); nothing is visible to others
+   * until commit, and a killed process leaves none of it.
    */
   async beginImport(options: ImportOptions): Promise<ImportBatch> {
+    const entity = this.db.entity();
+    if (!entity.books_start) throw errors.noBooksStart();
+    if (rebuildRunning(entity)) throw errors.rebuilding(1);
     const large = options.sizeHint === null || (options.sizeHint ?? 0) >= THREAD_MIN_BYTES;
-    const thread = !options.dryRun && large ? await writesOnThread(this.db.location) : null;
-    const writes = thread ?? writesHere(this.db.sqlite, (sql) => this.db.prep(sql), options.dryRun);
-    try {
-      const ctx = this.chart.validationContext();
-      const entity = this.db.entity();
-      if (!entity.books_start) throw errors.noBooksStart();
-      if (rebuildRunning(entity)) throw errors.rebuilding(1);
-      return new SqliteImportBatch(this.db, (run) => this.writer(run), writes, ctx, options);
-    } catch (e) {
-      await writes.rollback();
-      throw e;
-    }
+    const open = async () => {
+      const gone = this.db.stillHere();
+      if (gone) throw gone;
+      const thread = large ? await writesOnThread(this.db.location) : null;
+      const writes = thread ?? writesHere(this.db.sqlite, (sql) => this.db.prep(sql));
+      // The rebuild mark is read again under the lock: a rebuild may have begun since.
+      if (rebuildRunning(this.db.entity())) {
+        await writes.rollback();
+        throw errors.rebuilding(1);
+      }
+      return writes;
+    };
+    return new SqliteImportBatch(
+      this.db,
+      (run) => this.writer(run),
+      open,
+      this.chart.validationContext(),
+      options,
+    );
   }
 }
