@@ -25,6 +25,8 @@ disconnected. Stops on SIGINT or SIGTERM after the requests in flight.`,
   async run(ctx, opts) {
     const ledger = await ctx.ledger();
     if (ledger.kind !== 'local') throw errors.notOffered('serve', ledger.location);
+    for (const p of await ledger.maintenance.verifyFile())
+      ctx.err(`${p.message}: writes are refused, reads may fail`);
     const { apiServer } = await import('../server/server.js');
     const server = apiServer({
       ledger,

@@ -121,6 +121,11 @@ export interface KeyOps {
 export interface MaintenanceOps {
   /** Every invariant the ledger relies on, checked; an empty list means the ledger is sound. */
   check(): Promise<{ problems: Problem[]; checked: Record<string, number> }>;
+  /**
+   * SQLite's quick check of the file's pages (seconds on a large ledger, so for a server's start):
+   * a damaged file is marked, and writers refuse it from then on.
+   */
+  verifyFile(): Promise<Problem[]>;
   /** Recomputes the derived totals from the journal lines; posts wait with CAPI73 meanwhile. */
   rebuild(): Promise<{ totals: number; lines: number }>;
 }

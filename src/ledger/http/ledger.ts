@@ -84,7 +84,7 @@ export class HttpLedger implements Ledger {
       revoke: no('keys revoke'),
       authenticate: no('serve'),
     };
-    this.maintenance = { check: no('check'), rebuild: no('rebuild') };
+    this.maintenance = { check: no('check'), rebuild: no('rebuild'), verifyFile: no('serve') };
   }
 
   private async accounts(): Promise<GlAccount[]> {

@@ -1,4 +1,4 @@
-import { accessSync, constants } from 'node:fs';
+import { accessSync, constants, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { BooksError, errors } from '../../domain/errors.js';
@@ -68,9 +68,37 @@ export function storageError(e: unknown, path: string): unknown {
     const os = accessProblem(path);
     return new BooksError('no_ledger', `cannot write ${path}: ${os ?? (e as Error).message}`);
   }
-  if (c.startsWith('SQLITE_CORRUPT') || c === 'SQLITE_NOTADB')
+  if (c.startsWith('SQLITE_CORRUPT') || c === 'SQLITE_NOTADB') {
+    markDamaged(path, (e as Error).message);
     return damaged(path, (e as Error).message);
+  }
   return e;
+}
+
+/**
+ * Whether a ledger may be written now: not when the path no longer names the file a connection was
+ * opened on (a ledger deleted or replaced under a running server must not go on acknowledging
+ * writes that land nowhere), and not when the file is known to be damaged.
+ */
+export function fileIdentity(path: string): () => BooksError | null {
+  const id = (s: { dev: number; ino: number }) => `${s.dev}:${s.ino}`;
+  const opened = id(statSync(path));
+  return () => {
+    const damage = knownDamage(path);
+    if (damage) return damage;
+    let now: string;
+    try {
+      now = id(statSync(path));
+    } catch {
+      return errors.unavailable(
+        `the ledger file ${path} was removed while it was open; nothing more is written to it`,
+      );
+    }
+    if (now === opened) return null;
+    return errors.unavailable(
+      `the ledger file ${path} was replaced while it was open; nothing more is written to it`,
+    );
+  };
 }
 
 /** The error every operation on a malformed ledger file raises. */
@@ -80,4 +108,35 @@ export function damaged(path: string, detail: string): BooksError {
     `${path} is damaged (${detail}); nothing more is written to it: restore it from a backup, ` +
       'and run books check',
   );
+}
+
+/**
+ * Once SQLite has reported a ledger file malformed (to `books check`, a report, a post), a mark
+ * beside it says so, and every writer refuses the file until `books check` finds it sound again.
+ * The mark is a file of its own: the damaged database is the last place to keep it.
+ */
+const markOf = (path: string) => `${path}.damaged`;
+
+export function markDamaged(path: string, detail: string): void {
+  try {
+    writeFileSync(markOf(path), `${new Date().toISOString()} ${detail}\n`, { flag: 'wx' });
+  } catch {
+    // Already marked, or the folder cannot be written: the error itself still says it is damaged.
+  }
+}
+
+export function clearDamaged(path: string): void {
+  rmSync(markOf(path), { force: true });
+}
+
+/** The damage found earlier, as the error a writer raises, or null for a file not known to be damaged. */
+export function knownDamage(path: string): BooksError | null {
+  let text: string;
+  try {
+    text = readFileSync(markOf(path), 'utf8').trim();
+  } catch {
+    return null;
+  }
+  const [at, ...detail] = text.split(' ');
+  return damaged(path, `found ${at}: ${detail.join(' ') || 'malformed'}`);
 }

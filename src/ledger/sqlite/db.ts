@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { Entity } from '../../domain/accounts.js';
-import { storageError } from './connection.js';
+import { fileIdentity, storageError } from './connection.js';
 
 export type Clock = () => Date;
 
@@ -18,11 +18,16 @@ export interface EntityRow extends Entity {
 export class Db {
   private readonly stmts = new Map<string, Database.Statement>();
 
+  /** Null while the path still names the file this connection writes; else why no write may go on. */
+  readonly stillHere: () => Error | null;
+
   constructor(
     readonly sqlite: Database.Database,
     readonly location: string,
     readonly now: Clock,
-  ) {}
+  ) {
+    this.stillHere = fileIdentity(location);
+  }
 
   /**
    * Prepared statements, kept by their SQL: preparing costs more than running a small statement, and a
@@ -38,6 +43,8 @@ export class Db {
   /** Runs fn in one IMMEDIATE transaction: the write lock is taken up front, so writers queue instead of failing. */
   write<T>(fn: () => T): T {
     if (this.sqlite.inTransaction) return fn();
+    const gone = this.stillHere();
+    if (gone) throw gone;
     try {
       this.prep('BEGIN IMMEDIATE').run();
     } catch (e) {

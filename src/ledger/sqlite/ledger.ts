@@ -43,7 +43,11 @@ export class SqliteLedger implements Ledger {
     this.db = new Db(sqlite, location, now);
     this.entity = new SqliteEntity(this.db);
     this.chart = new SqliteChart(this.db);
-    this.journal = new SqliteJournal(this.db, this.chart, new GroupCommit(sqlite, location));
+    this.journal = new SqliteJournal(
+      this.db,
+      this.chart,
+      new GroupCommit(sqlite, location, this.db.stillHere),
+    );
     this.reports = new ReportsFromSums(new SqliteSums(this.db, this.chart));
     this.keys = new SqliteKeys(this.db);
     this.maintenance = new SqliteMaintenance(this.db, () => this.chart.shapes());

@@ -1,8 +1,9 @@
 import { treeProblems, type ChartShape } from '../../domain/chart.js';
-import type { Problem } from '../../domain/errors.js';
+import { isBooksError, type Problem } from '../../domain/errors.js';
+import { clearDamaged, markDamaged } from './connection.js';
 import type { MaintenanceOps } from '../port.js';
 import type { Db } from './db.js';
-import { rebuild, rebuildRunning } from './rebuild.js';
+import { rebuild } from './rebuild.js';
 
 type Add = (path: string, reason: string, message: string) => void;
 
@@ -13,6 +14,50 @@ export class SqliteMaintenance implements MaintenanceOps {
     private readonly shapes: () => ChartShape[],
   ) {}
 
+  async verifyFile(): Promise<Problem[]> {
+    const rows = this.damage('quick_check');
+    if (rows.length) markDamaged(this.db.location, rows[0]!);
+    return rows.map((r) => ({
+      path: 'file',
+      reason: 'integrity',
+      message: `the file is damaged: ${r}`,
+    }));
+  }
+
+  /**
+   * What SQLite's integrity or quick check finds wrong, a few lines at most, with the table or index
+   * a damaged page belongs to named where the schema can still be read. Empty for a sound file.
+   */
+  private damage(pragma: 'integrity_check' | 'quick_check'): string[] {
+    let lines: string[];
+    try {
+      const rows = this.db.sqlite.pragma(`${pragma}(10)`, { simple: false }) as Record<
+        string,
+        string
+      >[];
+      lines = rows
+        .flatMap((r) => String(Object.values(r)[0]).split('\n'))
+        .filter((l) => !l.startsWith('***'));
+    } catch (e) {
+      lines = [(e as Error).message];
+    }
+    if (lines.length === 1 && lines[0] === 'ok') return [];
+    const named = (line: string) =>
+      line.replace(/^Tree (\d+)/, (whole, root: string) => {
+        try {
+          const name = this.db.sqlite
+            .prepare('SELECT name FROM sqlite_master WHERE rootpage = ?')
+            .pluck()
+            .get(Number(root));
+          return name ? `${whole} (${String(name)})` : whole;
+        } catch {
+          return whole;
+        }
+      });
+    const shown = lines.slice(0, 3).map(named);
+    return lines.length > 3 ? [...shown, `… ${lines.length - 3} more`] : shown;
+  }
+
   async rebuild(): Promise<{ totals: number; lines: number }> {
     return rebuild(this.db);
   }
@@ -21,14 +66,25 @@ export class SqliteMaintenance implements MaintenanceOps {
   async check(): Promise<{ problems: Problem[]; checked: Record<string, number> }> {
     const problems: Problem[] = [];
     const add: Add = (path, reason, message) => problems.push({ path, reason, message });
-    const checked = this.db.read(() => {
-      this.fileIntegrity(add);
-      this.entriesBalance(add);
-      this.derivedTotals(add);
-      this.links(add);
-      this.chartTree(add);
-      return this.counts();
-    });
+    let checked: Record<string, number> = {};
+    try {
+      checked = this.db.read(() => {
+        // A damaged file is not read further: what it says cannot be believed.
+        if (this.fileIntegrity(add)) {
+          this.entriesBalance(add);
+          this.derivedTotals(add);
+          this.links(add);
+          this.chartTree(add);
+        }
+        return this.counts();
+      });
+    } catch (e) {
+      if (!isBooksError(e) || e.code !== 'damaged') throw e;
+      add('file', 'damaged', e.message);
+    }
+    const damage = problems.filter((p) => p.path === 'file');
+    if (damage.length) markDamaged(this.db.location, damage[0]!.message);
+    else clearDamaged(this.db.location);
     return { problems, checked };
   }
 
@@ -44,10 +100,13 @@ export class SqliteMaintenance implements MaintenanceOps {
     };
   }
 
-  private fileIntegrity(add: Add): void {
-    const integrity = this.db.sqlite.pragma('integrity_check', { simple: true });
-    if (integrity !== 'ok')
-      add('file', 'integrity', `SQLite integrity check: ${String(integrity)}`);
+  /** SQLite's own check of every page and index; false when the file is damaged. */
+  private fileIntegrity(add: Add): boolean {
+    const rows = this.damage('integrity_check');
+    if (rows.length) {
+      for (const r of rows) add('file', 'integrity', `the file is damaged: ${r}`);
+      return false;
+    }
     for (const r of this.db.sqlite.pragma('foreign_key_check') as {
       table: string;
       rowid: number;
@@ -55,6 +114,7 @@ export class SqliteMaintenance implements MaintenanceOps {
     }[]) {
       add(r.table, 'foreign_key', `${r.table} row ${r.rowid} points at a missing ${r.parent} row`);
     }
+    return true;
   }
 
   private entriesBalance(add: Add): void {
@@ -142,11 +202,6 @@ export class SqliteMaintenance implements MaintenanceOps {
       .all() as string[];
     for (const r of reversals)
       add(r, 'reversal_link', `${r} is marked reversed but no entry reverses it`);
-    const entity = this.db.entity();
-    if (entity.rebuild_started_at && !rebuildRunning(entity)) {
-      const message = `a rebuild started at ${entity.rebuild_started_at} never finished; run books rebuild`;
-      add('entity.rebuild_started_at', 'stale_rebuild', message);
-    }
   }
 
   private chartTree(add: Add): void {
