@@ -25,6 +25,7 @@ interface Options {
   delimiter: string;
   dryRun: boolean;
   allowDuplicates: boolean;
+  settle: 'posted' | 'unposted' | undefined;
 }
 
 export default command<Options>({
@@ -39,6 +40,12 @@ export default command<Options>({
     {
       flags: '--allow-duplicates',
       description: 'post entries even when an earlier import already posted them',
+    },
+    {
+      flags: '--settle <posted|unposted>',
+      description:
+        'remote profile: what to take entries as that an earlier import sent over an hour ago without an answer',
+      choices: ['posted', 'unposted'],
     },
   ],
   help: `Columns (header row required, names case-insensitive):
@@ -58,6 +65,7 @@ Entries already posted by an earlier import (same content and occurrence) are sk
     delimiter: delimiterOf(str(raw, 'delimiter')),
     dryRun: bool(raw, 'dryRun'),
     allowDuplicates: bool(raw, 'allowDuplicates'),
+    settle: str(raw, 'settle') as Options['settle'],
   }),
   run: jeImport,
 });

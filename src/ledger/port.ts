@@ -88,6 +88,13 @@ export interface ImportOptions {
   allowDuplicates: boolean;
   /** Size of the input in bytes when known (null for a stream): a large batch may write on another thread. */
   sizeHint?: number | null;
+  /** The file's name, for messages. */
+  file?: string;
+  /**
+   * A remote import's entries that an earlier run sent over an hour ago without learning the answer:
+   * take them as posted, or as not posted (to post again). Without it they are refused by row.
+   */
+  settle?: 'posted' | 'unposted';
 }
 
 export interface JournalOps {
