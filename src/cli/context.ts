@@ -87,16 +87,28 @@ export class Context {
 
   out(text: string): void {
     if (this.outputClosed) throw new OutputClosed();
+    if (this.pending) this.io.stdout.write(this.pending);
+    this.pending = '';
     this.io.stdout.write(text.endsWith('\n') ? text : text + '\n');
   }
 
+  private pending = '';
+
   /**
-   * Writes a piece of a long output, waiting while the reader is behind, so that memory holds what
-   * the reader has not taken yet and no more; stops the command once the reader has gone.
+   * Writes a piece of a long output: pieces are gathered into writes of 64 KiB, and a write waits
+   * while the reader is behind, so that memory holds what the reader has not taken yet and no more.
+   * Stops the command once the reader has gone. `flush` sends what is gathered.
    */
   async write(text: string): Promise<void> {
     if (this.outputClosed) throw new OutputClosed();
-    if (this.io.stdout.write(text)) return;
+    this.pending += text;
+    if (this.pending.length >= 65_536) await this.flush();
+  }
+
+  async flush(): Promise<void> {
+    const text = this.pending;
+    this.pending = '';
+    if (text === '' || this.io.stdout.write(text)) return;
     await new Promise<void>((resolve, reject) => {
       const out = this.io.stdout;
       const done = () => {
@@ -118,6 +130,7 @@ export class Context {
   }
 
   async dispose(): Promise<void> {
+    if (!this.outputClosed) await this.flush().catch(() => {});
     await this.opened?.close();
   }
 }

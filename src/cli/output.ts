@@ -38,7 +38,7 @@ export async function openOutput(ctx: Context, flag: string | undefined): Promis
   if (flag === undefined) {
     return {
       write: (text) => ctx.write(text),
-      finish: async () => {},
+      finish: () => ctx.flush(),
       abort: async () => {},
       terminal: Boolean(ctx.io.stdout.isTTY),
     };

@@ -65,8 +65,16 @@ export interface ReverseOptions {
 }
 
 export interface EntryFilter {
-  from?: string;
-  to?: string;
+  from?: string | undefined;
+  to?: string | undefined;
+  /** External ids of accounts: entries with a line on one of them or on an account below one. */
+  accounts?: string[] | undefined;
+  /** Entries with a line naming this counterparty. */
+  counterparty?: { type: string; external_id: string } | undefined;
+  /** Text in the entry's memo or JE number, case aside. */
+  search?: string | undefined;
+  /** At most this many entries, the first in date order. */
+  limit?: number | undefined;
 }
 
 export type BatchResult =

@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3';
 import { journalEntryOf, type JournalEntry, type LineFacts } from '../../domain/entry.js';
 import { errors } from '../../domain/errors.js';
 import { normaliseJeNumber } from '../../domain/jeNumber.js';
@@ -69,32 +70,200 @@ export class EntryReader {
   }
 
   /**
-   * Entries in date order, one statement read row by row: lines come with their entry, so memory
-   * holds one entry at a time however large the ledger, and the snapshot is consistent.
+   * Entries in date order, read a page at a time on a read-only connection of their own, in one
+   * read transaction: a consistent snapshot, memory that holds a page however large the ledger, and
+   * the ledger's own connection free for other work meanwhile (a server keeps answering).
    */
   *list(filter: EntryFilter): Generator<JournalEntry> {
-    const rows = this.db
-      .prep(
-        `SELECT ${ENTRY_COLUMNS}, ${LINE_COLUMNS}
-         FROM journal_entries e JOIN journal_lines l ON l.entry_seq = e.seq ${LINE_JOINS}
-         LEFT JOIN journal_entries o ON o.seq = e.original_seq
-         WHERE e.entry_date >= ? AND e.entry_date <= ?
-         ORDER BY e.entry_date, e.seq, l.line_no`,
-      )
-      .iterate(filter.from ?? '0000-01-01', filter.to ?? '9999-12-31') as IterableIterator<
-      EntryRow & LineRow
-    >;
-    let current: EntryRow | null = null;
-    let lines: LineFacts[] = [];
-    for (const r of rows) {
-      if (current && current.seq !== r.seq) {
-        yield entryOf(current, lines);
-        lines = [];
+    const db = new Database(this.db.location, { readonly: true, fileMustExist: true });
+    try {
+      db.exec('BEGIN');
+      const names = namesOf(db);
+      const page = pageQuery(db, filter);
+      const linesOf = db
+        .prepare(
+          `SELECT entry_seq, line_no, account_key, line_type, amount_atoms, memo, counterparty_id FROM journal_lines
+           WHERE entry_seq IN (SELECT value FROM json_each(?)) ORDER BY entry_seq, line_no`,
+        )
+        .raw();
+      let cursor: [string, number] = [filter.from ?? '0000-01-01', 0];
+      let left = filter.limit ?? Infinity;
+      while (left > 0) {
+        const rows = page(cursor, Math.min(PAGE, left)) as PageRow[];
+        if (rows.length === 0) break;
+        const lines = linesOf.all(JSON.stringify(rows.map((r) => r[0]))) as LinePageRow[];
+        yield* assemble(rows, lines, names);
+        left -= rows.length;
+        const last = rows[rows.length - 1]!;
+        cursor = [last[3], last[0]];
       }
-      current = r;
-      lines.push(lineOf(r));
+      db.exec('COMMIT');
+    } finally {
+      db.close();
     }
-    if (current) yield entryOf(current, lines);
+  }
+}
+
+const PAGE = 500;
+
+type PageRow = [
+  number,
+  string,
+  string,
+  string,
+  string,
+  string | null,
+  string,
+  string,
+  number,
+  string | null,
+  number,
+  string | null,
+  string | null,
+  string,
+  string,
+  string | null,
+];
+type LinePageRow = [
+  number,
+  number,
+  number,
+  'debit' | 'credit',
+  number,
+  string | null,
+  string | null,
+];
+
+/** The next page of entries after a (date, seq) cursor, as the filter selects them. */
+function pageQuery(
+  db: Database.Database,
+  f: EntryFilter,
+): (cursor: [string, number], limit: number) => unknown[] {
+  const where = ['(e.entry_date, e.seq) > (?, ?)', 'e.entry_date <= ?'];
+  const params: unknown[] = [f.to ?? '9999-12-31'];
+  if (f.accounts?.length) {
+    where.push(
+      `EXISTS (SELECT 1 FROM journal_lines x WHERE x.entry_seq = e.seq AND x.account_key IN (
+         WITH RECURSIVE sub(key) AS (SELECT key FROM accounts WHERE external_id IN (SELECT value FROM json_each(?))
+           UNION SELECT a.key FROM accounts a JOIN sub ON a.parent_key = sub.key)
+         SELECT key FROM sub))`,
+    );
+    params.push(JSON.stringify(f.accounts));
+  }
+  if (f.counterparty) {
+    where.push(
+      `EXISTS (SELECT 1 FROM journal_lines x JOIN counterparties c ON c.id = x.counterparty_id
+               WHERE x.entry_seq = e.seq AND c.counterparty_type = ? AND c.external_id = ?)`,
+    );
+    params.push(f.counterparty.type, f.counterparty.external_id);
+  }
+  if (f.search) {
+    where.push(`(instr(lower(e.memo), lower(?)) > 0 OR instr(lower(e.je_number), lower(?)) > 0)`);
+    params.push(f.search, f.search);
+  }
+  const stmt = db
+    .prepare(
+      `SELECT e.seq, e.id, e.je_number, e.entry_date, e.currency, e.memo, e.source, e.status, e.is_adjusting,
+              e.manual_entry_reason, e.total_atoms, o.id, o.entry_date, e.created_at, e.updated_at,
+              CASE WHEN e.status = 'reversed'
+                THEN (SELECT group_concat(r.id) FROM journal_entries r WHERE r.original_seq = e.seq) END
+       FROM journal_entries e LEFT JOIN journal_entries o ON o.seq = e.original_seq
+       WHERE ${where.join(' AND ')} ORDER BY e.entry_date, e.seq LIMIT ?`,
+    )
+    .raw();
+  return ([date, seq], limit) => stmt.all(date, seq, ...params, limit);
+}
+
+interface Names {
+  accounts: Map<number, { id: string; number: string | null; name: string; type: string }>;
+  counterparties: Map<string, { type: string; external_id: string; name: string }>;
+}
+
+/** The chart and counterparties by key, read once: a journal line names them by key. */
+function namesOf(db: Database.Database): Names {
+  const accounts = new Map<
+    number,
+    { id: string; number: string | null; name: string; type: string }
+  >();
+  for (const [key, id, number, name, type] of db
+    .prepare(`SELECT key, id, account_number, name, account_type FROM accounts`)
+    .raw()
+    .iterate() as IterableIterator<[number, string, string | null, string, string]>) {
+    accounts.set(key, { id, number, name, type });
+  }
+  const counterparties = new Map<string, { type: string; external_id: string; name: string }>();
+  for (const [id, type, external_id, name] of db
+    .prepare(`SELECT id, counterparty_type, external_id, name FROM counterparties`)
+    .raw()
+    .iterate() as IterableIterator<[string, string, string, string]>) {
+    counterparties.set(id, { type, external_id, name });
+  }
+  return { accounts, counterparties };
+}
+
+/** A page's entries with their lines (both in seq order within the page's entries). */
+function* assemble(rows: PageRow[], lines: LinePageRow[], names: Names): Generator<JournalEntry> {
+  const bySeq = new Map<number, LineFacts[]>();
+  for (const [seq, , key, side, amount, memo, cpId] of lines) {
+    const a = names.accounts.get(key)!;
+    const cp = cpId === null ? undefined : names.counterparties.get(cpId);
+    let list = bySeq.get(seq);
+    if (!list) bySeq.set(seq, (list = []));
+    list.push({
+      account_id: a.id,
+      account_number: a.number,
+      account_name: a.name,
+      account_type: a.type,
+      line_type: side,
+      amount_atoms: amount,
+      memo,
+      counterparty_type: cp?.type ?? null,
+      counterparty_external_id: cp?.external_id ?? null,
+      counterparty_name: cp?.name ?? null,
+    });
+  }
+  for (const r of rows) {
+    const [
+      seq,
+      id,
+      je_number,
+      entry_date,
+      currency,
+      memo,
+      source,
+      status,
+      adjusting,
+      reason,
+      total,
+    ] = r;
+    const [originalId, originalDate, created_at, updated_at, reversedBy] = [
+      r[11],
+      r[12],
+      r[13],
+      r[14],
+      r[15],
+    ];
+    yield entryOf(
+      {
+        seq,
+        id,
+        je_number,
+        entry_date,
+        currency,
+        memo,
+        source,
+        status,
+        is_adjusting: adjusting,
+        manual_entry_reason: reason,
+        total_atoms: total,
+        original_id: originalId,
+        original_date: originalDate,
+        created_at,
+        updated_at,
+        reversed_by: reversedBy,
+      },
+      bySeq.get(seq) ?? [],
+    );
   }
 }
 
