@@ -1,5 +1,7 @@
 import type { BalanceSheet, BalanceSheetNode, Cell } from '../domain/balanceSheet.js';
 import { atomsToDecimal, formatAmount } from '../domain/money.js';
+import { csvField, spreadsheetText } from './csv.js';
+import { cell } from './text.js';
 
 export interface TableOptions {
   exponent: number;
@@ -17,7 +19,7 @@ interface Row {
 }
 
 const nodeLabel = (n: BalanceSheetNode) =>
-  n.account_number ? `${n.account_number} ${n.name}` : n.name;
+  cell(n.account_number ? `${n.account_number} ${n.name}` : n.name);
 
 /** The rows of the table, in order: headers, accounts indented by depth, a total after each group. */
 function tableRows(sheet: BalanceSheet, maxDepth: number): Row[] {
@@ -108,8 +110,6 @@ export function balanceSheetTable(sheet: BalanceSheet, opts: TableOptions): stri
   return out.join('\n') + '\n';
 }
 
-const csvField = (s: string) => (/[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s);
-
 /**
  * The balance sheet as tidy CSV: one row per node (section, depth, path, account_number, name,
  * account_kind, then one column per period id), amounts in decimal major units or atoms, null empty.
@@ -140,9 +140,9 @@ export function balanceSheetCsv(
       [
         section,
         String(depth),
-        path.join(' > '),
-        number ?? '',
-        name,
+        spreadsheetText(path.join(' > ')),
+        spreadsheetText(number ?? ''),
+        spreadsheetText(name),
         kind,
         ...ids.map((id) => amount(balances[id] ?? null)),
       ]

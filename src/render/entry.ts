@@ -1,14 +1,15 @@
 import type { JournalEntry } from '../domain/entry.js';
 import { formatAmount } from '../domain/money.js';
 import { grid } from './table.js';
+import { cell } from './text.js';
 
 /** An entry as a bookkeeper reads it: header facts, then its lines in debit and credit columns. */
 export function entryText(e: JournalEntry, exponent: number, heading = ''): string {
   const facts = [
-    `${heading}${e.je_number}${e.id ? ` (${e.id})` : ''}  ${e.entry_date}  ${e.status}` +
+    `${heading}${cell(e.je_number)}${e.id ? ` (${e.id})` : ''}  ${e.entry_date}  ${e.status}` +
       `${e.is_adjusting ? '  adjusting' : ''}`,
-    e.memo ? `memo: ${e.memo}` : null,
-    e.manual_entry_reason ? `reason: ${e.manual_entry_reason}` : null,
+    e.memo ? `memo: ${cell(e.memo)}` : null,
+    e.manual_entry_reason ? `reason: ${cell(e.manual_entry_reason)}` : null,
     e.original_journal_entry_id
       ? `reverses: ${e.original_journal_entry_id} (${e.original_journal_entry_date})`
       : null,

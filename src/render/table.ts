@@ -1,11 +1,12 @@
 import Table from 'cli-table3';
+import { cell } from './text.js';
 
 export type Align = 'left' | 'right';
 
 /** A plain grid for lists: headers, rows, right-aligned number columns, no colour codes in the borders. */
 export function grid(headers: string[], rows: string[][], align: Align[] = []): string {
   const t = new Table({
-    head: headers,
+    head: headers.map(cell),
     colAligns: headers.map((_, i) => align[i] ?? 'left'),
     style: { head: [], border: [], compact: true, 'padding-left': 1, 'padding-right': 1 },
     chars: {
@@ -26,7 +27,8 @@ export function grid(headers: string[], rows: string[][], align: Align[] = []): 
       middle: ' ',
     },
   });
-  t.push(...rows);
+  // Row by row: a spread of a long list overflows the call stack.
+  for (const r of rows) t.push(r.map(cell));
   return t
     .toString()
     .split('\n')
