@@ -80,6 +80,8 @@ async function jeImport(ctx: Context, opts: Options): Promise<void> {
     dryRun: opts.dryRun,
     allowDuplicates: opts.allowDuplicates,
     sizeHint: size,
+    file: name,
+    ...(opts.settle ? { settle: opts.settle } : {}),
   });
   const tally = new Tally(name, opts.dryRun, ledger.kind === 'remote');
   try {

@@ -1,4 +1,4 @@
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, rmSync, statSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import { BooksError, errors } from '../../domain/errors.js';
 import type { Ledger } from '../port.js';
@@ -86,7 +86,12 @@ export class SqliteLedger implements Ledger {
 
   /** Opens an existing ledger file, bringing its schema up to date; says how to create one when absent. */
   static open(path: string, options: OpenOptions = {}): SqliteLedger {
-    if (!existsSync(path)) {
+    try {
+      statSync(path);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') {
+        throw new BooksError('no_ledger', `cannot open ${path}: ${(e as Error).message}`);
+      }
       throw new BooksError(
         'no_ledger',
         `no ledger at ${path}; create one with \`books init\` (or name another with --ledger PATH)`,
