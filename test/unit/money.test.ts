@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   atomsToDecimal,
   currencyExponent,
+  CURRENCY_CODES,
   formatAmount,
   parseDecimal,
 } from '../../src/domain/money.js';
@@ -79,5 +80,21 @@ describe('je_number normalisation', () => {
     expect(normaliseJeNumber('   ').ok).toBe(false);
     expect(normaliseJeNumber('x'.repeat(65)).ok).toBe(false);
     expect(normaliseJeNumber('x'.repeat(64)).ok).toBe(true);
+  });
+});
+
+describe('the currency table', () => {
+  it('holds every code Intl knows, with the digits Intl.NumberFormat gives each', () => {
+    const intl = Intl.supportedValuesOf('currency');
+    expect([...CURRENCY_CODES].sort()).toEqual([...intl].sort());
+    for (const code of intl) {
+      const digits = new Intl.NumberFormat('en', {
+        style: 'currency',
+        currency: code,
+      }).resolvedOptions().maximumFractionDigits;
+      expect(currencyExponent(code), code).toBe(digits);
+    }
+    expect(currencyExponent('XYZ')).toBe(null);
+    expect(currencyExponent('usd')).toBe(null);
   });
 });
