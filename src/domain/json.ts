@@ -8,37 +8,36 @@ export class JsonFraction {
   toString(): string {
     return this.text;
   }
+
+  /** Marked for toJson, which writes it as the number it was written as. */
+  toJSON(): string {
+    return marked(this.text);
+  }
 }
+
+/**
+ * Exact numbers go through JSON.stringify as marked strings, then lose their quotes. The mark holds a
+ * token drawn when the process starts, so that no text from the ledger (a memo) can pass for one.
+ */
+const TOKEN = Math.random().toString(36).slice(2, 10);
+const marked = (digits: string) => `\u0000${TOKEN}${digits}\u0000`;
+const MARKED = new RegExp(`"\\\\u0000${TOKEN}([-+.\\deE]+)\\\\u0000"`, 'g');
 
 /** A JSON value as read exactly: integers beyond 2^53 are bigint, written fractions JsonFraction. */
 export type ExactJson = unknown;
 
 /** JSON text in which bigint and JsonFraction values are written as their exact digits. */
 export function toJson(value: unknown, indent = 2): string {
+  let text: string;
   try {
-    return JSON.stringify(value, exactOnly, indent);
+    text = JSON.stringify(value, null, indent);
   } catch (e) {
-    // JSON.stringify refuses bigint; only then pay for marking every exact value.
+    // JSON.stringify refuses bigint; only then pay for a replacer that marks every one.
     if (!(e instanceof TypeError)) throw e;
+    const mark = (_k: string, v: unknown) => (typeof v === 'bigint' ? marked(String(v)) : v);
+    text = JSON.stringify(value, mark, indent);
   }
-  const marks: string[] = [];
-  const text = JSON.stringify(
-    value,
-    (_k, v: unknown) => {
-      if (typeof v === 'bigint' || v instanceof JsonFraction) {
-        marks.push(String(v));
-        return `\u0000exact${marks.length - 1}\u0000`;
-      }
-      return v;
-    },
-    indent,
-  );
-  return text.replace(/"\\u0000exact(\d+)\\u0000"/g, (_m, i: string) => marks[Number(i)]!);
-}
-
-function exactOnly(_k: string, v: unknown): unknown {
-  if (v instanceof JsonFraction) throw new TypeError('fraction');
-  return v;
+  return text.includes(`\\u0000${TOKEN}`) ? text.replace(MARKED, '$1') : text;
 }
 
 /** The largest request body the API takes (and `je post --file` reads): 2 MiB. */
