@@ -21,12 +21,10 @@ import type {
   PostOptions,
   ReverseOptions,
 } from '../port.js';
-import { writesHere, writesOnThread } from './batchWrites.js';
 import type { SqliteChart } from './chart.js';
 import type { Db } from './db.js';
 import { EntryReader } from './entries.js';
 import { GroupCommit } from './groupCommit.js';
-import { ImportBatch as SqliteImportBatch } from './importBatch.js';
 import { rebuildRunning } from './rebuild.js';
 import { EntryWriter, writerStart, type Inserted, type RunWrite } from './writer.js';
 
@@ -256,6 +254,11 @@ export class SqliteJournal implements JournalOps {
     if (!entity.books_start) throw errors.noBooksStart();
     if (rebuildRunning(entity)) throw errors.rebuilding(1);
     const large = options.sizeHint === null || (options.sizeHint ?? 0) >= THREAD_MIN_BYTES;
+    // Loaded for imports only: reports and posts need neither the writer thread nor the batch.
+    const [{ writesHere, writesOnThread }, { ImportBatch: SqliteImportBatch }] = await Promise.all([
+      import('./batchWrites.js'),
+      import('./importBatch.js'),
+    ]);
     const open = async () => {
       const gone = this.db.stillHere();
       if (gone) throw gone;
