@@ -34,6 +34,11 @@ export interface Shape {
   lines: number;
   startYear: number;
   years: number;
+  /** Another seed makes other entries over the same chart (default 20260101). */
+  seed?: number;
+  /** The entries file's name (default entries.csv) and the prefix of its entry keys and memos. */
+  file?: string;
+  prefix?: string;
 }
 
 /**
@@ -45,7 +50,9 @@ export async function generate(
   dir: string,
   shape: Shape,
 ): Promise<{ entries: number; accounts: number }> {
-  const rand = rng(20260101);
+  const rand = rng(shape.seed ?? 20260101);
+  const prefix = shape.prefix ?? 'E';
+  const memo = prefix === 'E' ? 'entry ' : `${prefix} entry `;
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)]!;
   const chart = [
     'external_id,account_number,name,account_type,parent_external_id,is_postable,is_active,currency',
@@ -74,7 +81,7 @@ export async function generate(
   await write(`${dir}/accounts.csv`, chart.join('\n') + '\n');
   await write(`${dir}/counterparties.csv`, counterparties.join('\n') + '\n');
 
-  const out = createWriteStream(`${dir}/entries.csv`);
+  const out = createWriteStream(`${dir}/${shape.file ?? 'entries.csv'}`);
   out.write(
     'entry,entry_date,gl_account_id,line_type,amount,counterparty_type,counterparty_external_id,memo\n',
   );
@@ -104,7 +111,8 @@ export async function generate(
     if (rand() < 0.5) rows.forEach((row) => (row[1] = row[1] === 'debit' ? 'credit' : 'debit'));
     for (const [account, side, atoms] of rows) {
       const type = leaves.find((l) => l.id === account)!.type;
-      chunk += `E${entry},${d},${account},${side},${atomsToDecimal(atoms, 2)},${counterparty(type)},entry ${entry}\n`;
+      const amount = atomsToDecimal(atoms, 2);
+      chunk += `${prefix}${entry},${d},${account},${side},${amount},${counterparty(type)},${memo}${entry}\n`;
     }
     written += n;
     if (chunk.length > 1 << 16) {

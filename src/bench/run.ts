@@ -1,107 +1,31 @@
-import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { generate } from './generate.js';
+import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  bin,
+  data,
+  dataset,
+  fmt,
+  freshLedger,
+  quick,
+  rounds,
+  rssProbe,
+  summary,
+  time,
+  type Timing,
+} from './measure.js';
 import { httpBench } from './http.js';
+import { generate } from './generate.js';
 
 /**
  * `npm run bench`: generates ledgers of 100k and 1M journal lines (5 years, 195 accounts nested three
  * deep, AR/AP with counterparties), imports each with `books je import`, then times the real binary
- * as whole processes: the 5-year monthly balance sheet (60 columns) and `books --help`. Reports
- * medians and peak memory (the child's own maxRSS). `--quick` runs fewer rounds.
+ * as whole processes: reports, je list, an import into a large ledger, start-up, and posting over
+ * HTTP. Reports medians and peak memory (the child's own maxRSS). `--quick` runs fewer rounds.
  */
-const root = resolve(fileURLToPath(new URL('../..', import.meta.url)));
-const bin = join(root, 'bin/books.js');
-const data = join(root, 'bench-data');
-const quick = process.argv.includes('--quick');
-const rssProbe = join(data, 'rss-probe.cjs');
-
-interface Sample {
-  ms: number;
-  rssMb: number;
-}
-
-/** Runs `node [probe] args` once; wall time from spawn to exit, peak RSS as the child saw it. */
-function time(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<Sample> {
-  const out = join(data, `rss-${process.pid}.txt`);
-  return new Promise((res, rej) => {
-    const start = process.hrtime.bigint();
-    const child = spawn(process.execPath, ['-r', rssProbe, ...args], {
-      env: { ...env, BENCH_RSS_OUT: out },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let err = '';
-    child.stderr.on('data', (c) => (err += c));
-    child.on('exit', (code) => {
-      const ms = Number(process.hrtime.bigint() - start) / 1e6;
-      if (code !== 0) return rej(new Error(`${args.join(' ')} exited ${code}: ${err}`));
-      res({ ms, rssMb: Number(readFileSync(out, 'utf8')) / 1024 });
-    });
-  });
-}
-
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-};
-
-async function rounds(
-  n: number,
-  args: string[],
-  env?: NodeJS.ProcessEnv,
-): Promise<{ median: number; min: number; max: number; peakMb: number }> {
-  const samples: Sample[] = [];
-  for (let i = 0; i < n; i++) samples.push(await time(args, env));
-  const ms = samples.map((s) => s.ms);
-  return {
-    median: median(ms),
-    min: Math.min(...ms),
-    max: Math.max(...ms),
-    peakMb: Math.max(...samples.map((s) => s.rssMb)),
-  };
-}
-
-async function dataset(name: string, lines: number): Promise<string> {
-  const dir = join(data, name);
-  if (!existsSync(join(dir, 'entries.csv'))) {
-    mkdirSync(dir, { recursive: true });
-    const t = Date.now();
-    const g = await generate(dir, { lines, startYear: 2021, years: 5 });
-    console.error(
-      `generated ${name}: ${g.entries} entries, ${lines} lines, ${g.accounts} accounts (${Date.now() - t} ms)`,
-    );
-  }
-  return dir;
-}
-
-async function freshLedger(dir: string): Promise<string> {
-  const ledger = join(dir, 'bench.sqlite');
-  for (const suffix of ['', '-wal', '-shm']) rmSync(ledger + suffix, { force: true });
-  await time([
-    bin,
-    'init',
-    '--ledger',
-    ledger,
-    '--first-month',
-    '2021-01',
-    '--chart',
-    join(dir, 'accounts.csv'),
-  ]);
-  await time([
-    bin,
-    'counterparties',
-    'import',
-    join(dir, 'counterparties.csv'),
-    '--ledger',
-    ledger,
-  ]);
-  return ledger;
-}
-
-const fmt = (r: { median: number; min: number; max: number; peakMb: number }) =>
-  `${secs(r.median)} s (${secs(r.min)}–${secs(r.max)}) | ${r.peakMb.toFixed(0)} MB`;
-const secs = (ms: number) => (ms / 1000).toFixed(3);
+const rows: string[] = [];
+const reportRounds = quick ? 5 : 15;
+const importRounds = quick ? 1 : 3;
+const row = (what: string, t: Timing) => rows.push(`| ${what} | ${fmt(t)} |`);
 
 mkdirSync(data, { recursive: true });
 writeFileSync(
@@ -109,85 +33,55 @@ writeFileSync(
   "process.on('exit', () => require('fs').writeFileSync(process.env.BENCH_RSS_OUT, " +
     'String(process.resourceUsage().maxRSS)));\n',
 );
-const rows: string[] = [];
-const reportRounds = quick ? 5 : 15;
-const importRounds = quick ? 1 : 3;
+
+const ledgers: Record<string, string> = {};
 for (const [name, lines] of [
   ['100k', 100_000],
   ['1m', 1_000_000],
 ] as const) {
   const dir = await dataset(name, lines);
   const imports = [];
-  let ledger = '';
   for (let i = 0; i < importRounds; i++) {
-    ledger = await freshLedger(dir);
-    imports.push(await time([bin, 'je', 'import', join(dir, 'entries.csv'), '--ledger', ledger]));
+    ledgers[name] = await freshLedger(dir);
+    imports.push(
+      await time([bin, 'je', 'import', join(dir, 'entries.csv'), '--ledger', ledgers[name]!]),
+    );
   }
-  const imp = {
-    median: median(imports.map((s) => s.ms)),
-    min: Math.min(...imports.map((s) => s.ms)),
-    max: Math.max(...imports.map((s) => s.ms)),
-    peakMb: Math.max(...imports.map((s) => s.rssMb)),
-  };
-  rows.push(`| je import (${name} lines, ${importRounds} runs) | ${fmt(imp)} |`);
+  row(`je import (${name} lines, ${importRounds} runs)`, summary(imports));
   for (const format of ['json', 'table']) {
     const args = [
       bin,
       'report',
       'balance-sheet',
       '--ledger',
-      ledger,
+      ledgers[name]!,
       '--start',
       '2021-01-01',
       '--end',
       '2025-12-31',
-      '--period',
-      'monthly',
-      '--format',
-      format,
-      '--output',
-      join(data, `bs.${format}`),
     ];
+    args.push('--period', 'monthly', '--format', format, '--output', join(data, `bs.${format}`));
     await time(args);
-    rows.push(
-      `| report balance-sheet, 60 monthly columns, ${format} (${name} lines, ${reportRounds} runs) ` +
-        `| ${fmt(await rounds(reportRounds, args))} |`,
+    row(
+      `report balance-sheet, 60 monthly columns, ${format} (${name} lines, ${reportRounds} runs)`,
+      await rounds(reportRounds, args),
     );
   }
 }
-rows.push(`| books --help (20 runs) | ${fmt(await rounds(20, [bin, '--help']))} |`);
-rows.push(`| node -e 0, for reference (20 runs) | ${fmt(await rounds(20, ['-e', '0']))} |`);
-if (process.env.NODE_EXTRA_CA_CERTS) {
-  // Loading extra CA certificates costs every Node process on this machine; show the figures without it too.
-  const env = { ...process.env };
-  delete env.NODE_EXTRA_CA_CERTS;
-  rows.push(
-    `| books --help, without NODE_EXTRA_CA_CERTS (20 runs) | ${fmt(await rounds(20, [bin, '--help'], env))} |`,
-  );
-  rows.push(
-    `| node -e 0, without NODE_EXTRA_CA_CERTS (20 runs) | ${fmt(await rounds(20, ['-e', '0'], env))} |`,
-  );
-  const ledger = join(data, '1m', 'bench.sqlite');
-  const args = [
-    bin,
-    'report',
-    'balance-sheet',
-    '--ledger',
-    ledger,
-    '--start',
-    '2021-01-01',
-    '--end',
-    '2025-12-31',
-    '--format',
-    'json',
-    '--output',
-    join(data, 'bs.json'),
-  ];
-  rows.push(
-    `| report balance-sheet, 60 columns, json (1m lines), without NODE_EXTRA_CA_CERTS (${reportRounds} runs) ` +
-      `| ${fmt(await rounds(reportRounds, args, env))} |`,
-  );
+
+for (const name of ['100k', '1m']) {
+  for (const format of ['table', 'json']) {
+    const args = [bin, 'je', 'list', '--ledger', ledgers[name]!, '--format', format];
+    row(
+      `je list, every entry, ${format} to /dev/null (${name} lines, 3 runs)`,
+      await rounds(3, args),
+    );
+  }
 }
+
+await importGrowth();
+await startUp();
+
 const post = await httpBench(bin, data, quick ? 5 : 15);
 rows.push(
   `| POST /v1/journal-entries, 4-line entries, 8 connections, ${quick ? 5 : 15} s over loopback ` +
@@ -197,3 +91,67 @@ rows.push(
 console.log(
   `| what (whole process) | median (min–max) | peak RSS |\n| --- | --- | --- |\n${rows.join('\n')}`,
 );
+
+/**
+ * 100k lines dated in 2025 (other entries over the same chart) imported into an empty ledger and into
+ * a copy of the 1M-line ledger, which holds 2025 too, alternating run by run.
+ */
+async function importGrowth(): Promise<void> {
+  const dir = join(data, '1m');
+  const file = join(dir, 'grow.csv');
+  await generate(dir, {
+    lines: 100_000,
+    startYear: 2025,
+    years: 1,
+    seed: 7,
+    prefix: 'G',
+    file: 'grow.csv',
+  });
+  const empty = [];
+  const full = [];
+  for (let i = 0; i < importRounds; i++) {
+    const fresh = await freshLedger(dir, 'grow-empty.sqlite');
+    empty.push(await time([bin, 'je', 'import', file, '--ledger', fresh]));
+    const big = join(dir, 'grow.sqlite');
+    for (const s of ['', '-wal', '-shm']) rmSync(big + s, { force: true });
+    copyFileSync(ledgers['1m']!, big);
+    full.push(await time([bin, 'je', 'import', file, '--ledger', big]));
+  }
+  const [e, f] = [summary(empty), summary(full)];
+  row(`je import of 100k lines of 2025 into an empty ledger (${importRounds} runs)`, e);
+  const ratio = (f.median / e.median).toFixed(2);
+  row(
+    `je import of the same into the 1M-line ledger, which holds 2025 (${importRounds} runs; ${ratio}×)`,
+    f,
+  );
+}
+
+async function startUp(): Promise<void> {
+  row('books --help (20 runs)', await rounds(20, [bin, '--help']));
+  row('node -e 0, for reference (20 runs)', await rounds(20, ['-e', '0']));
+  if (!process.env.NODE_EXTRA_CA_CERTS) return;
+  // Loading extra CA certificates costs every Node process on this machine; show the figures without it too.
+  const env = { ...process.env };
+  delete env.NODE_EXTRA_CA_CERTS;
+  row(
+    'books --help, without NODE_EXTRA_CA_CERTS (20 runs)',
+    await rounds(20, [bin, '--help'], env),
+  );
+  row('node -e 0, without NODE_EXTRA_CA_CERTS (20 runs)', await rounds(20, ['-e', '0'], env));
+  const args = [
+    bin,
+    'report',
+    'balance-sheet',
+    '--ledger',
+    ledgers['1m']!,
+    '--start',
+    '2021-01-01',
+    '--end',
+    '2025-12-31',
+  ];
+  args.push('--format', 'json', '--output', join(data, 'bs.json'));
+  row(
+    `report balance-sheet, 60 columns, json (1m lines), without NODE_EXTRA_CA_CERTS (${reportRounds} runs)`,
+    await rounds(reportRounds, args, env),
+  );
+}
