@@ -4,7 +4,12 @@ import type { ChartFile, CounterpartyRow } from '../domain/chart.js';
 import type { JournalEntry } from '../domain/entry.js';
 import type { Problem } from '../domain/errors.js';
 import type { ApiKeyInfo, Permission } from '../domain/keys.js';
+import type { GlEvent } from '../domain/generalLedger.js';
+import type { IncomeStatement } from '../domain/incomeStatement.js';
 import type { ReportQuery } from '../domain/periods.js';
+import type { GeneralLedgerQuery, TrialBalanceQuery } from '../domain/reportQueries.js';
+import type { TrialBalance } from '../domain/trialBalance.js';
+import type { GlCursor } from './reports.js';
 
 /**
  * The one door between commands and stores. A store (SQLite, the HTTP client, PostgreSQL next)
@@ -121,6 +126,15 @@ export interface JournalOps {
 export interface ReportOps {
   /** The balance sheet of a checked query; a window over 5 years is CAPI69. */
   balanceSheet(query: ReportQuery): Promise<BalanceSheet>;
+  /** The income statement: activity within each period, its sections and computed rows. */
+  incomeStatement(query: ReportQuery): Promise<IncomeStatement>;
+  /** The trial balance as of a date, with adjusting entries included, left out, or shown apart. */
+  trialBalance(query: TrialBalanceQuery): Promise<TrialBalance>;
+  /**
+   * The general ledger as a stream of accounts and lines (memory does not grow with the lines); it
+   * goes on after a position when given one (the API's cursor).
+   */
+  generalLedger(query: GeneralLedgerQuery, from?: GlCursor): AsyncIterable<GlEvent>;
 }
 
 export interface KeyOps {

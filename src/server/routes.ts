@@ -3,7 +3,14 @@ import { BooksError, entryInvalid, errors, type Problem } from '../domain/errors
 import { idempotencyKeyProblem } from '../domain/idempotency.js';
 import type { Permission } from '../domain/keys.js';
 import { checkReportQuery, type ReportQuery } from '../domain/periods.js';
+import {
+  checkGeneralLedgerQuery,
+  checkTrialBalanceQuery,
+  type GeneralLedgerQuery,
+  type TrialBalanceQuery,
+} from '../domain/reportQueries.js';
 import type { Ledger } from '../ledger/port.js';
+import { generalLedgerPage, MAX_GL_LIMIT } from './generalLedgerPage.js';
 
 export const POST_PERMISSION: Permission = 'customer_api:post_journal_entries';
 export const READ_PERMISSION: Permission = 'customer_api:read';
@@ -87,6 +94,38 @@ export function reportQuery(url: URL): ReportQuery {
   return checked.query;
 }
 
+/** The trial balance's parameters: as_of, adjustments. */
+function trialBalanceQuery(url: URL): TrialBalanceQuery {
+  const checked = checkTrialBalanceQuery(queryOf(url, ['as_of', 'adjustments']));
+  if ('problems' in checked) throw invalid(checked.problems);
+  return checked.query;
+}
+
+/** The general ledger's parameters: the window, accounts (repeatable), a counterparty, a page's limit and cursor. */
+function generalLedgerQuery(url: URL): {
+  query: GeneralLedgerQuery;
+  limit: number;
+  cursor: string | undefined;
+} {
+  const raw = queryOf(url, ['start_date', 'end_date', 'counterparty', 'limit', 'cursor']);
+  const checked = checkGeneralLedgerQuery({ ...raw, accounts: url.searchParams.getAll('account') });
+  const problems = 'problems' in checked ? [...checked.problems] : [];
+  const limit =
+    raw.limit === undefined ? 1000 : /^\d{1,5}$/.test(raw.limit) ? Number(raw.limit) : NaN;
+  if (!(limit >= 1 && limit <= MAX_GL_LIMIT)) {
+    problems.push({
+      path: 'limit',
+      reason: 'invalid_limit',
+      message: `limit '${raw.limit}' is not a whole number from 1 to ${MAX_GL_LIMIT}`,
+    });
+  }
+  if ('problems' in checked || problems.length) throw invalid(problems);
+  return { query: checked.query, limit, cursor: raw.cursor };
+}
+
+const invalid = (problems: Problem[]) =>
+  new BooksError('invalid_parameters', problems.map((p) => p.message).join('; '), problems);
+
 /** The entry id or number of a reversal path; a malformed percent-encoding names no entry. */
 function entryId(segment: string): string {
   try {
@@ -159,6 +198,36 @@ export const ROUTES: readonly Route[] = [
       status: 200,
       body: await ledger.reports.balanceSheet(reportQuery(url)),
     }),
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/reports/income-statement',
+    permission: READ_PERMISSION,
+    summary: 'The income statement: activity within each period',
+    handle: async ({ url, ledger }) => ({
+      status: 200,
+      body: await ledger.reports.incomeStatement(reportQuery(url)),
+    }),
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/reports/trial-balance',
+    permission: READ_PERMISSION,
+    summary: 'The trial balance as of a date',
+    handle: async ({ url, ledger }) => ({
+      status: 200,
+      body: await ledger.reports.trialBalance(trialBalanceQuery(url)),
+    }),
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/reports/general-ledger',
+    permission: READ_PERMISSION,
+    summary: 'The general ledger, a page of lines at a time',
+    handle: async ({ url, ledger }) => {
+      const { query, limit, cursor } = generalLedgerQuery(url);
+      return { status: 200, body: await generalLedgerPage(ledger.reports, query, limit, cursor) };
+    },
   }),
   route({
     method: 'GET',

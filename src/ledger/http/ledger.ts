@@ -1,9 +1,10 @@
 import type { Entity, GlAccount } from '../../domain/accounts.js';
-import type { BalanceSheet } from '../../domain/balanceSheet.js';
+import type { GlAccountHead, GlEvent, GlLine } from '../../domain/generalLedger.js';
 import type { JournalEntry } from '../../domain/entry.js';
-import { errors } from '../../domain/errors.js';
+import { errors, isBooksError } from '../../domain/errors.js';
 import { idempotencyKeyProblem } from '../../domain/idempotency.js';
 import type { ReportQuery } from '../../domain/periods.js';
+import type { GeneralLedgerQuery } from '../../domain/reportQueries.js';
 import type {
   ChartOps,
   EntityOps,
@@ -20,6 +21,24 @@ import type {
 import { ApiClient, type ClientOptions } from './client.js';
 import { RemoteImportBatch } from './importBatch.js';
 import { Receipts } from '../sqlite/receipts.js';
+
+/** A page of the general ledger as the API answers it. */
+interface GlPage {
+  accounts: (GlAccountHead & {
+    lines: GlLine[];
+    closing?: number | bigint | null;
+    debit_total?: number | bigint;
+    credit_total?: number | bigint;
+  })[];
+  next_cursor: string | null;
+}
+
+const periodParams = (q: ReportQuery) =>
+  new URLSearchParams({
+    start_date: q.start_date,
+    end_date: q.end_date,
+    period_type: q.period_type,
+  });
 
 export interface HttpOptions extends ClientOptions {
   /** The service's functional currency (the API does not publish the entity). */
@@ -77,7 +96,16 @@ export class HttpLedger implements Ledger {
       list: () => ({ [Symbol.asyncIterator]: () => ({ next: no('je list') }) }),
       beginImport: (o) => this.beginImport(o),
     };
-    this.reports = { balanceSheet: (q) => this.balanceSheet(q) };
+    this.reports = {
+      balanceSheet: (q) => this.report('balance-sheet', periodParams(q)),
+      incomeStatement: (q) => this.report('income-statement', periodParams(q)),
+      trialBalance: (q) =>
+        this.report(
+          'trial-balance',
+          new URLSearchParams({ as_of: q.as_of, adjustments: q.adjustments }),
+        ),
+      generalLedger: (q) => this.generalLedger(q),
+    };
     this.keys = {
       create: no('keys create'),
       list: no('keys list'),
@@ -118,16 +146,45 @@ export class HttpLedger implements Ledger {
     if (problem) throw errors.idempotencyKeyRefused(problem);
   }
 
-  private async balanceSheet(q: ReportQuery): Promise<BalanceSheet> {
+  /** A report of the service; a service without its route does not offer it (exit 2). */
+  private async report<T>(name: string, params: URLSearchParams): Promise<T> {
+    try {
+      return (await this.client.request('GET', `/v1/reports/${name}?${params}`)) as T;
+    } catch (e) {
+      if (isBooksError(e) && e.code === 'not_found')
+        throw errors.notOffered(`report ${name}`, this.location);
+      throw e;
+    }
+  }
+
+  /** The general ledger, page after page of the service's, as one stream. */
+  private async *generalLedger(q: GeneralLedgerQuery): AsyncGenerator<GlEvent> {
     const params = new URLSearchParams({
       start_date: q.start_date,
       end_date: q.end_date,
-      period_type: q.period_type,
+      limit: '10000',
     });
-    return (await this.client.request(
-      'GET',
-      `/v1/reports/balance-sheet?${params}`,
-    )) as BalanceSheet;
+    for (const a of q.accounts) params.append('account', a);
+    if (q.counterparty)
+      params.set('counterparty', `${q.counterparty.type}:${q.counterparty.external_id}`);
+    // The position of a line is the service's to keep (its cursor); the stream carries none.
+    const at = { key: 0, date: '', seq: 0, line_no: 0, balance: 0n, debits: 0n, credits: 0n };
+    let open: string | null = null;
+    for (;;) {
+      const page: GlPage = await this.report('general-ledger', params);
+      for (const block of page.accounts) {
+        const { lines, closing, debit_total, credit_total, ...head } = block;
+        if (open !== head.account_id) yield { kind: 'account', account: head, key: 0 };
+        open = head.account_id;
+        for (const line of lines) yield { kind: 'line', line, at };
+        if (closing !== undefined && closing !== null) {
+          yield { kind: 'end', closing, debit_total: debit_total!, credit_total: credit_total! };
+          open = null;
+        }
+      }
+      if (!page.next_cursor) return;
+      params.set('cursor', page.next_cursor);
+    }
   }
 
   private async beginImport(options: ImportOptions): Promise<ImportBatch> {

@@ -4,8 +4,14 @@ import { clearDamaged, markDamaged } from './connection.js';
 import type { MaintenanceOps } from '../port.js';
 import type { Db } from './db.js';
 import { rebuild } from './rebuild.js';
+import { MONTH_TOTALS_FROM_LINES } from './sql.js';
 
 type Add = (path: string, reason: string, message: string) => void;
+
+type Drift = { external_id: string; month: string } & Record<
+  'net' | 'n' | 'adj_net' | 'adj_n' | 'tnet' | 'tn' | 'tadj_net' | 'tadj_n',
+  number | null
+>;
 
 /** `books check` and `books rebuild` of a ledger file. */
 export class SqliteMaintenance implements MaintenanceOps {
@@ -159,35 +165,27 @@ export class SqliteMaintenance implements MaintenanceOps {
   private derivedTotals(add: Add): void {
     const drift = this.db
       .prep(
-        `WITH actual AS (
-           SELECT l.account_key, substr(e.entry_date, 1, 7) AS month,
-                  SUM(CASE WHEN l.line_type = 'debit' THEN l.amount_atoms ELSE -l.amount_atoms END) AS net,
-                  COUNT(*) AS n
-           FROM journal_lines l JOIN journal_entries e ON e.seq = l.entry_seq GROUP BY 1, 2)
-         SELECT a.external_id, x.month, x.net, x.n, x.tnet, x.tn FROM (
-           SELECT actual.account_key, actual.month, actual.net, actual.n, t.net_atoms AS tnet, t.line_count AS tn
+        `WITH actual AS (${MONTH_TOTALS_FROM_LINES})
+         SELECT a.external_id, x.* FROM (
+           SELECT actual.account_key, actual.month, actual.net, actual.n, actual.adj_net, actual.adj_n,
+                  t.net_atoms AS tnet, t.line_count AS tn, t.adj_net_atoms AS tadj_net, t.adj_line_count AS tadj_n
              FROM actual LEFT JOIN account_month_totals t
                ON t.account_key = actual.account_key AND t.month = actual.month
            UNION ALL
-           SELECT t.account_key, t.month, NULL, NULL, t.net_atoms, t.line_count
+           SELECT t.account_key, t.month, NULL, NULL, NULL, NULL, t.net_atoms, t.line_count, t.adj_net_atoms,
+                  t.adj_line_count
              FROM account_month_totals t LEFT JOIN actual
                ON actual.account_key = t.account_key AND actual.month = t.month
              WHERE actual.account_key IS NULL
          ) x LEFT JOIN accounts a ON a.key = x.account_key
-         WHERE x.net IS NOT x.tnet OR x.n IS NOT x.tn`,
+         WHERE x.net IS NOT x.tnet OR x.n IS NOT x.tn OR x.adj_net IS NOT x.tadj_net OR x.adj_n IS NOT x.tadj_n`,
       )
-      .all() as {
-      external_id: string;
-      month: string;
-      net: number | null;
-      n: number | null;
-      tnet: number | null;
-      tn: number | null;
-    }[];
+      .all() as Drift[];
     for (const d of drift) {
       const message =
         `derived total for account '${d.external_id}' in ${d.month} is ${d.tnet ?? 'missing'} atoms over ` +
-        `${d.tn ?? 0} lines; the lines say ${d.net ?? 0} over ${d.n ?? 0}`;
+        `${d.tn ?? 0} lines (adjusting ${d.tadj_net ?? 0} over ${d.tadj_n ?? 0}); the lines say ${d.net ?? 0} ` +
+        `over ${d.n ?? 0} (adjusting ${d.adj_net ?? 0} over ${d.adj_n ?? 0})`;
       add(`account_month_totals[${d.external_id}, ${d.month}]`, 'derived_mismatch', message);
     }
   }

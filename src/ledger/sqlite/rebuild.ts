@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { BooksError } from '../../domain/errors.js';
 import type { Db, EntityRow } from './db.js';
+import { MONTH_TOTALS_FROM_LINES } from './sql.js';
 
 /** How long a mark from another machine (whose process cannot be asked) is believed. */
 const FOREIGN_MARK_MS = 10 * 60 * 1000;
@@ -71,25 +72,24 @@ export function rebuild(db: Db): { totals: number; lines: number } {
     db.prep(`UPDATE entity SET rebuild_started_at = ?, rebuild_owner = ?`).run(db.stamp(), me());
   });
   try {
-    const rows = db
-      .prep(
-        `SELECT l.account_key, substr(e.entry_date, 1, 7) AS month,
-                SUM(CASE WHEN l.line_type = 'debit' THEN l.amount_atoms ELSE -l.amount_atoms END) AS net,
-                COUNT(*) AS n
-         FROM journal_lines l JOIN journal_entries e ON e.seq = l.entry_seq GROUP BY 1, 2`,
-      )
-      .safeIntegers(true)
-      .raw()
-      .all() as [bigint, string, bigint, bigint][];
+    const rows = db.prep(MONTH_TOTALS_FROM_LINES).safeIntegers(true).raw().all() as [
+      bigint,
+      string,
+      bigint,
+      bigint,
+      bigint,
+      bigint,
+    ][];
     return db.write(() => {
       db.sqlite.exec('DELETE FROM account_month_totals');
       const insert = db.prep(
-        `INSERT INTO account_month_totals (account_key, month, net_atoms, line_count) VALUES (?, ?, ?, ?)`,
+        `INSERT INTO account_month_totals (account_key, month, net_atoms, line_count, adj_net_atoms, adj_line_count)
+         VALUES (?, ?, ?, ?, ?, ?)`,
       );
       let lines = 0;
-      for (const [k, month, net, n] of rows) {
-        insert.run(k, month, net, n);
-        lines += Number(n);
+      for (const row of rows) {
+        insert.run(...row);
+        lines += Number(row[3]);
       }
       clearMark(db);
       return { totals: rows.length, lines };

@@ -114,4 +114,17 @@ export const MIGRATIONS: string[] = [
   -- Who runs a rebuild (host:pid:start time), so that the mark of a killed one is known dead at once.
   ALTER TABLE entity ADD COLUMN rebuild_owner TEXT;
   `,
+  `
+  -- The part of each derived total that adjusting entries make, for the trial balance's unadjusted
+  -- and worksheet columns without a scan of the lines.
+  ALTER TABLE account_month_totals ADD COLUMN adj_net_atoms INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE account_month_totals ADD COLUMN adj_line_count INTEGER NOT NULL DEFAULT 0;
+  CREATE TEMP TABLE adjusting_totals AS
+    SELECT l.account_key, substr(e.entry_date, 1, 7) AS month,
+           SUM(CASE WHEN l.line_type = 'debit' THEN l.amount_atoms ELSE -l.amount_atoms END) AS net, COUNT(*) AS n
+    FROM journal_entries e JOIN journal_lines l ON l.entry_seq = e.seq WHERE e.is_adjusting = 1 GROUP BY 1, 2;
+  UPDATE account_month_totals AS t SET adj_net_atoms = a.net, adj_line_count = a.n
+    FROM adjusting_totals a WHERE a.account_key = t.account_key AND a.month = t.month;
+  DROP TABLE adjusting_totals;
+  `,
 ];

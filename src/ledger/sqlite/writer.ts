@@ -103,6 +103,12 @@ export class MonthTotals {
       for (const [month, t] of months) yield [account, month, t.big + BigInt(t.net), t.count];
   }
 
+  /** One account-month's sum and count, or undefined when nothing was added to it. */
+  get(account: number, month: string): [bigint, number] | undefined {
+    const t = this.map.get(account)?.get(month);
+    return t && [t.big + BigInt(t.net), t.count];
+  }
+
   clear(): void {
     this.map.clear();
   }
@@ -176,9 +182,11 @@ export function writerStart(db: Db): WriterStart {
   };
 }
 
-const BUMP_TOTALS = `INSERT INTO account_month_totals (account_key, month, net_atoms, line_count) VALUES (?, ?, ?, ?)
+const BUMP_TOTALS = `INSERT INTO account_month_totals
+    (account_key, month, net_atoms, line_count, adj_net_atoms, adj_line_count) VALUES (?, ?, ?, ?, ?, ?)
   ON CONFLICT (account_key, month) DO UPDATE SET net_atoms = net_atoms + excluded.net_atoms,
-    line_count = line_count + excluded.line_count`;
+    line_count = line_count + excluded.line_count, adj_net_atoms = adj_net_atoms + excluded.adj_net_atoms,
+    adj_line_count = adj_line_count + excluded.adj_line_count`;
 
 /**
  * Writes valid entries, their lines and the derived monthly totals inside the caller's write
@@ -190,6 +198,8 @@ export class EntryWriter {
   private readonly entries: PendingRows;
   private readonly lines: PendingRows;
   private readonly totals = new MonthTotals();
+  /** The part of the totals that adjusting entries make. */
+  private readonly adjusting = new MonthTotals();
   private lastSeq: number;
   private lastJeSeq: JeSeq;
 
@@ -260,11 +270,9 @@ export class EntryWriter {
         l.counterparty?.id ?? null,
       );
       this.lines.added();
-      this.totals.add(
-        l.account.key,
-        month,
-        l.line_type === 'debit' ? l.amount_atoms : -l.amount_atoms,
-      );
+      const net = l.line_type === 'debit' ? l.amount_atoms : -l.amount_atoms;
+      this.totals.add(l.account.key, month, net);
+      if (entry.is_adjusting) this.adjusting.add(l.account.key, month, net);
     }
     if (this.entries.full || this.lines.full) this.flushRows();
     return { seq, id, je_number: jeNumber, ts };
@@ -279,8 +287,11 @@ export class EntryWriter {
   /** Writes every pending row and adds the accumulated monthly totals to the derived table. */
   flush(): void {
     this.flushRows();
-    for (const [account, month, net, count] of this.totals.entries())
-      this.run(BUMP_TOTALS, [account, month, net, count]);
+    for (const [account, month, net, count] of this.totals.entries()) {
+      const adj = this.adjusting.get(account, month);
+      this.run(BUMP_TOTALS, [account, month, net, count, adj?.[0] ?? 0, adj?.[1] ?? 0]);
+    }
     this.totals.clear();
+    this.adjusting.clear();
   }
 }

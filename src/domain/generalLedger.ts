@@ -1,0 +1,183 @@
+import type { AccountType } from './accounts.js';
+import type { ReportAccount } from './statement.js';
+import { toJsonInteger } from './money.js';
+
+type Atoms = number | bigint;
+
+/** An account of the general ledger with its balance before the window (null: nothing before it). */
+export interface GlAccount {
+  key: number;
+  account_id: string;
+  account_number: string | null;
+  name: string;
+  account_type: AccountType;
+  opening: bigint | null;
+}
+
+/** A journal line of an account in the window, as the store reads it. */
+export interface GlLineRow {
+  key: number;
+  entry_id: string;
+  je_number: string;
+  entry_date: string;
+  memo: string | null;
+  line_memo: string | null;
+  counterparty_type: string | null;
+  counterparty_external_id: string | null;
+  counterparty_name: string | null;
+  line_type: 'debit' | 'credit';
+  amount_atoms: number;
+  /** Where the line sits, for a cursor: the entry's storage sequence and the line's number. */
+  seq: number;
+  line_no: number;
+}
+
+/** A line as the general ledger shows it: debit or credit, and the account's running balance after it. */
+export interface GlLine {
+  entry_id: string;
+  je_number: string;
+  entry_date: string;
+  memo: string | null;
+  line_memo: string | null;
+  counterparty_type: string | null;
+  counterparty_external_id: string | null;
+  counterparty_name: string | null;
+  debit: Atoms | null;
+  credit: Atoms | null;
+  balance: Atoms;
+}
+
+export type GlAccountHead = Omit<GlAccount, 'key' | 'opening'> & { opening: Atoms | null };
+
+/** Where a general ledger was when it stopped: the line's place and the account's sums so far. */
+export interface GlPosition {
+  key: number;
+  date: string;
+  seq: number;
+  line_no: number;
+  balance: bigint;
+  debits: bigint;
+  credits: bigint;
+}
+
+/** Going on after a position: the account's sums carry on from it. */
+export type GlResume = Pick<GlPosition, 'key' | 'balance' | 'debits' | 'credits'>;
+
+/** What the general ledger is made of, in order: each account, its lines, its end. */
+export type GlEvent =
+  | { kind: 'account'; account: GlAccountHead; key: number }
+  | { kind: 'line'; line: GlLine; at: GlPosition }
+  | { kind: 'end'; closing: Atoms; debit_total: Atoms; credit_total: Atoms };
+
+/**
+ * The general ledger as a stream: for each account in chart order, its balance before the window,
+ * then each of its lines with the running balance (debits minus credits), then its closing balance
+ * and the window's debit and credit totals. `lines` come in the same account order; an account with
+ * no balance before the window and no line in it is left out. Memory holds one line at a time.
+ */
+export async function* generalLedgerEvents(
+  accounts: GlAccount[],
+  lines: AsyncIterable<GlLineRow>,
+  resume?: GlResume,
+): AsyncGenerator<GlEvent> {
+  const it = lines[Symbol.asyncIterator]();
+  let next = await it.next();
+  for (const a of accounts) {
+    const has = !next.done && next.value.key === a.key;
+    const resumed = resume?.key === a.key;
+    if (!has && a.opening === null && !resumed) continue;
+    const { key: _k, opening, ...head } = a;
+    yield {
+      kind: 'account',
+      key: a.key,
+      account: { ...head, opening: opening === null ? null : toJsonInteger(opening) },
+    };
+    let [balance, debits, credits] = resumed
+      ? [resume.balance, resume.debits, resume.credits]
+      : [opening ?? 0n, 0n, 0n];
+    while (!next.done && next.value.key === a.key) {
+      const r = next.value;
+      const amount = BigInt(r.amount_atoms);
+      if (r.line_type === 'debit') [balance, debits] = [balance + amount, debits + amount];
+      else [balance, credits] = [balance - amount, credits + amount];
+      const at = {
+        key: a.key,
+        date: r.entry_date,
+        seq: r.seq,
+        line_no: r.line_no,
+        balance,
+        debits,
+        credits,
+      };
+      yield { kind: 'line', line: glLine(r, toJsonInteger(balance)), at };
+      next = await it.next();
+    }
+    yield {
+      kind: 'end',
+      closing: toJsonInteger(balance),
+      debit_total: toJsonInteger(debits),
+      credit_total: toJsonInteger(credits),
+    };
+  }
+}
+
+function glLine(r: GlLineRow, balance: Atoms): GlLine {
+  return {
+    entry_id: r.entry_id,
+    je_number: r.je_number,
+    entry_date: r.entry_date,
+    memo: r.memo,
+    line_memo: r.line_memo,
+    counterparty_type: r.counterparty_type,
+    counterparty_external_id: r.counterparty_external_id,
+    counterparty_name: r.counterparty_name,
+    debit: r.line_type === 'debit' ? r.amount_atoms : null,
+    credit: r.line_type === 'credit' ? r.amount_atoms : null,
+    balance,
+  };
+}
+
+/** A general ledger read whole (the API's pages put together), as JSON shows it. */
+export interface GeneralLedger {
+  start_date: string;
+  end_date: string;
+  reporting_currency: string;
+  accounts: (GlAccountHead & {
+    lines: GlLine[];
+    closing: Atoms;
+    debit_total: Atoms;
+    credit_total: Atoms;
+  })[];
+}
+
+/**
+ * The accounts a general ledger covers, in chart order (account number, then name): those named by
+ * external id with every account below them, or every account. Names that match no account are
+ * returned apart, to be refused.
+ */
+export function glAccountsOf(
+  accounts: ReportAccount[],
+  externalIds: string[],
+): { selected: ReportAccount[]; unknown: string[] } {
+  const byExt = new Map(accounts.map((a) => [a.external_id, a]));
+  const unknown = externalIds.filter((id) => !byExt.has(id));
+  let keys: Set<number>;
+  if (externalIds.length === 0) keys = new Set(accounts.map((a) => a.key));
+  else {
+    keys = new Set(externalIds.flatMap((id) => (byExt.has(id) ? [byExt.get(id)!.key] : [])));
+    // Descendants: walk until no account is added.
+    for (let grew = true; grew;) {
+      grew = false;
+      for (const a of accounts) {
+        if (a.parent_key !== null && keys.has(a.parent_key) && !keys.has(a.key))
+          grew = keys.add(a.key) !== null;
+      }
+    }
+  }
+  const order = (a: { account_number: string | null; name: string }) =>
+    `${a.account_number ?? '\uffff'}\u0000${a.name}`;
+  const selected = accounts
+    .filter((a) => keys.has(a.key))
+    .sort((x, y) => (order(x) < order(y) ? -1 : order(x) > order(y) ? 1 : 0));
+  return { selected, unknown };
+}
