@@ -20,7 +20,7 @@ const GROUPS: Record<string, string> = {
  * command is run or its help is asked for, so that `books --help` loads neither SQLite, the HTTP
  * client nor the prompts.
  */
-export const COMMANDS: readonly { path: string; summary: string; load: Load }[] = [
+export const COMMANDS: readonly { path: string; summary: string; load: Load; alias?: string }[] = [
   {
     path: 'init',
     summary: 'Create a ledger file with its entity (refuses an existing file)',
@@ -73,9 +73,27 @@ export const COMMANDS: readonly { path: string; summary: string; load: Load }[] 
     load: () => import('../commands/jeReverse.js'),
   },
   {
+    path: 'report trial-balance',
+    alias: 'tb',
+    summary: 'The trial balance as of a date: debits and credits, unadjusted, or the worksheet',
+    load: () => import('../commands/reportTrialBalance.js'),
+  },
+  {
+    path: 'report income-statement',
+    alias: 'pnl',
+    summary: 'The income statement: activity within each month, quarter or year',
+    load: () => import('../commands/reportIncomeStatement.js'),
+  },
+  {
     path: 'report balance-sheet',
     summary: 'The balance sheet, one column per month, quarter or year',
     load: () => import('../commands/reportBalanceSheet.js'),
+  },
+  {
+    path: 'report general-ledger',
+    alias: 'gl',
+    summary: 'Every line behind the balances, per account, with running balances',
+    load: () => import('../commands/reportGeneralLedger.js'),
   },
   {
     path: 'keys create',
@@ -162,9 +180,13 @@ function named(argv: string[]): string[] {
   const [first, second] = words;
   if (first === undefined) return [];
   if (GROUPS[first] === undefined) return [first];
-  const leaf = `${first} ${second ?? ''}`;
-  return COMMANDS.some((c) => c.path === leaf)
-    ? [leaf]
+  const leaf = COMMANDS.find(
+    (c) =>
+      c.path === `${first} ${second ?? ''}` ||
+      (c.alias !== undefined && c.alias === second && c.path.startsWith(`${first} `)),
+  );
+  return leaf
+    ? [leaf.path]
     : COMMANDS.filter((c) => c.path.startsWith(`${first} `)).map((c) => c.path);
 }
 
@@ -211,6 +233,7 @@ export async function buildProgram(argv: string[], opts: ProgramOptions): Promis
     const cmd = parent
       .command(words[words.length - 1]!)
       .description(c.summary)
+      .aliases(c.alias ? [c.alias] : [])
       .exitOverride()
       .configureOutput(output);
     if (wanted.has(c.path)) declare(cmd, c.path, (await c.load()).default, opts);

@@ -55,6 +55,18 @@ function describe(
   return { id: `${fy}-Q${q}`, label: `Q${q} ${prefix}${fy}` };
 }
 
+/** The whole period of a type that contains a date, as a window would have it unclipped. */
+export function periodBounds(
+  date: string,
+  type: PeriodType,
+  fyStart = 1,
+): { start: string; end: string } {
+  const [y, m] = parts(date);
+  const [by, bm] = bucketStart(y, m, type, fyStart);
+  const [ly, lm] = addMonths(by, bm, (type === 'monthly' ? 1 : type === 'quarterly' ? 3 : 12) - 1);
+  return { start: isoDate(by, bm, 1), end: endOfMonth(ly, lm) };
+}
+
 /**
  * Splits the window [start, end] into monthly, quarterly or yearly columns (fiscal when the fiscal
  * year starts in another month than January), the first and last clipped to the window. The columns

@@ -65,8 +65,14 @@ export function checkGeneralLedgerQuery(raw: {
   const window = checkReportQuery({ start_date: raw.start_date, end_date: raw.end_date });
   const problems = 'problems' in window ? [...window.problems] : [];
   let counterparty: GeneralLedgerQuery['counterparty'] = null;
-  if (raw.counterparty !== undefined && raw.counterparty !== '') {
-    counterparty = readCounterpartyRef(String(raw.counterparty));
+  const cp = raw.counterparty;
+  if (cp !== undefined && cp !== null && cp !== '') {
+    // Text as typed or sent (TYPE:ID), or a reference already read.
+    counterparty = readCounterpartyRef(
+      typeof cp === 'object'
+        ? `${String((cp as Record<string, unknown>).type)}:${String((cp as Record<string, unknown>).external_id)}`
+        : String(cp),
+    );
     if (!counterparty) {
       const message = `counterparty '${String(raw.counterparty)}' is not TYPE:ID (customer, vendor or employee)`;
       problems.push({ path: 'counterparty', reason: 'invalid_counterparty', message });

@@ -113,9 +113,12 @@ export function buildTrialBalance(input: TrialBalanceInput): TrialBalance {
     }
     const from = profitAndLoss ? 1n : 0n;
     const adjusted = t.net[asOf]! - from * t.net[fyBefore]!;
-    const lines = t.count[asOf]! - t.count[fyBefore]!;
-    if (adjusted === 0n && lines === 0) continue;
     const adjustments = adj ? adj.net[asOf]! - adj.net[fyBefore]! : 0n;
+    // Without the adjustments, an account shows by its unadjusted balance and lines.
+    const exclude = input.adjustments === 'exclude';
+    const adjLines = exclude && adj ? adj.count[asOf]! - adj.count[fyBefore]! : 0;
+    const lines = t.count[asOf]! - t.count[fyBefore]! - adjLines;
+    if ((exclude ? adjusted - adjustments : adjusted) === 0n && lines === 0) continue;
     const base = {
       account_id: a.id,
       account_number: a.account_number,

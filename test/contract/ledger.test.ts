@@ -1,4 +1,9 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { GlEvent } from '../../src/domain/generalLedger.js';
+import { HttpLedger } from '../../src/ledger/http/ledger.js';
+import type { Ledger } from '../../src/ledger/port.js';
 import { writeFile } from '../e2e/helpers.js';
 import { cli } from '../support/cli.js';
 import { copyTemplate } from '../support/ledgers.js';
@@ -289,5 +294,247 @@ describe('the Ledger contract: every store gives the same results', () => {
     expect(
       await both((l) => l.journal.post(entry({ lines: [] }), { idempotencyKey: key() }), noStart),
     ).toMatchObject({ error: { code: 'CAPI67' } });
+  });
+});
+
+describe('the close reports: every store gives the same figures', () => {
+  /** A few months of entries: sales to customers, rent, an adjusting accrual, a prior-year entry. */
+  async function postSome(l: Ledger): Promise<void> {
+    const bodies = [
+      entry({
+        entry_date: '2025-02-03',
+        lines: [line('ar', 'debit', 12_000, customer('C001')), line('sales', 'credit', 12_000)],
+      }),
+      entry({
+        entry_date: '2025-02-10',
+        lines: [line('rent', 'debit', 3_000), line('checking', 'credit', 3_000)],
+      }),
+      entry({
+        entry_date: '2025-03-15',
+        lines: [line('ar', 'debit', 500, customer('C002')), line('sales', 'credit', 500)],
+      }),
+      entry({
+        entry_date: '2025-03-31',
+        is_adjusting: true,
+        lines: [line('rent', 'debit', 700), line('checking', 'credit', 700)],
+      }),
+      entry({
+        entry_date: '2026-01-05',
+        lines: [line('checking', 'debit', 4_000), line('ar', 'credit', 4_000, customer('C001'))],
+      }),
+    ];
+    for (const b of bodies) await l.journal.post(b, { idempotencyKey: key() });
+  }
+  const events = async (it: AsyncIterable<GlEvent>) => {
+    const out: unknown[] = [];
+    // The position is each store's own (the service keeps it in its cursor).
+    for await (const e of it)
+      out.push(e.kind === 'account' ? e.account : e.kind === 'line' ? e.line : e);
+    return out;
+  };
+
+  it('income statement, trial balance (three ways) and general ledger', async () => {
+    const r = await both(async (l) => {
+      await postSome(l);
+      const query = {
+        start_date: '2025-01-01',
+        end_date: '2026-03-31',
+        period_type: 'quarterly' as const,
+      };
+      return {
+        is: await l.reports.incomeStatement(query),
+        tb: await Promise.all(
+          (['include', 'exclude', 'worksheet'] as const).map((adjustments) =>
+            l.reports.trialBalance({ as_of: '2025-03-31', adjustments }),
+          ),
+        ),
+        nextYear: await l.reports.trialBalance({ as_of: '2026-01-31', adjustments: 'include' }),
+        gl: await events(
+          l.reports.generalLedger({
+            start_date: '2025-03-01',
+            end_date: '2026-01-31',
+            accounts: [],
+            counterparty: null,
+          }),
+        ),
+        glAr: await events(
+          l.reports.generalLedger({
+            start_date: '2025-03-01',
+            end_date: '2026-01-31',
+            accounts: ['ar', 'cash'],
+            counterparty: { type: 'customer', external_id: 'C001' },
+          }),
+        ),
+      };
+    });
+    type Tb = {
+      totals: Record<string, number>;
+      rows: { name: string; debit: number | null; credit: number | null }[];
+    };
+    const ok = (
+      r as {
+        ok: { is: { summary: { amounts: Record<string, number> }[] }; tb: Tb[]; nextYear: Tb };
+      }
+    ).ok;
+    expect(ok.is.summary.at(-1)!.amounts).toEqual({
+      '2025-Q1': 8_800,
+      '2025-Q2': null,
+      '2025-Q3': null,
+      '2025-Q4': null,
+      '2026-Q1': null,
+    });
+    expect(ok.tb.map((t) => t.totals)).toEqual([
+      { debit: 16_200, credit: 16_200 },
+      { debit: 15_500, credit: 15_500 },
+      {
+        unadjusted_debit: 15_500,
+        unadjusted_credit: 15_500,
+        adjustments_debit: 700,
+        adjustments_credit: 700,
+        adjusted_debit: 16_200,
+        adjusted_credit: 16_200,
+      },
+    ]);
+    // The next fiscal year: 2025's profit is in Retained Earnings (prior years).
+    expect(ok.nextYear.totals).toEqual({ debit: 8_800, credit: 8_800 });
+    expect(ok.nextYear.rows.map((x) => [x.name, x.debit, x.credit])).toEqual([
+      ['Operating Checking', 300, null],
+      ['Accounts Receivable', 8_500, null],
+      ['Retained Earnings (prior years)', null, 8_800],
+    ]);
+  });
+
+  it('refuses bad parameters the same way', async () => {
+    expect(
+      await both((l) => l.reports.trialBalance({ as_of: '2025-02-30', adjustments: 'include' })),
+    ).toMatchObject({
+      error: { code: 'invalid_parameters', reasons: ['as_of:invalid_date'] },
+    });
+    const gl = (q: Partial<{ accounts: string[]; end_date: string }>) =>
+      both((l) =>
+        events(
+          l.reports.generalLedger({
+            start_date: '2020-01-01',
+            end_date: '2020-12-31',
+            accounts: [],
+            counterparty: null,
+            ...q,
+          }),
+        ),
+      );
+    expect(await gl({ accounts: ['nope'] })).toMatchObject({
+      error: { code: 'invalid_parameters', reasons: ['account:unknown_account'] },
+    });
+    expect(await gl({ end_date: '2025-01-01' })).toMatchObject({ error: { code: 'CAPI69' } });
+  });
+
+  it('pages the general ledger by cursor: the pages put together are the whole', async () => {
+    const whole = await both(async (l, s) => {
+      await postSome(l);
+      for (let i = 0; i < 7; i++)
+        await l.journal.post(entry({ entry_date: `2025-04-0${i + 1}` }), { idempotencyKey: key() });
+      const all = await events(
+        l.reports.generalLedger({
+          start_date: '2025-01-01',
+          end_date: '2025-12-31',
+          accounts: [],
+          counterparty: null,
+        }),
+      );
+      if (!s.http) return all;
+      for (const limit of [1, 2, 5]) {
+        const pages: unknown[] = [];
+        let cursor: string | null = null;
+        do {
+          const q = new URLSearchParams({
+            start_date: '2025-01-01',
+            end_date: '2025-12-31',
+            limit: String(limit),
+          });
+          if (cursor) q.set('cursor', cursor);
+          const res = await fetch(`${s.http.url}/v1/reports/general-ledger?${q}`, {
+            headers: { authorization: `Bearer ${s.http.keys.read}` },
+          });
+          expect(res.status).toBe(200);
+          const page = (await res.json()) as {
+            accounts: {
+              lines: unknown[];
+              closing?: unknown;
+              debit_total?: unknown;
+              credit_total?: unknown;
+            }[];
+            next_cursor: string | null;
+          };
+          expect(page.accounts.reduce((n, a) => n + a.lines.length, 0)).toBeLessThanOrEqual(limit);
+          pages.push(...page.accounts);
+          cursor = page.next_cursor;
+        } while (cursor);
+        // Blocks of one account split across pages join into the account's lines.
+        const joined: unknown[] = [];
+        for (const b of pages as Record<string, unknown>[]) {
+          const { lines, closing, debit_total, credit_total, ...head } = b as {
+            lines: unknown[];
+          } & Record<string, unknown>;
+          const prev = joined.at(-1) as Record<string, unknown> | undefined;
+          if (!prev || 'closing' in (prev.end as object))
+            joined.push({ ...head, lines: [...lines], end: {} });
+          else (prev.lines as unknown[]).push(...lines);
+          if (closing !== undefined)
+            (joined.at(-1) as Record<string, unknown>).end = { closing, debit_total, credit_total };
+        }
+        const flat = joined.flatMap((a) => {
+          const { lines, end, ...head } = a as { lines: unknown[]; end: object };
+          return [head, ...lines, { kind: 'end', ...end }];
+        });
+        expect(flat).toEqual(all);
+      }
+      return all;
+    });
+    expect((whole as { ok: unknown[] }).ok.length).toBeGreaterThan(20);
+  });
+
+  it('a service without the reports says they are not offered', async () => {
+    const server = createServer((_req, res) => {
+      res.writeHead(404, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { code: 'not_found', message: 'no route' } }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const l = new HttpLedger({
+      baseUrl: url,
+      apiKey: 'k',
+      apiKeyEnv: 'BOOKS_API_KEY',
+      currency: 'USD',
+      attempts: 1,
+    });
+    try {
+      for (const f of [
+        () =>
+          l.reports.incomeStatement({
+            start_date: '2025-01-01',
+            end_date: '2025-01-31',
+            period_type: 'monthly',
+          }),
+        () => l.reports.trialBalance({ as_of: '2025-01-31', adjustments: 'include' }),
+        () =>
+          events(
+            l.reports.generalLedger({
+              start_date: '2025-01-01',
+              end_date: '2025-01-31',
+              accounts: [],
+              counterparty: null,
+            }),
+          ),
+      ]) {
+        await expect(f()).rejects.toMatchObject({
+          code: 'usage',
+          message: expect.stringContaining('not offered by this profile'),
+        });
+      }
+    } finally {
+      await l.close();
+      server.closeAllConnections();
+      server.close();
+    }
   });
 });

@@ -1,0 +1,158 @@
+import type { GlAccountHead, GlEvent, GlLine } from '../domain/generalLedger.js';
+import { toJson } from '../domain/json.js';
+import { atomsToDecimal, formatAmount } from '../domain/money.js';
+import { csvField, spreadsheetText } from './csv.js';
+import { printedDate } from './statementTable.js';
+import { cell } from './text.js';
+
+type Atoms = number | bigint | null;
+
+export interface GlHead {
+  entity: string;
+  start_date: string;
+  end_date: string;
+  reporting_currency: string;
+}
+
+/**
+ * The general ledger written as its events come: the text before the first, a piece per event, the
+ * text after the last. Nothing is kept between events but the account being written, so memory does
+ * not grow with the lines.
+ */
+export interface GlWriter {
+  begin(): string;
+  event(e: GlEvent): string;
+  end(): string;
+}
+
+const MEMO = 30;
+const PARTY = 18;
+const AMOUNT = 15;
+
+function clip(text: string, width: number): string {
+  const t = cell(text);
+  return t.length > width ? `${t.slice(0, width - 1)}…` : t;
+}
+
+const memoOf = (l: GlLine) => [l.memo, l.line_memo].filter(Boolean).join(' — ');
+const partyOf = (l: GlLine) => l.counterparty_name ?? l.counterparty_external_id ?? '';
+
+/** The general ledger as printed: per account, opening, each line with its running balance, closing. */
+export function glTableWriter(head: GlHead, exponent: number): GlWriter {
+  const money = (a: Atoms) => (a === null ? '' : formatAmount(a, exponent)).padStart(AMOUNT);
+  const row = (date: string, je: string, memo: string, party: string, amounts: Atoms[]) =>
+    [date.padEnd(10), je.padEnd(12), memo.padEnd(MEMO), party.padEnd(PARTY), ...amounts.map(money)]
+      .join('  ')
+      .trimEnd() + '\n';
+  const columns = ['Debit', 'Credit', 'Balance'].map((c) => c.padStart(AMOUNT));
+  return {
+    begin: () => {
+      const dates = `${printedDate(head.start_date)} – ${printedDate(head.end_date)}`;
+      return `${head.entity}\nGeneral Ledger\n${dates} · ${head.reporting_currency}\n`;
+    },
+    event(e) {
+      if (e.kind === 'account') {
+        const title = `${e.account.account_number ? `${e.account.account_number} ` : ''}${cell(e.account.name)}`;
+        const heads = [
+          'Date'.padEnd(10),
+          'JE'.padEnd(12),
+          'Memo'.padEnd(MEMO),
+          'Counterparty'.padEnd(PARTY),
+        ];
+        const opening = row('', '', 'Opening balance', '', [null, null, e.account.opening]);
+        return `\n${title}\n${[...heads, ...columns].join('  ')}\n${opening}`;
+      }
+      if (e.kind === 'line') {
+        const l = e.line;
+        return row(
+          l.entry_date,
+          clip(l.je_number, 12),
+          clip(memoOf(l), MEMO),
+          clip(partyOf(l), PARTY),
+          [l.debit, l.credit, l.balance],
+        );
+      }
+      return row('', '', 'Closing balance', '', [e.debit_total, e.credit_total, e.closing]);
+    },
+    end: () => '',
+  };
+}
+
+/** The general ledger as CSV: one row per journal line, with an opening and a closing row per account. */
+export function glCsvWriter(exponent: number, atoms: boolean): GlWriter {
+  const amount = (a: Atoms) => (a === null ? '' : atoms ? String(a) : atomsToDecimal(a, exponent));
+  let account: GlAccountHead | null = null;
+  const row = (kind: string, fields: string[], amounts: Atoms[]) => {
+    const a = account!;
+    const ids = [a.account_id, a.account_number ?? '', a.name].map(spreadsheetText);
+    return (
+      [...ids, a.account_type, kind, ...fields.map(spreadsheetText), ...amounts.map(amount)]
+        .map(csvField)
+        .join(',') + '\n'
+    );
+  };
+  const none = ['', '', '', '', '', '', ''];
+  return {
+    begin: () =>
+      [
+        'account_id',
+        'account_number',
+        'account_name',
+        'account_type',
+        'row',
+        'entry_date',
+        'je_number',
+        'memo',
+        'line_memo',
+        'counterparty_type',
+        'counterparty_id',
+        'counterparty_name',
+        'debit',
+        'credit',
+        'balance',
+      ].join(',') + '\n',
+    event(e) {
+      if (e.kind === 'account') {
+        account = e.account;
+        return row('opening', none, [null, null, e.account.opening]);
+      }
+      if (e.kind === 'line') {
+        const l = e.line;
+        const fields = [l.entry_date, l.je_number, l.memo ?? '', l.line_memo ?? ''];
+        fields.push(
+          l.counterparty_type ?? '',
+          l.counterparty_external_id ?? '',
+          l.counterparty_name ?? '',
+        );
+        return row('line', fields, [l.debit, l.credit, l.balance]);
+      }
+      return row('closing', none, [e.debit_total, e.credit_total, e.closing]);
+    },
+    end: () => '',
+  };
+}
+
+/** The general ledger as one JSON document, the API's pages put together, written as it comes. */
+export function glJsonWriter(head: GlHead): GlWriter {
+  let accounts = 0;
+  let lines = 0;
+  const indent = (text: string, by: string) => text.replace(/\n/g, `\n${by}`);
+  return {
+    begin: () =>
+      `{\n  "start_date": ${JSON.stringify(head.start_date)},\n  "end_date": ${JSON.stringify(head.end_date)},\n` +
+      `  "reporting_currency": ${JSON.stringify(head.reporting_currency)},\n  "accounts": [`,
+    event(e) {
+      if (e.kind === 'account') {
+        lines = 0;
+        const fields = toJson(e.account, 2).slice(0, -2); // without its closing brace
+        return `${accounts++ ? ',' : ''}\n    ${indent(fields, '    ')},\n      "lines": [`;
+      }
+      if (e.kind === 'line')
+        return `${lines++ ? ',' : ''}\n        ${indent(toJson(e.line, 2), '        ')}`;
+      const tail = [`"closing": ${toJson(e.closing)}`, `"debit_total": ${toJson(e.debit_total)}`];
+      tail.push(`"credit_total": ${toJson(e.credit_total)}`);
+      return `${lines ? '\n      ' : ''}],\n      ${tail.join(',\n      ')}\n    }`;
+    },
+    end: () => `${accounts ? '\n  ' : ''}]\n}\n`,
+  };
+}

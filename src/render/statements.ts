@@ -1,0 +1,235 @@
+import type { BalanceSheet } from '../domain/balanceSheet.js';
+import type { IncomeStatement } from '../domain/incomeStatement.js';
+import { atomsToDecimal } from '../domain/money.js';
+import { periodBounds, type Period, type PeriodType } from '../domain/periods.js';
+import { csvField, spreadsheetText } from './csv.js';
+import {
+  periodColumns,
+  printedDate,
+  printStatement,
+  type Amount,
+  type PrintOptions,
+  type StatementColumn,
+  type StatementLine,
+} from './statementTable.js';
+
+type Cells = Record<string, Amount>;
+
+/** A node of a statement's tree, whichever report: its amounts and its own amounts by period id. */
+export interface TreeNode {
+  account_number: string | null;
+  name: string;
+  account_kind: string;
+  children: TreeNode[];
+}
+
+/** A statement as the renderers see it: sections of trees, and lines computed from them. */
+interface Statement {
+  periods: Period[];
+  sections: { label: string; amounts: Cells; children: TreeNode[] }[];
+  /** Lines after a section (by its index), such as Gross Profit after Cost of Goods Sold. */
+  after: Map<number, { label: string; kind: string; amounts: Cells }[]>;
+  amounts: (n: TreeNode) => Cells;
+  own: (n: TreeNode) => Cells;
+  /** Sections with nothing in them are printed (the balance sheet's three always are). */
+  keepEmpty: boolean;
+  /** A Total column when there is more than one period (the income statement's activity). */
+  total: boolean;
+}
+
+export interface StatementOptions extends PrintOptions {
+  /** Deepest level shown: 1 = the first level under a section, and so on. */
+  depth?: number;
+  entity: string;
+  period: PeriodType;
+  fiscalYearStartMonth: number;
+}
+
+const label = (n: TreeNode) => (n.account_number ? `${n.account_number} ${n.name}` : n.name);
+
+const sumOf = (cells: Amount[]): Amount =>
+  cells.every((c) => c === null || c === undefined)
+    ? null
+    : cells.reduce<bigint>((s, c) => s + BigInt(c ?? 0), 0n);
+
+/**
+ * The printed lines of a statement: each section's heading, its tree indented (a node with children
+ * heads them, with its own amounts when it has any, and is totalled after them unless the total would
+ * repeat its one child), the section's total (0 when empty), and the computed lines.
+ */
+function statementLines(st: Statement, ids: string[], maxDepth: number): StatementLine[] {
+  const out: StatementLine[] = [];
+  const row = (cells: Cells, zero = false) =>
+    ids.map((id) => cells[id] ?? (zero ? 0 : null)) as Amount[];
+  const blank = ids.map(() => null);
+  const walk = (n: TreeNode, depth: number, shown: number) => {
+    if (n.children.length === 0 || depth >= maxDepth) {
+      out.push({ label: label(n), depth: shown, cells: row(st.amounts(n)), kind: 'line' });
+      return;
+    }
+    const own = row(st.own(n));
+    const ownShown = n.account_kind === 'regular' && own.some((c) => c !== null);
+    out.push({ label: label(n), depth: shown, cells: ownShown ? own : blank, kind: 'line' });
+    for (const c of n.children) walk(c, depth + 1, shown + 1);
+    if (n.children.length > 1 || ownShown)
+      out.push({
+        label: `Total ${label(n)}`,
+        depth: shown,
+        cells: row(st.amounts(n)),
+        kind: 'total',
+      });
+  };
+  st.sections.forEach((s, i) => {
+    if (s.children.length > 0 || st.keepEmpty) {
+      out.push({ label: s.label, depth: 0, cells: blank, kind: 'heading' });
+      if (maxDepth >= 1)
+        for (const c of s.children) {
+          // A type group named as its section (Equity in Equity) would repeat the heading.
+          if (c.account_kind === 'type_group' && c.name === s.label)
+            for (const g of c.children) walk(g, 2, 1);
+          else walk(c, 1, 1);
+        }
+      out.push({ label: `Total ${s.label}`, depth: 0, cells: row(s.amounts, true), kind: 'total' });
+    }
+    for (const a of st.after.get(i) ?? [])
+      out.push({ label: a.label, depth: 0, cells: row(a.amounts, true), kind: 'grand' });
+  });
+  return out;
+}
+
+function columnsOf(st: Statement, opts: StatementOptions): StatementColumn[] {
+  const full = (p: Period) => periodBounds(p.start_date, opts.period, opts.fiscalYearStartMonth);
+  const columns = periodColumns(st.periods, full);
+  return st.total && st.periods.length > 1
+    ? [...columns, { label: 'Total', clipped: null }]
+    : columns;
+}
+
+function printed(st: Statement, title: string, dates: string, opts: StatementOptions): string {
+  const ids = st.periods.map((p) => p.id);
+  let lines = statementLines(st, ids, opts.depth ?? Infinity);
+  if (st.total && ids.length > 1)
+    lines = lines.map((l) => ({
+      ...l,
+      cells: [...l.cells, l.kind === 'heading' ? null : sumOf(l.cells)],
+    }));
+  return printStatement([opts.entity, title, dates], columnsOf(st, opts), lines, opts);
+}
+
+function window(periods: Period[]): { start: string; end: string } {
+  return { start: periods[0]?.start_date ?? '', end: periods[periods.length - 1]?.end_date ?? '' };
+}
+
+function sheetStatement(sheet: BalanceSheet): Statement {
+  const liabilities = sheet.sections.find((s) => s.account_type === 'liabilities');
+  const equity = sheet.sections.find((s) => s.account_type === 'equity');
+  const both: Cells = {};
+  for (const p of sheet.periods) {
+    both[p.id] = sumOf([liabilities?.balances[p.id] ?? null, equity?.balances[p.id] ?? null]) ?? 0;
+  }
+  const total = { label: 'Total Liabilities and Equity', kind: 'total', amounts: both };
+  return {
+    periods: sheet.periods,
+    sections: sheet.sections.map((s) => ({
+      label: s.label,
+      amounts: s.balances,
+      children: s.children,
+    })),
+    after: new Map([[sheet.sections.length - 1, [total]]]),
+    amounts: (n) => (n as unknown as { balances: Cells }).balances,
+    own: (n) => (n as unknown as { own_balances: Cells }).own_balances,
+    keepEmpty: true,
+    total: false,
+  };
+}
+
+function incomeStatement(is: IncomeStatement): Statement {
+  const kinds = (...k: string[]) =>
+    is.summary
+      .filter((s) => k.includes(s.account_kind))
+      .map((s) => ({ label: s.label, kind: s.account_kind, amounts: s.amounts }));
+  return {
+    periods: is.periods,
+    sections: is.sections,
+    // Gross Profit after Cost of Goods Sold, Net Operating Income after Expenses, the rest at the end.
+    after: new Map([
+      [1, kinds('gross_profit')],
+      [2, kinds('net_operating_income')],
+      [4, kinds('net_other_income', 'net_income')],
+    ]),
+    amounts: (n) => (n as unknown as { amounts: Cells }).amounts,
+    own: (n) => (n as unknown as { own_amounts: Cells }).own_amounts,
+    keepEmpty: false,
+    total: true,
+  };
+}
+
+/** The balance sheet as printed: entity, title and dates at the top, sections, totals, one width. */
+export function balanceSheetTable(sheet: BalanceSheet, opts: StatementOptions): string {
+  const { start, end } = window(sheet.periods);
+  const dates =
+    sheet.periods.length === 1
+      ? `As of ${printedDate(end)} · ${sheet.reporting_currency}`
+      : `As of the end of each period, ${printedDate(start)} – ${printedDate(end)} · ${sheet.reporting_currency}`;
+  return printed(sheetStatement(sheet), 'Balance Sheet', dates, opts);
+}
+
+/** The income statement as printed: activity within each period, and a Total column. */
+export function incomeStatementTable(is: IncomeStatement, opts: StatementOptions): string {
+  const { start, end } = window(is.periods);
+  const dates = `${printedDate(start)} – ${printedDate(end)} · ${is.reporting_currency}`;
+  return printed(incomeStatement(is), 'Income Statement', dates, opts);
+}
+
+export interface CsvOptions {
+  exponent: number;
+  atoms?: boolean;
+  depth?: number;
+}
+
+/**
+ * A statement as tidy CSV: one row per node (section, depth, path, account_number, name,
+ * account_kind, then one column per period id, and total where the statement has one), computed
+ * lines as rows of their own; amounts in decimal major units or atoms, null empty.
+ */
+function statementCsv(st: Statement, opts: CsvOptions): string {
+  const ids = st.periods.map((p) => p.id);
+  const withTotal = st.total && ids.length > 1;
+  const amount = (c: Amount) =>
+    c === null || c === undefined ? '' : opts.atoms ? String(c) : atomsToDecimal(c, opts.exponent);
+  const head = ['section', 'depth', 'path', 'account_number', 'name', 'account_kind', ...ids];
+  const lines = [[...head, ...(withTotal ? ['total'] : [])].map(csvField).join(',')];
+  const row = (section: string, depth: number, path: string[], n: TreeNode, cells: Cells) => {
+    const values = ids.map((id) => cells[id] ?? null);
+    const text = [section, String(depth), spreadsheetText(path.join(' > '))];
+    text.push(spreadsheetText(n.account_number ?? ''), spreadsheetText(n.name), n.account_kind);
+    text.push(...values.map(amount), ...(withTotal ? [amount(sumOf(values))] : []));
+    lines.push(text.map(csvField).join(','));
+  };
+  const maxDepth = opts.depth ?? Infinity;
+  st.sections.forEach((s, i) => {
+    const head = { account_number: null, name: s.label, account_kind: 'section', children: [] };
+    row(s.label, 0, [s.label], head, s.amounts);
+    const walk = (n: TreeNode, depth: number, path: string[]) => {
+      if (depth > maxDepth) return;
+      const p = [...path, n.name];
+      row(s.label, depth, p, n, st.amounts(n));
+      for (const c of n.children) walk(c, depth + 1, p);
+    };
+    for (const c of s.children) walk(c, 1, [s.label]);
+    for (const a of st.after.get(i) ?? []) {
+      const computed = { account_number: null, name: a.label, account_kind: a.kind, children: [] };
+      row('', 0, [a.label], computed, a.amounts);
+    }
+  });
+  return lines.join('\n') + '\n';
+}
+
+export function balanceSheetCsv(sheet: BalanceSheet, opts: CsvOptions): string {
+  // The balance sheet's CSV has no computed line: its totals are the sections'.
+  return statementCsv({ ...sheetStatement(sheet), after: new Map() }, opts);
+}
+
+export function incomeStatementCsv(is: IncomeStatement, opts: CsvOptions): string {
+  return statementCsv(incomeStatement(is), opts);
+}
