@@ -11,6 +11,7 @@ import {
 } from '../domain/reportQueries.js';
 import type { Ledger } from '../ledger/port.js';
 import { generalLedgerPage, MAX_GL_LIMIT } from './generalLedgerPage.js';
+import { openApi } from './openapi.js';
 
 export const POST_PERMISSION: Permission = 'customer_api:post_journal_entries';
 export const READ_PERMISSION: Permission = 'customer_api:read';
@@ -35,7 +36,8 @@ export interface Route {
   /** The path, with `{id}` for a segment. */
   path: string;
   pattern: RegExp;
-  permission: Permission;
+  /** The permission a key needs; null for a route open to all (the API's description). */
+  permission: Permission | null;
   summary: string;
   handle: (call: Call) => Promise<Reply>;
 }
@@ -238,5 +240,12 @@ export const ROUTES: readonly Route[] = [
       status: 200,
       body: { object: 'list', data: await ledger.chart.accounts() },
     }),
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/openapi.json',
+    permission: null,
+    summary: 'This description of the API (OpenAPI 3.1)',
+    handle: async () => ({ status: 200, body: openApi(ROUTES) }),
   }),
 ];

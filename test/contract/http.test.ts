@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { HttpLedger } from '../../src/ledger/http/ledger.js';
+import { ROUTES } from '../../src/server/routes.js';
 import { copyTemplate } from '../support/ledgers.js';
-import { outcome, servedStore, setEntity, type OpenedStore } from './stores.js';
+import { conformance, outcome, servedStore, setEntity, type OpenedStore } from './stores.js';
 
 // The local ledger has no keys and no request bodies, so these exist on HTTP alone: each status of
 // decisions.md as served, and the error value the HTTP ledger turns it into (the CLI's exit code
@@ -148,5 +149,30 @@ describe('statuses as served, and as the HTTP ledger reads them', () => {
       409,
       'CAPI67',
     ]);
+  });
+});
+
+describe('the OpenAPI description', () => {
+  it('is served to anyone at GET /v1/openapi.json, with every route', async () => {
+    const s = await servedStore(copyTemplate('standard').ledger);
+    try {
+      const res = await fetch(`${s.http.url}/v1/openapi.json`);
+      expect(res.status).toBe(200);
+      const doc = (await res.json()) as {
+        openapi: string;
+        paths: Record<string, Record<string, unknown>>;
+      };
+      expect(doc.openapi).toBe('3.1.0');
+      const described = Object.entries(doc.paths).flatMap(([path, ops]) =>
+        Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`),
+      );
+      expect(described.sort()).toEqual(ROUTES.map((r) => `${r.method} ${r.path}`).sort());
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('describes every answer this file saw from books serve', async () => {
+    expect(await conformance()).toBeGreaterThan(10);
   });
 });

@@ -7,7 +7,7 @@ import type { Ledger } from '../../src/ledger/port.js';
 import { writeFile } from '../e2e/helpers.js';
 import { cli } from '../support/cli.js';
 import { copyTemplate } from '../support/ledgers.js';
-import { contract, setEntity } from './stores.js';
+import { conformance, contract, setEntity } from './stores.js';
 
 // Every case runs against each store of STORES (SQLite, and HTTP through a real books serve), each on
 // a fresh copy of one base ledger: the cases do not depend on one another, and every outcome must be
@@ -536,5 +536,11 @@ describe('the close reports: every store gives the same figures', () => {
       server.closeAllConnections();
       server.close();
     }
+  });
+});
+
+describe('the OpenAPI description', () => {
+  it('describes every answer this file saw from books serve', async () => {
+    expect(await conformance()).toBeGreaterThan(20);
   });
 });

@@ -1,4 +1,5 @@
 import { copyFileSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -7,6 +8,8 @@ import { isBooksError } from '../../src/domain/errors.js';
 import { HttpLedger } from '../../src/ledger/http/ledger.js';
 import type { Ledger } from '../../src/ledger/port.js';
 import { SqliteLedger } from '../../src/ledger/sqlite/ledger.js';
+import { OPERATIONS, openApi } from '../../src/server/openapi.js';
+import { ROUTES } from '../../src/server/routes.js';
 import { apiServer } from '../../src/server/server.js';
 import { tempDir } from '../support/ledgers.js';
 
@@ -33,6 +36,7 @@ export async function servedStore(file: string): Promise<Required<OpenedStore>> 
     (await local.keys.create('contract', p)).key;
   const keys = { both: await mint(POST, READ), read: await mint(READ), post: await mint(POST) };
   const server = apiServer({ ledger: local, log: () => {} });
+  server.prependListener('request', record);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const ledger = new HttpLedger({
@@ -142,4 +146,55 @@ export function contract(base: () => string) {
     for (const o of outcomes.slice(1)) expect(o).toEqual(outcomes[0]);
     return outcomes[0]!;
   };
+}
+
+/** Every answer a served store gave in this file, for the OpenAPI conformance check. */
+export const SEEN: { method: string; path: string; status: number; type: string; body: string }[] =
+  [];
+
+function record(req: IncomingMessage, res: ServerResponse): void {
+  const chunks: Buffer[] = [];
+  const write = res.write.bind(res) as (...a: unknown[]) => boolean;
+  const end = res.end.bind(res) as (...a: unknown[]) => ServerResponse;
+  res.write = ((chunk: unknown, ...rest: unknown[]) => {
+    if (chunk) chunks.push(Buffer.from(chunk as string));
+    return write(chunk, ...rest);
+  }) as typeof res.write;
+  res.end = ((chunk?: unknown, ...rest: unknown[]) => {
+    if (chunk && typeof chunk !== 'function') chunks.push(Buffer.from(chunk as string));
+    const path = new URL(req.url ?? '/', 'http://x').pathname;
+    const type = String(res.getHeader('content-type') ?? '');
+    SEEN.push({
+      method: req.method ?? '',
+      path,
+      status: res.statusCode,
+      type,
+      body: Buffer.concat(chunks).toString(),
+    });
+    return end(chunk, ...rest);
+  }) as typeof res.end;
+}
+
+/**
+ * Holds every answer seen to the API's own description (GET /v1/openapi.json): the success schema of
+ * its route, or the problem schema; returns how many were checked.
+ */
+export async function conformance(): Promise<number> {
+  const { default: Ajv2020 } = await import('ajv/dist/2020.js');
+  const doc = openApi(ROUTES) as { components: { schemas: Record<string, unknown> } };
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  ajv.addSchema({ $id: 'books', components: doc.components });
+  const validate = (name: string) => ajv.getSchema(`books#/components/schemas/${name}`)!;
+  for (const seen of SEEN) {
+    const route = ROUTES.find((r) => r.method === seen.method && r.pattern.test(seen.path));
+    const ok = seen.status < 400;
+    const name = ok ? OPERATIONS[`${route?.method} ${route?.path}`]?.schema : 'Problem';
+    expect(name, `${seen.method} ${seen.path} ${seen.status}`).toBeDefined();
+    if (ok) expect(seen.status).toBe(OPERATIONS[`${route!.method} ${route!.path}`]!.status);
+    expect(seen.type).toBe(ok ? 'application/json' : 'application/problem+json');
+    const v = validate(name!);
+    const body = JSON.parse(seen.body) as unknown;
+    expect(v(body) ? [] : v.errors, `${seen.method} ${seen.path} ${seen.status}`).toEqual([]);
+  }
+  return SEEN.length;
 }
