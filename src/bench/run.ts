@@ -1,4 +1,4 @@
-import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   bin,
@@ -14,7 +14,7 @@ import {
   type Timing,
 } from './measure.js';
 import { httpBench } from './http.js';
-import { generate } from './generate.js';
+import { BUSY_ACCOUNT, generate } from './generate.js';
 
 /**
  * `npm run bench`: generates ledgers of 100k and 1M journal lines (5 years, 195 accounts nested three
@@ -23,6 +23,8 @@ import { generate } from './generate.js';
  * HTTP. Reports medians and peak memory (the child's own maxRSS). `--quick` runs fewer rounds.
  */
 const rows: string[] = [];
+/** Medians of the reports by ledger size, to show how they grow from 100k to 1M lines. */
+const medians = new Map<string, number>();
 const reportRounds = quick ? 5 : 15;
 const importRounds = quick ? 1 : 3;
 const row = (what: string, t: Timing) => rows.push(`| ${what} | ${fmt(t)} |`);
@@ -48,25 +50,7 @@ for (const [name, lines] of [
     );
   }
   row(`je import (${name} lines, ${importRounds} runs)`, summary(imports));
-  for (const format of ['json', 'table']) {
-    const args = [
-      bin,
-      'report',
-      'balance-sheet',
-      '--ledger',
-      ledgers[name]!,
-      '--start',
-      '2021-01-01',
-      '--end',
-      '2025-12-31',
-    ];
-    args.push('--period', 'monthly', '--format', format, '--output', join(data, `bs.${format}`));
-    await time(args);
-    row(
-      `report balance-sheet, 60 monthly columns, ${format} (${name} lines, ${reportRounds} runs)`,
-      await rounds(reportRounds, args),
-    );
-  }
+  await reports(name, ledgers[name]!);
 }
 
 for (const name of ['100k', '1m']) {
@@ -79,6 +63,8 @@ for (const name of ['100k', '1m']) {
   }
 }
 
+growth();
+await generalLedger();
 await importGrowth();
 await startUp();
 
@@ -154,4 +140,90 @@ async function startUp(): Promise<void> {
     `report balance-sheet, 60 columns, json (1m lines), without NODE_EXTRA_CA_CERTS (${reportRounds} runs)`,
     await rounds(reportRounds, args, env),
   );
+}
+
+/** The statements as whole processes, 5 years of monthly columns; the trial balance as of the last day. */
+async function reports(name: string, ledger: string): Promise<void> {
+  const window = ['--start', '2021-01-01', '--end', '2025-12-31', '--period', 'monthly'];
+  const cases: [string, string[]][] = [
+    [
+      'report balance-sheet, 60 monthly columns, json',
+      ['report', 'balance-sheet', ...window, '--format', 'json'],
+    ],
+    [
+      'report balance-sheet, 60 monthly columns, table',
+      ['report', 'balance-sheet', ...window, '--format', 'table'],
+    ],
+    [
+      'report income-statement, 60 monthly columns, json',
+      ['report', 'income-statement', ...window, '--format', 'json'],
+    ],
+    [
+      'report income-statement, 60 monthly columns, table',
+      ['report', 'income-statement', ...window, '--format', 'table'],
+    ],
+    [
+      'report trial-balance as of 2025-12-31, table',
+      ['report', 'trial-balance', '--as-of', '2025-12-31'],
+    ],
+    [
+      'report trial-balance --worksheet as of 2025-12-31, json',
+      ['report', 'tb', '--as-of', '2025-12-31', '--worksheet', '--format', 'json'],
+    ],
+  ];
+  for (const [what, args] of cases) {
+    const full = [bin, ...args, '--ledger', ledger, '--output', join(data, 'report.out')];
+    await time(full);
+    const t = await rounds(reportRounds, full);
+    medians.set(`${what} ${name}`, t.median);
+    row(`${what} (${name} lines, ${reportRounds} runs)`, t);
+  }
+}
+
+function growth(): void {
+  for (const key of new Set([...medians.keys()].map((k) => k.replace(/ (100k|1m)$/, '')))) {
+    const [small, big] = [medians.get(`${key} 100k`), medians.get(`${key} 1m`)];
+    if (small && big)
+      rows.push(`| ${key}: 1M lines over 100k lines | ${(big / small).toFixed(2)}× | |`);
+  }
+}
+
+/**
+ * The general ledger to CSV: the busy bank account's five years, and every account (each line of the
+ * ledger), at 100k and 1M lines; lines per second from the rows written.
+ */
+async function generalLedger(): Promise<void> {
+  for (const name of ['100k', '1m']) {
+    for (const [what, accounts] of [
+      [`the busy account ${BUSY_ACCOUNT}`, ['--account', BUSY_ACCOUNT]],
+      ['every account', []],
+    ] as const) {
+      const out = join(data, 'gl.csv');
+      const args = [
+        bin,
+        'report',
+        'gl',
+        ...accounts,
+        '--start',
+        '2021-01-01',
+        '--end',
+        '2025-12-31',
+      ];
+      args.push('--format', 'csv', '--ledger', ledgers[name]!, '--output', out);
+      await time(args);
+      const t = await rounds(3, args);
+      const lines = countLines(out, ',line,');
+      const rate = (lines / (t.median / 1000)).toFixed(0);
+      row(
+        `report general-ledger of ${what}, 5 years, csv: ${lines} lines, ${rate} lines/s (${name}, 3 runs)`,
+        t,
+      );
+    }
+  }
+}
+
+function countLines(file: string, marker: string): number {
+  let n = 0;
+  for (const l of readFileSync(file, 'utf8').split('\n')) if (l.includes(marker)) n++;
+  return n;
 }

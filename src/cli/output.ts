@@ -59,16 +59,33 @@ export async function openOutput(ctx: Context, flag: string | undefined): Promis
   }
   const failed = (e: unknown) =>
     errors.usage(`--output ${flag}: cannot write: ${(e as Error).message}`);
+  // Pieces are gathered into writes of 64 KiB; a write waits while the disk is behind.
+  let pending = '';
+  let broken: unknown = null;
+  stream.on('error', (e) => (broken = e));
+  const flush = async () => {
+    const text = pending;
+    pending = '';
+    if (text && !broken && !stream.write(text))
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          stream.off('drain', done);
+          stream.off('error', done);
+          resolve();
+        };
+        stream.once('drain', done);
+        stream.once('error', done);
+      });
+    if (broken) throw failed(broken);
+  };
   return {
     terminal: false,
     async write(text) {
-      if (!stream.write(text))
-        await Promise.race([
-          once(stream, 'drain'),
-          once(stream, 'error').then(([e]) => Promise.reject(failed(e))),
-        ]);
+      pending += text;
+      if (pending.length >= 65_536) await flush();
     },
     async finish() {
+      await flush();
       stream.end();
       try {
         await once(stream, 'finish');

@@ -91,9 +91,16 @@ async function generalLedger(ctx: Context, opts: Options): Promise<void> {
   let next = await events.next();
   const out = await openOutput(ctx, opts.output);
   try {
-    await out.write(writer.begin());
-    for (; !next.done; next = await events.next()) await out.write(writer.event(next.value));
-    await out.write(writer.end());
+    // Pieces are gathered here and handed on by the 64 KiB: one await per piece would cost more than the line.
+    let chunk = writer.begin();
+    for (; !next.done; next = await events.next()) {
+      chunk += writer.event(next.value);
+      if (chunk.length >= 65_536) {
+        await out.write(chunk);
+        chunk = '';
+      }
+    }
+    await out.write(chunk + writer.end());
   } catch (e) {
     await out.abort();
     throw e;

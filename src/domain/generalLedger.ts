@@ -55,9 +55,9 @@ export interface GlPosition {
   date: string;
   seq: number;
   line_no: number;
-  balance: bigint;
-  debits: bigint;
-  credits: bigint;
+  balance: number | bigint;
+  debits: number | bigint;
+  credits: number | bigint;
 }
 
 /** Going on after a position: the account's sums carry on from it. */
@@ -73,33 +73,42 @@ export type GlEvent =
  * The general ledger as a stream: for each account in chart order, its balance before the window,
  * then each of its lines with the running balance (debits minus credits), then its closing balance
  * and the window's debit and credit totals. `lines` come in the same account order; an account with
- * no balance before the window and no line in it is left out. Memory holds one line at a time.
+ * no balance before the window and no line in it is left out. Memory holds one batch of lines.
  */
 export async function* generalLedgerEvents(
   accounts: GlAccount[],
-  lines: AsyncIterable<GlLineRow>,
+  batches: AsyncIterable<GlLineRow[]>,
   resume?: GlResume,
 ): AsyncGenerator<GlEvent> {
-  const it = lines[Symbol.asyncIterator]();
-  let next = await it.next();
+  const it = batches[Symbol.asyncIterator]();
+  let batch: GlLineRow[] = [];
+  let i = 0;
+  // The next line, reading a batch when one is used up; undefined after the last.
+  const peek = async (): Promise<GlLineRow | undefined> => {
+    while (i >= batch.length) {
+      const next = await it.next();
+      if (next.done) return undefined;
+      [batch, i] = [next.value, 0];
+    }
+    return batch[i];
+  };
   for (const a of accounts) {
-    const has = !next.done && next.value.key === a.key;
+    let r = await peek();
     const resumed = resume?.key === a.key;
-    if (!has && a.opening === null && !resumed) continue;
+    if (r?.key !== a.key && a.opening === null && !resumed) continue;
     const { key: _k, opening, ...head } = a;
     yield {
       kind: 'account',
       key: a.key,
       account: { ...head, opening: opening === null ? null : toJsonInteger(opening) },
     };
-    let [balance, debits, credits] = resumed
+    let [balance, debits, credits]: [Sum, Sum, Sum] = resumed
       ? [resume.balance, resume.debits, resume.credits]
-      : [opening ?? 0n, 0n, 0n];
-    while (!next.done && next.value.key === a.key) {
-      const r = next.value;
-      const amount = BigInt(r.amount_atoms);
-      if (r.line_type === 'debit') [balance, debits] = [balance + amount, debits + amount];
-      else [balance, credits] = [balance - amount, credits + amount];
+      : [opening === null ? 0 : toJsonInteger(opening), 0, 0];
+    for (; r?.key === a.key; i++, r = await peek()) {
+      const amount = r.amount_atoms;
+      if (r.line_type === 'debit') [balance, debits] = [add(balance, amount), add(debits, amount)];
+      else [balance, credits] = [add(balance, -amount), add(credits, amount)];
       const at = {
         key: a.key,
         date: r.entry_date,
@@ -109,16 +118,22 @@ export async function* generalLedgerEvents(
         debits,
         credits,
       };
-      yield { kind: 'line', line: glLine(r, toJsonInteger(balance)), at };
-      next = await it.next();
+      yield { kind: 'line', line: glLine(r, balance), at };
     }
-    yield {
-      kind: 'end',
-      closing: toJsonInteger(balance),
-      debit_total: toJsonInteger(debits),
-      credit_total: toJsonInteger(credits),
-    };
+    yield { kind: 'end', closing: balance, debit_total: debits, credit_total: credits };
   }
+}
+
+/** A running sum, exact: a number while it is a safe integer, a bigint past that. */
+type Sum = number | bigint;
+
+function add(sum: Sum, amount: number): Sum {
+  if (typeof sum === 'number') {
+    const s = sum + amount;
+    // Safe integers add exactly unless the result leaves the safe range: then add as bigints.
+    return Number.isSafeInteger(s) ? s : BigInt(sum) + BigInt(amount);
+  }
+  return toJsonInteger(sum + BigInt(amount));
 }
 
 function glLine(r: GlLineRow, balance: Atoms): GlLine {

@@ -76,9 +76,9 @@ export function parseDecimal(text: string, exponent: number): ParsedAmount {
 
 /** Formats atoms as a plain decimal (`-1250.00`), the form for CSV cells and machine text. */
 export function atomsToDecimal(atoms: bigint | number, exponent: number): string {
-  const a = BigInt(atoms);
-  const neg = a < 0n;
-  const digits = (neg ? -a : a).toString().padStart(exponent + 1, '0');
+  // A safe integer prints exactly as a number: no bigint needed (the general ledger's hot path).
+  const neg = atoms < 0;
+  const digits = String(neg ? -atoms : atoms).padStart(exponent + 1, '0');
   const whole = digits.slice(0, digits.length - exponent);
   const frac = exponent > 0 ? '.' + digits.slice(digits.length - exponent) : '';
   return (neg ? '-' : '') + whole + frac;

@@ -58,7 +58,7 @@ export interface Sums {
   /** The entity, the chart and the totals at the cuts the entity's fiscal year calls for, at one moment. */
   snapshot(cutsFor: (entity: Entity) => string[]): Promise<SumsSnapshot>;
   /** The lines of a general ledger, in its accounts' order, then by date and entry. */
-  glLines(q: GlLinesQuery): AsyncIterable<GlLineRow>;
+  glLines(q: GlLinesQuery): AsyncIterable<GlLineRow[]>;
   /** Per account, debits minus credits (and lines) with one counterparty: before `before`, and since `since`. */
   counterpartySums(q: {
     keys: number[];

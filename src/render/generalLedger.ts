@@ -1,4 +1,4 @@
-import type { GlAccountHead, GlEvent, GlLine } from '../domain/generalLedger.js';
+import type { GlEvent, GlLine } from '../domain/generalLedger.js';
 import { toJson } from '../domain/json.js';
 import { atomsToDecimal, formatAmount } from '../domain/money.js';
 import { csvField, spreadsheetText } from './csv.js';
@@ -78,20 +78,14 @@ export function glTableWriter(head: GlHead, exponent: number): GlWriter {
   };
 }
 
+/** A text cell of the general ledger's CSV: guarded for spreadsheets, quoted when it must be. */
+const text = (s: string | null) => (s === null ? '' : csvField(spreadsheetText(s)));
+
 /** The general ledger as CSV: one row per journal line, with an opening and a closing row per account. */
 export function glCsvWriter(exponent: number, atoms: boolean): GlWriter {
   const amount = (a: Atoms) => (a === null ? '' : atoms ? String(a) : atomsToDecimal(a, exponent));
-  let account: GlAccountHead | null = null;
-  const row = (kind: string, fields: string[], amounts: Atoms[]) => {
-    const a = account!;
-    const ids = [a.account_id, a.account_number ?? '', a.name].map(spreadsheetText);
-    return (
-      [...ids, a.account_type, kind, ...fields.map(spreadsheetText), ...amounts.map(amount)]
-        .map(csvField)
-        .join(',') + '\n'
-    );
-  };
-  const none = ['', '', '', '', '', '', ''];
+  // The account's columns, the same on each of its rows, made once per account.
+  let account = '';
   return {
     begin: () =>
       [
@@ -113,20 +107,17 @@ export function glCsvWriter(exponent: number, atoms: boolean): GlWriter {
       ].join(',') + '\n',
     event(e) {
       if (e.kind === 'account') {
-        account = e.account;
-        return row('opening', none, [null, null, e.account.opening]);
+        const a = e.account;
+        account = `${text(a.account_id)},${text(a.account_number)},${text(a.name)},${a.account_type}`;
+        return `${account},opening,,,,,,,,,,${amount(a.opening)}\n`;
       }
       if (e.kind === 'line') {
         const l = e.line;
-        const fields = [l.entry_date, l.je_number, l.memo ?? '', l.line_memo ?? ''];
-        fields.push(
-          l.counterparty_type ?? '',
-          l.counterparty_external_id ?? '',
-          l.counterparty_name ?? '',
-        );
-        return row('line', fields, [l.debit, l.credit, l.balance]);
+        const party = `${l.counterparty_type ?? ''},${text(l.counterparty_external_id)},${text(l.counterparty_name)}`;
+        const entry = `${l.entry_date},${text(l.je_number)},${text(l.memo)},${text(l.line_memo)}`;
+        return `${account},line,${entry},${party},${amount(l.debit)},${amount(l.credit)},${amount(l.balance)}\n`;
       }
-      return row('closing', none, [e.debit_total, e.credit_total, e.closing]);
+      return `${account},closing,,,,,,,,${amount(e.debit_total)},${amount(e.credit_total)},${amount(e.closing)}\n`;
     },
     end: () => '',
   };

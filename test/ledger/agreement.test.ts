@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { ACCOUNT_TYPES, type AccountType } from '../../src/domain/accounts.js';
 import type { BalanceSheetNode } from '../../src/domain/balanceSheet.js';
@@ -187,6 +188,35 @@ describe('the close reports agree with one another', () => {
     const l = SqliteLedger.open(copyTemplate(template, 'demo.sqlite').ledger);
     try {
       expect(await agree(l, '2025-01-01', '2025-12-31', period)).toBeGreaterThan(100);
+    } finally {
+      await l.close();
+    }
+  });
+});
+
+describe("a line's copy of its entry's date", () => {
+  it('is what the general ledger reads by, and check finds one that differs', async () => {
+    const { ledger: file } = copyTemplate('standard');
+    const l = SqliteLedger.open(file);
+    try {
+      const e = await l.journal.post(
+        {
+          entry_date: '2025-03-10',
+          lines: [
+            { gl_account_id: 'rent', line_type: 'debit', amount_atoms: 500 },
+            { gl_account_id: 'checking', line_type: 'credit', amount_atoms: 500 },
+          ],
+        },
+        { idempotencyKey: 'dated' },
+      );
+      expect((await l.maintenance.check()).problems).toEqual([]);
+      const db = new Database(file);
+      db.prepare("UPDATE journal_lines SET entry_date = '2025-04-01' WHERE line_no = 1").run();
+      db.close();
+      const problems = (await l.maintenance.check()).problems;
+      expect(problems.map((p) => [p.path, p.reason])).toEqual([
+        [`${e.je_number}.lines[0]`, 'invalid_line'],
+      ]);
     } finally {
       await l.close();
     }

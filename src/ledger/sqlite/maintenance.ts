@@ -150,14 +150,14 @@ export class SqliteMaintenance implements MaintenanceOps {
     const badLines = this.db
       .prep(
         `SELECT e.je_number, l.line_no FROM journal_lines l JOIN journal_entries e ON e.seq = l.entry_seq
-         WHERE l.amount_atoms < 1 OR l.line_type NOT IN ('debit', 'credit')`,
+         WHERE l.amount_atoms < 1 OR l.line_type NOT IN ('debit', 'credit') OR l.entry_date != e.entry_date`,
       )
       .all() as { je_number: string; line_no: number }[];
     for (const b of badLines) {
       add(
         `${b.je_number}.lines[${b.line_no - 1}]`,
         'invalid_line',
-        `${b.je_number} line ${b.line_no} has an invalid side or amount`,
+        `${b.je_number} line ${b.line_no} has an invalid side or amount, or another date than its entry`,
       );
     }
   }

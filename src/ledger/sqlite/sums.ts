@@ -147,78 +147,97 @@ export class SqliteSums implements Sums {
   }
 
   /**
-   * The lines of the general ledger's accounts in the window, in the accounts' order (`keys`), then by
-   * date and entry, on a read-only connection of their own: one scan of the window's entries by date
-   * (an index by account would cost every import more than it saves here), streamed row by row.
+   * The lines account by account (in the order given), each by date, entry and line, on a read-only
+   * connection of its own: one range of the index by account and date per account, so a busy account
+   * or a long history costs only the lines in the window. Counterparties are looked up once each.
    */
-  async *glLines(q: GlLinesQuery): AsyncGenerator<GlLineRow> {
+  async *glLines(q: GlLinesQuery): AsyncGenerator<GlLineRow[]> {
     const db = new Database(this.db.location, { readonly: true, fileMustExist: true });
-    db.pragma('cache_size = -65536');
+    db.pragma('cache_size = -16384');
     try {
-      const ranks = JSON.stringify(q.keys.map((k: number, i: number) => [k, i]));
-      const where = ['e.entry_date >= ?', 'e.entry_date <= ?'];
-      const params: unknown[] = [ranks, q.start_date, q.end_date];
+      // One read transaction: every account's lines from the same moment.
+      db.prepare('BEGIN').run();
+      const where = ['l.account_key = ?', 'l.entry_date >= ?', 'l.entry_date <= ?'];
+      const params: unknown[] = [q.start_date, q.end_date];
       if (q.counterparty) {
-        where.push('c.counterparty_type = ? AND c.external_id = ?');
-        params.push(q.counterparty.type, q.counterparty.external_id);
+        const id = db
+          .prepare('SELECT id FROM counterparties WHERE counterparty_type = ? AND external_id = ?')
+          .pluck()
+          .get(q.counterparty.type, q.counterparty.external_id);
+        if (id === undefined) return;
+        where.push('l.counterparty_id = ?');
+        params.push(id);
       }
-      if (q.after) {
-        where.push('(r.rank, e.entry_date, e.seq, l.line_no) > (?, ?, ?, ?)');
-        params.push(q.keys.indexOf(q.after.key), q.after.date, q.after.seq, q.after.line_no);
+      const sql = (after: boolean) =>
+        `SELECT e.id, e.je_number, l.entry_date, e.memo, l.memo, l.counterparty_id, l.line_type,
+                l.amount_atoms, l.entry_seq, l.line_no
+         FROM journal_lines l INDEXED BY journal_lines_account JOIN journal_entries e ON e.seq = l.entry_seq
+         WHERE ${[...where, ...(after ? ['(l.entry_date, l.entry_seq, l.line_no) > (?, ?, ?)'] : [])].join(' AND ')}
+         ORDER BY l.entry_date, l.entry_seq, l.line_no`;
+      const all = db.prepare(sql(false)).raw();
+      const after = db.prepare(sql(true)).raw();
+      const party = counterpartyLookup(db);
+      const from = q.after ? q.keys.indexOf(q.after.key) : 0;
+      for (const key of q.keys.slice(Math.max(0, from))) {
+        const a = q.after?.key === key ? q.after : null;
+        const rows = (
+          a ? after.iterate(key, ...params, a.date, a.seq, a.line_no) : all.iterate(key, ...params)
+        ) as IterableIterator<unknown[]>;
+        let batch: GlLineRow[] = [];
+        for (const r of rows) {
+          batch.push(glRow(key, r, party));
+          if (batch.length === GL_BATCH) {
+            yield batch;
+            batch = [];
+          }
+        }
+        if (batch.length) yield batch;
       }
-      const rows = db
-        .prepare(
-          `WITH r(key, rank) AS (SELECT value ->> 0, value ->> 1 FROM json_each(?))
-           SELECT l.account_key, e.id, e.je_number, e.entry_date, e.memo, l.memo, c.counterparty_type,
-                  c.external_id, c.name, l.line_type, l.amount_atoms, e.seq, l.line_no
-           FROM journal_entries e JOIN journal_lines l ON l.entry_seq = e.seq JOIN r ON r.key = l.account_key
-           LEFT JOIN counterparties c ON c.id = l.counterparty_id
-           WHERE ${where.join(' AND ')} ORDER BY r.rank, e.entry_date, e.seq, l.line_no`,
-        )
-        .raw()
-        .iterate(...params) as IterableIterator<unknown[]>;
-      for (const r of rows) yield glRow(r);
     } finally {
       db.close();
     }
   }
 }
 
+type Party = { type: string; external_id: string; name: string } | null;
+
+/** Counterparties by id, each read once: a ledger's lines name few of them many times. */
+function counterpartyLookup(db: Database.Database): (id: string | null) => Party {
+  const read = db.prepare(
+    'SELECT counterparty_type AS type, external_id, name FROM counterparties WHERE id = ?',
+  );
+  const known = new Map<string, Party>();
+  return (id) => {
+    if (id === null) return null;
+    let p = known.get(id);
+    if (p === undefined) known.set(id, (p = (read.get(id) as Party | undefined) ?? null));
+    return p;
+  };
+}
+
+/** Lines handed on at a time: one await per batch, not per line. */
+const GL_BATCH = 1024;
+
 export type CounterpartySums = Map<
   number,
   { all: bigint; allCount: number; recent: bigint; recentCount: number }
 >;
 
-function glRow(r: unknown[]): GlLineRow {
-  const [
-    key,
-    entry_id,
-    je_number,
-    entry_date,
-    memo,
-    line_memo,
-    cpType,
-    cpId,
-    cpName,
-    side,
-    amount,
-    seq,
-    line_no,
-  ] = r as [
-    number,
-    string,
-    string,
-    string,
-    string | null,
-    string | null,
-    string | null,
-    string | null,
-    string | null,
-    'debit' | 'credit',
-    number,
-    number,
-    number,
-  ];
+function glRow(key: number, r: unknown[], party: (id: string | null) => Party): GlLineRow {
+  const [entry_id, je_number, entry_date, memo, line_memo, cpId, side, amount, seq, line_no] =
+    r as [
+      string,
+      string,
+      string,
+      string | null,
+      string | null,
+      string | null,
+      'debit' | 'credit',
+      number,
+      number,
+      number,
+    ];
+  const p = party(cpId);
   return {
     key,
     entry_id,
@@ -226,9 +245,9 @@ function glRow(r: unknown[]): GlLineRow {
     entry_date,
     memo,
     line_memo,
-    counterparty_type: cpType,
-    counterparty_external_id: cpId,
-    counterparty_name: cpName,
+    counterparty_type: p?.type ?? null,
+    counterparty_external_id: p?.external_id ?? null,
+    counterparty_name: p?.name ?? null,
     line_type: side,
     amount_atoms: amount,
     seq,

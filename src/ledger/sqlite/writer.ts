@@ -65,6 +65,7 @@ const LINE_COLUMNS = [
   'amount_atoms',
   'memo',
   'counterparty_id',
+  'entry_date',
 ] as const;
 
 /**
@@ -268,6 +269,7 @@ export class EntryWriter {
         l.amount_atoms,
         l.memo,
         l.counterparty?.id ?? null,
+        entry.entry_date,
       );
       this.lines.added();
       const net = l.line_type === 'debit' ? l.amount_atoms : -l.amount_atoms;
