@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { books, demoLedger, FIXTURES, serve, type RunResult } from './helpers.js';
+import { books, demoLedger, expectSameReport, FIXTURES, serve, type RunResult } from './helpers.js';
 
 interface Account {
   id: string;
@@ -430,10 +430,7 @@ describe.each(VARIANTS)('close reports on the demo ledger, %s', (_name, fy, suff
         const local = await demo.run(args);
         const remote = await books(args, { cwd: demo.dir, env });
         expect(remote.stderr).toBe('');
-        // A table is headed by the entity's name, which the API does not publish: the profile's URL stands for it.
-        const body = (text: string) =>
-          args.includes('csv') ? text : text.slice(text.indexOf('\n'));
-        expect(body(remote.stdout)).toBe(body(local.stdout));
+        expectSameReport(remote.stdout, local.stdout, server.url);
       }
     } finally {
       await server.stop();

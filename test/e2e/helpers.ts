@@ -5,6 +5,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { execa, type Options, type ResultPromise } from 'execa';
+import { expect } from 'vitest';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const BIN = join(ROOT, 'bin/books.js');
@@ -133,4 +134,17 @@ export async function serve(ledger: string, extra: string[] = []): Promise<Serve
       await child;
     },
   };
+}
+
+/**
+ * Holds a remote report to the local one, byte for byte, but for a table's first line, which names
+ * the ledger: the entity locally, the service's address remotely (the API does not publish the entity).
+ */
+export function expectSameReport(remote: string, local: string, url: string): void {
+  const [rHead, ...rBody] = remote.split('\n');
+  const [lHead, ...lBody] = local.split('\n');
+  expect(remote.length).toBeGreaterThan(0);
+  if (rHead === lHead) return expect(remote).toBe(local);
+  expect(rHead).toBe(url);
+  expect(rBody.join('\n')).toBe(lBody.join('\n'));
 }

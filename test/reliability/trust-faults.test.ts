@@ -14,7 +14,15 @@ import Database from 'better-sqlite3';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { generate } from '../../src/bench/generate.js';
-import { BIN, books, serve, standardLedger, tempDir, writeFile } from '../e2e/helpers.js';
+import {
+  BIN,
+  books,
+  expectSameReport,
+  serve,
+  standardLedger,
+  tempDir,
+  writeFile,
+} from '../e2e/helpers.js';
 import { until } from '../support/ledgers.js';
 
 // The cases of the trust issue that need real processes: kills, a server, pipes, another user.
@@ -366,7 +374,7 @@ describe('numbers beyond 2^53 through a remote profile', () => {
           await books(['--profile', 'r', ...args, ...format], { cwd: L.dir, env }),
           await L.run([...args, ...format]),
         ];
-        expect(remote.stdout).toBe(local.stdout);
+        expectSameReport(remote.stdout, local.stdout, S.url);
       }
       expect((await L.run([...args, '--format', 'json'])).stdout).toContain(
         '"2025-03": 27021597764222973',
