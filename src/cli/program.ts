@@ -136,6 +136,12 @@ export const COMMANDS: readonly { path: string; summary: string; load: Load; ali
     load: () => import('../commands/profileRemove.js'),
   },
   {
+    path: 'export',
+    summary:
+      'Write the journal for hledger or beancount (account declarations, one transaction per entry)',
+    load: () => import('../commands/export.js'),
+  },
+  {
     path: 'close',
     summary: 'Lock the books through a date (month-end close)',
     load: () => import('../commands/close.js'),

@@ -1,13 +1,17 @@
 import { command } from '../cli/command.js';
 import { ACCOUNT_TYPES, type GlAccount } from '../domain/accounts.js';
+import { accountsCsv } from '../render/journalCsv.js';
 import { grid } from '../render/table.js';
 
 export default command({
-  examples: ['books accounts list', 'books accounts list --format json'],
+  formats: ['table', 'csv', 'json'],
+  help: 'CSV is the format of books accounts import: a chart listed this way imports into another ledger.',
+  examples: ['books accounts list', 'books accounts list --format csv'],
   options: () => ({}),
   async run(ctx) {
     const accounts = await (await ctx.ledger()).chart.accounts();
     if (ctx.json) return ctx.outJson({ object: 'list', data: accounts });
+    if (ctx.format === 'csv') return ctx.write(accountsCsv(accounts));
     const byId = new Map(accounts.map((a) => [a.id, a]));
     const depth = (a: GlAccount): number =>
       a.parent_id && byId.has(a.parent_id) ? 1 + depth(byId.get(a.parent_id)!) : 0;

@@ -1,23 +1,78 @@
-import { command, str } from '../cli/command.js';
-import { dateFlag } from '../cli/flags.js';
-import { currencyExponent, formatAmount } from '../domain/money.js';
+import { command, list, str } from '../cli/command.js';
+import { dateFlag, wholeFlag } from '../cli/flags.js';
+import { errors } from '../domain/errors.js';
+import { accountIndex } from '../domain/input.js';
 import { toJson } from '../domain/json.js';
+import { currencyExponent, exponentOf, formatAmount } from '../domain/money.js';
+import { readCounterpartyRef } from '../domain/reportQueries.js';
+import { csvLine } from '../render/csv.js';
+import { JOURNAL_COLUMNS, journalRows } from '../render/journalCsv.js';
 import { cell } from '../render/text.js';
 
-export default command({
+interface Options {
+  from: string | undefined;
+  to: string | undefined;
+  accounts: string[];
+  counterparty: string | undefined;
+  search: string | undefined;
+  limit: number | undefined;
+}
+
+export default command<Options>({
   flags: [
     { flags: '--from <YYYY-MM-DD>', description: 'first entry date' },
     { flags: '--to <YYYY-MM-DD>', description: 'last entry date' },
+    {
+      flags: '--account <id-or-number>',
+      description: 'entries with a line on this account or one below it (repeatable)',
+      repeat: true,
+    },
+    {
+      flags: '--counterparty <TYPE:ID>',
+      description: 'entries with a line naming this counterparty',
+    },
+    { flags: '--search <text>', description: 'entries whose memo or JE number holds the text' },
+    { flags: '--limit <n>', description: 'at most this many entries, the first by date' },
   ],
-  help: 'Entries are read and written one at a time: any size of ledger lists in constant memory.',
-  examples: ['books je list --from 2025-01-01 --to 2025-01-31'],
-  options: (raw) => ({
-    from: dateFlag('--from', str(raw, 'from')),
-    to: dateFlag('--to', str(raw, 'to')),
-  }),
-  async run(ctx, filter) {
+  formats: ['table', 'csv', 'json'],
+  help: `Entries are read and written one at a time: any size of ledger lists in constant memory.
+CSV is the import format of books je import (one row per line, entry = the JE number), so that
+  books je list --format csv | books je import -
+rebuilds the same journal in a ledger with the same chart.`,
+  examples: [
+    'books je list --from 2025-01-01 --to 2025-01-31',
+    'books je list --account 1010 --search rent --format csv',
+  ],
+  options: (raw) => {
+    const cp = str(raw, 'counterparty');
+    if (cp !== undefined && !readCounterpartyRef(cp))
+      throw errors.usage(`--counterparty: '${cp}' is not TYPE:ID (customer, vendor or employee)`);
+    return {
+      from: dateFlag('--from', str(raw, 'from')),
+      to: dateFlag('--to', str(raw, 'to')),
+      accounts: list(raw, 'account'),
+      counterparty: cp,
+      search: str(raw, 'search'),
+      limit: wholeFlag('--limit', str(raw, 'limit'), 1),
+    };
+  },
+  async run(ctx, opts) {
     const ledger = await ctx.ledger();
-    const entries = ledger.journal.list(filter);
+    const chart = ctx.format === 'csv' || opts.accounts.length ? await ledger.chart.accounts() : [];
+    const index = accountIndex(chart);
+    const accounts = opts.accounts.map((ref) => {
+      const a = index.get(ref.trim());
+      if (!a) throw errors.usage(`--account: ${index.unknown(ref.trim())}`);
+      return a.external_id;
+    });
+    const entries = ledger.journal.list({
+      from: opts.from,
+      to: opts.to,
+      ...(accounts.length ? { accounts } : {}),
+      ...(opts.counterparty ? { counterparty: readCounterpartyRef(opts.counterparty)! } : {}),
+      ...(opts.search !== undefined ? { search: opts.search } : {}),
+      ...(opts.limit !== undefined ? { limit: opts.limit } : {}),
+    });
     if (ctx.json) {
       // One JSON document, written as the entries come.
       let first = true;
@@ -28,7 +83,15 @@ export default command({
       }
       return ctx.write(`${first ? '' : '\n  '}]\n}\n`);
     }
-    const exponent = currencyExponent((await ledger.entity.get()).currency) ?? 2;
+    const currency = (await ledger.entity.get()).currency;
+    if (ctx.format === 'csv') {
+      const external = new Map(chart.map((a) => [a.id, a.external_id]));
+      await ctx.write(csvLine(JOURNAL_COLUMNS) + '\n');
+      for await (const e of entries)
+        await ctx.write(journalRows(e, (id) => external.get(id) ?? id, exponentOf(e.currency)));
+      return;
+    }
+    const exponent = currencyExponent(currency) ?? 2;
     let any = false;
     for await (const e of entries) {
       if (!any)

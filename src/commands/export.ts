@@ -1,0 +1,64 @@
+import { command, str } from '../cli/command.js';
+import { dateFlag } from '../cli/flags.js';
+import { errors } from '../domain/errors.js';
+import { openOutput } from '../cli/output.js';
+import { exportEntry, exportHead, peerAccountNames, type Peer } from '../render/journalExport.js';
+import { OUTPUT_FLAG } from './reportFlags.js';
+
+interface Options {
+  peer: Peer;
+  from: string | undefined;
+  to: string | undefined;
+  output: string | undefined;
+}
+
+export default command<Options>({
+  args: [{ name: 'peer', description: 'hledger or beancount' }],
+  flags: [
+    { flags: '--from <YYYY-MM-DD>', description: 'first entry date (default: the first entry)' },
+    { flags: '--to <YYYY-MM-DD>', description: 'last entry date (default: the last entry)' },
+    OUTPUT_FLAG,
+  ],
+  formats: ['table'],
+  help: `Writes the journal in the peer's own language: every account declared with its type, one
+transaction per entry with the JE number as its code (beancount: je_number metadata), debits
+positive and credits negative with the currency's decimals, counterparties and line memos as tags
+(beancount: metadata), adjusting entries tagged "adjusting". hledger bs / is and bean-check read the
+same balances as books. Entries stream: any size of ledger exports in constant memory.`,
+  examples: [
+    'books export hledger --output books.journal',
+    'books export beancount --from 2025-01-01 --to 2025-12-31 --output books.beancount',
+  ],
+  options: (raw) => {
+    const peer = raw.args[0];
+    if (peer !== 'hledger' && peer !== 'beancount')
+      throw errors.usage(`books export: '${peer ?? ''}' is not hledger or beancount`);
+    return {
+      peer,
+      from: dateFlag('--from', str(raw, 'from')),
+      to: dateFlag('--to', str(raw, 'to')),
+      output: str(raw, 'output'),
+    };
+  },
+  async run(ctx, opts) {
+    const ledger = await ctx.ledger();
+    const [entity, accounts] = [await ledger.entity.get(), await ledger.chart.accounts()];
+    const names = peerAccountNames(opts.peer, accounts);
+    const out = await openOutput(ctx, opts.output);
+    try {
+      let chunk = exportHead(opts.peer, entity, accounts, names);
+      for await (const e of ledger.journal.list({ from: opts.from, to: opts.to })) {
+        chunk += exportEntry(opts.peer, e, names);
+        if (chunk.length >= 65_536) {
+          await out.write(chunk);
+          chunk = '';
+        }
+      }
+      await out.write(chunk);
+    } catch (e) {
+      await out.abort();
+      throw e;
+    }
+    await out.finish();
+  },
+});

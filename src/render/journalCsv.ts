@@ -1,0 +1,82 @@
+import type { Counterparty, GlAccount } from '../domain/accounts.js';
+import type { JournalEntry } from '../domain/entry.js';
+import { atomsToDecimal } from '../domain/money.js';
+import { csvLine } from './csv.js';
+
+/**
+ * The import formats, written exactly (no spreadsheet guard: these files are meant to be imported
+ * again and must round-trip byte for byte in their values).
+ */
+
+export const JOURNAL_COLUMNS = [
+  'entry',
+  'je_number',
+  'entry_date',
+  'memo',
+  'is_adjusting',
+  'manual_entry_reason',
+  'currency',
+  'gl_account_id',
+  'debit',
+  'credit',
+  'line_memo',
+  'counterparty_type',
+  'counterparty_external_id',
+];
+
+/** An entry as rows of `books je import`'s CSV: one per line, grouped by its JE number. */
+export function journalRows(
+  e: JournalEntry,
+  externalId: (accountId: string) => string,
+  exponent: number,
+): string {
+  let out = '';
+  for (const l of e.lines) {
+    const amount = atomsToDecimal(l.amount_atoms, exponent);
+    out +=
+      csvLine([
+        e.je_number,
+        e.je_number,
+        e.entry_date,
+        e.memo ?? '',
+        e.is_adjusting ? 'true' : 'false',
+        e.manual_entry_reason ?? '',
+        e.currency,
+        externalId(l.account_id),
+        l.line_type === 'debit' ? amount : '',
+        l.line_type === 'credit' ? amount : '',
+        l.memo ?? '',
+        l.counterparty_type ?? '',
+        l.counterparty_external_id ?? '',
+      ]) + '\n';
+  }
+  return out;
+}
+
+/** The chart in `books accounts import`'s format. */
+export function accountsCsv(accounts: GlAccount[]): string {
+  const byId = new Map(accounts.map((a) => [a.id, a]));
+  const head =
+    'external_id,account_number,name,account_type,parent_external_id,is_postable,is_active,currency';
+  const rows = accounts.map((a) =>
+    csvLine([
+      a.external_id,
+      a.account_number ?? '',
+      a.name,
+      a.account_type,
+      a.parent_id ? (byId.get(a.parent_id)?.external_id ?? '') : '',
+      String(a.is_postable),
+      String(a.is_active),
+      a.currency ?? '',
+    ]),
+  );
+  return [head, ...rows].join('\n') + '\n';
+}
+
+/** Counterparties in `books counterparties import`'s format. */
+export function counterpartiesCsv(list: Counterparty[]): string {
+  const rows = list.map((c) =>
+    csvLine([c.counterparty_type, c.external_id, c.name, String(c.is_active)]),
+  );
+  return ['counterparty_type,external_id,name,is_active', ...rows].join('\n') + '\n';
+}
