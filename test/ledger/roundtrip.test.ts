@@ -65,7 +65,7 @@ function body(e: fc.RecordValue<typeof entry.constraints> & Record<string, any>)
 }
 
 describe('the journal out and back in (property)', () => {
-  it('je list --format csv imported into a fresh ledger with the same chart rebuilds the same journal and reports', async () => {
+  it('je list --format csv into a fresh ledger with the same chart: the same journal and reports', async () => {
     let key = 0;
     let posted = 0;
     await fc.assert(
