@@ -4,7 +4,7 @@ import { BooksError, type Problem } from '../domain/errors.js';
 import { delimiterOf, readCsv } from '../import/csv.js';
 import { groupEntries, locate, type DraftEntry } from '../import/entries.js';
 import { entryCsvSpec } from '../import/layout.js';
-import type { BatchResult, ImportBatch } from '../ledger/port.js';
+import type { BatchResult, ImportBatch, Ledger } from '../ledger/port.js';
 import { Progress } from '../render/progress.js';
 import { openInput } from './io.js';
 
@@ -72,6 +72,32 @@ Entries already posted by an earlier import (same content and occurrence) are sk
 
 async function jeImport(ctx: Context, opts: Options): Promise<void> {
   const ledger = await ctx.ledger();
+  // Ctrl-C while the file is read and checked: nothing has posted, and the ledger stays as it was.
+  let committing = false;
+  const interrupted = () => {
+    if (committing && ledger.kind === 'local') return; // one transaction: it completes, or not at all
+    ctx.err(
+      committing
+        ? 'interrupted: the entries sent so far are posted (receipts remember them); ' +
+            'run the same import again to post the rest (nothing posts twice)'
+        : 'interrupted; nothing was posted',
+    );
+    process.exit(130);
+  };
+  process.on('SIGINT', interrupted);
+  try {
+    await importFile(ctx, opts, ledger, () => (committing = true));
+  } finally {
+    process.off('SIGINT', interrupted);
+  }
+}
+
+async function importFile(
+  ctx: Context,
+  opts: Options,
+  ledger: Ledger,
+  committing: () => void,
+): Promise<void> {
   const [entity, accounts] = [await ledger.entity.get(), await ledger.chart.accounts()];
   const { stream, name, size } = openInput(ctx, opts.path);
   let bytes = 0;
@@ -113,11 +139,16 @@ async function jeImport(ctx: Context, opts: Options): Promise<void> {
     throw e;
   }
   progress.done();
-  await finish(ctx, batch, tally);
+  await finish(ctx, batch, tally, committing);
 }
 
 /** Commits a clean batch (or rolls back a failed one) and says what happened. */
-async function finish(ctx: Context, batch: ImportBatch, tally: Tally): Promise<void> {
+async function finish(
+  ctx: Context,
+  batch: ImportBatch,
+  tally: Tally,
+  committing: () => void,
+): Promise<void> {
   const summary = tally.summary;
   if (tally.count > 0) {
     await batch.rollback();
@@ -139,6 +170,7 @@ async function finish(ctx: Context, batch: ImportBatch, tally: Tally): Promise<v
       [problem],
     );
   }
+  committing();
   tally.alreadyPosted((await batch.commit()).alreadyPosted);
   if (ctx.json) return ctx.outJson(summary);
   const verb = summary.dry_run ? 'would post' : 'posted';

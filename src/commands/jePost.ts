@@ -9,7 +9,7 @@ import { accountFinder, readAmount } from '../domain/input.js';
 import { MAX_BODY_BYTES, parseJsonBody } from '../domain/json.js';
 import { currencyExponent } from '../domain/money.js';
 import { readText } from './io.js';
-import { alreadyPosted, namedProblems, printPosted } from './posting.js';
+import { alreadyPosted, namedProblems, printPosted, waitingWrite } from './posting.js';
 
 export interface JePostOptions {
   debit: string[];
@@ -107,7 +107,8 @@ async function jePost(ctx: Context, opts: JePostOptions): Promise<void> {
     if (body === null) return;
   }
   try {
-    const entry = await ledger.journal.post(body, { idempotencyKey: key, dryRun: opts.dryRun });
+    const options = { idempotencyKey: key, dryRun: opts.dryRun };
+    const entry = await waitingWrite(ctx, ledger, () => ledger.journal.post(body, options));
     printPosted(ctx, entry, exponent, opts.dryRun);
   } catch (e) {
     if (alreadyPosted(ctx, e)) return;

@@ -3,7 +3,7 @@ import { bool, command, str } from '../cli/command.js';
 import { dateFlag, keyFlag } from '../cli/flags.js';
 import { entryInvalid, errors, isBooksError } from '../domain/errors.js';
 import { currencyExponent } from '../domain/money.js';
-import { alreadyPosted, printPosted } from './posting.js';
+import { alreadyPosted, printPosted, waitingWrite } from './posting.js';
 
 export default command({
   args: [{ name: 'id', description: 'entry id or JE number' }],
@@ -38,7 +38,7 @@ export default command({
       ...(opts.date ? { entryDate: opts.date } : {}),
     };
     try {
-      const entry = await ledger.journal.reverse(opts.id, options);
+      const entry = await waitingWrite(ctx, ledger, () => ledger.journal.reverse(opts.id, options));
       printPosted(ctx, entry, currencyExponent(entry.currency) ?? 2, opts.dryRun);
     } catch (e) {
       if (alreadyPosted(ctx, e)) return;

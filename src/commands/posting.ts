@@ -1,6 +1,8 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Context } from '../cli/context.js';
 import type { JournalEntry } from '../domain/entry.js';
 import { entryInvalid, isBooksError, type Problem } from '../domain/errors.js';
+import type { Ledger } from '../ledger/port.js';
 import { entryText } from '../render/entry.js';
 
 /**
@@ -52,4 +54,44 @@ export function namedProblems(
         : p;
     }),
   );
+}
+
+/** How long a local write waits for a rebuild to finish, as a remote one retries CAPI73. */
+const REBUILD_WAIT_MS = 30_000;
+
+/**
+ * A write to the ledger that may have to wait: behind another process's import (for the write lock)
+ * or, locally, behind books rebuild (CAPI73, asked again until it ends, up to 30 s). After a second,
+ * a terminal is told what it waits for; nothing is said to a script.
+ */
+export async function waitingWrite<T>(
+  ctx: Context,
+  ledger: Ledger,
+  write: () => Promise<T>,
+): Promise<T> {
+  const started = Date.now();
+  let rebuilding = false;
+  const tell = setTimeout(() => {
+    if (!ctx.io.stderr.isTTY) return;
+    const what = rebuilding
+      ? 'books rebuild to finish'
+      : ledger.kind === 'local'
+        ? 'the ledger: another process is writing to it (an import or a rebuild)'
+        : `${ledger.location} to answer`;
+    ctx.err(`waiting for ${what}…`);
+  }, 1000);
+  try {
+    for (let pause = 100; ; pause = Math.min(pause * 2, 1000)) {
+      try {
+        return await write();
+      } catch (e) {
+        const retry = ledger.kind === 'local' && isBooksError(e) && e.code === 'CAPI73';
+        if (!retry || Date.now() - started + pause > REBUILD_WAIT_MS) throw e;
+        rebuilding = true;
+        await sleep(pause);
+      }
+    }
+  } finally {
+    clearTimeout(tell);
+  }
 }

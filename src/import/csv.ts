@@ -129,6 +129,16 @@ function checkHeader(cells: string[], spec: CsvSpec): string[] {
   const problems: Problem[] = [];
   const add = (path: string, reason: string, message: string) =>
     problems.push({ file: spec.file, row: 1, path, reason, message, code: 'invalid_input' });
+  // A whole header in one cell, split by another delimiter than the one read: say which to use.
+  for (const d of [';', '\t', ',', '|']) {
+    const parts = header.length === 1 ? header[0]!.split(d) : [];
+    if (d === (spec.delimiter ?? ',') || !parts.some((p) => spec.columns.includes(p.trim())))
+      continue;
+    const flag = d === '\t' ? 'tab' : d;
+    const message = `the header is one column: the file looks '${flag}'-separated; read it with --delimiter '${flag}'`;
+    add('', 'wrong_delimiter', message);
+    throw new BooksError('invalid_input', `${spec.file}: ${message}`, problems);
+  }
   const seen = new Set<string>();
   header.forEach((h, i) => {
     if (!spec.columns.includes(h))

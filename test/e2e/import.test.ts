@@ -3,6 +3,7 @@ import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { generate } from '../../src/bench/generate.js';
 import {
+  BIN,
   books,
   FIXTURES,
   readText,
@@ -366,5 +367,28 @@ describe('npm start', () => {
     expect(total('Total Assets ')).toEqual(total('Total Liabilities and Equity '));
     const again = await execa('node', [join(FIXTURES, '../dist/demo.js')], { env });
     expect(String(again.stdout)).toBe(out);
+  });
+});
+
+describe('Ctrl-C during an import', () => {
+  it('says that nothing was posted, exits 130, and leaves the ledger as it was', async () => {
+    const { dir, ledger } = await standardLedger();
+    const before = snapshot(ledger);
+    const child = execa('node', [BIN, 'je', 'import', '-', '--ledger', ledger], {
+      cwd: dir,
+      reject: false,
+      env: { NO_COLOR: '1', BOOKS_CONFIG: join(dir, 'none.json') },
+    });
+    const row = (i: number) =>
+      `${i},2025-02-03,rent,debit,1.00\n${i},2025-02-03,checking,credit,1.00\n`;
+    let text = 'entry,entry_date,gl_account_id,line_type,amount\n';
+    for (let i = 1; i <= 5000; i++) text += row(i);
+    // Written past the pipe's buffer: the write finishes only once books is reading (its handler is set).
+    await new Promise<void>((resolve) => child.stdin!.write(text, () => resolve()));
+    child.kill('SIGINT');
+    const r = await child;
+    expect(r.exitCode).toBe(130);
+    expect(String(r.stderr)).toContain('interrupted; nothing was posted');
+    expect(snapshot(ledger)).toBe(before);
   });
 });

@@ -1,5 +1,10 @@
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
-import { books, booksJson, snapshot, standardLedger, tempDir } from './helpers.js';
+import { until } from '../support/ledgers.js';
+import { BIN, books, booksJson, snapshot, standardLedger, tempDir } from './helpers.js';
 
 describe('je post', () => {
   it('numbers entries JE-(largest + 1), normalises given numbers and refuses duplicates', async () => {
@@ -316,5 +321,88 @@ describe('books init', () => {
     );
     expect(frac.exitCode).toBe(1);
     expect(frac.stderr).toContain('JPY has 0');
+  });
+});
+
+describe('a post that has to wait', () => {
+  /** Runs books on a terminal (script gives it one), its output read as it comes. */
+  function onTerminal(args: string[], cwd: string) {
+    const line = ['node', BIN, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+    const child = execa('script', ['-qec', line, '/dev/null'], {
+      cwd,
+      reject: false,
+      env: { NO_COLOR: '1', BOOKS_CONFIG: join(cwd, 'none.json') },
+    });
+    let seen = '';
+    child.stdout!.on('data', (c: Buffer) => (seen += String(c)));
+    return { child, seen: () => seen };
+  }
+
+  it('waits for a local rebuild to finish, saying so on a terminal, and then posts once', async () => {
+    const { dir, ledger } = await standardLedger();
+    const mark = (sql: string, ...p: unknown[]) => {
+      const db = new Database(ledger);
+      db.prepare(`UPDATE entity SET ${sql}`).run(...p);
+      db.close();
+    };
+    // A rebuild by a process that is alive: this one.
+    mark(
+      'rebuild_started_at = ?, rebuild_owner = ?',
+      new Date().toISOString(),
+      `${hostname()}:${process.pid}:`,
+    );
+    const args = [
+      'je',
+      'post',
+      '--date',
+      '2025-02-02',
+      '--memo',
+      'after the rebuild',
+      '--debit',
+      'rent=1',
+      '--credit',
+      'checking=1',
+    ];
+    const post = onTerminal([...args, '--ledger', ledger], dir);
+    await until(
+      () => post.seen().includes('waiting for books rebuild to finish'),
+      'the waiting message',
+    );
+    mark('rebuild_started_at = NULL, rebuild_owner = NULL');
+    const r = await post.child;
+    expect(r.exitCode, post.seen()).toBe(0);
+    expect(post.seen()).toContain('Posted JE-1');
+    const list = await booksJson(['je', 'list', '--ledger', ledger], { cwd: dir });
+    expect(list.body.data.map((e: { memo: string }) => e.memo)).toEqual(['after the rebuild']);
+  });
+
+  it('waits for another writer (an import holding the write lock), saying so on a terminal', async () => {
+    const { dir, ledger } = await standardLedger();
+    const holder = new Database(ledger);
+    holder.exec('BEGIN IMMEDIATE');
+    try {
+      const args = [
+        'je',
+        'post',
+        '--date',
+        '2025-02-03',
+        '--debit',
+        'rent=2',
+        '--credit',
+        'checking=2',
+      ];
+      const post = onTerminal([...args, '--ledger', ledger], dir);
+      await until(
+        () => post.seen().includes('waiting for the ledger: another process is writing to it'),
+        'the waiting message',
+      );
+      holder.exec('COMMIT');
+      const r = await post.child;
+      expect(r.exitCode, post.seen()).toBe(0);
+      expect(post.seen()).toContain('Posted JE-1');
+    } finally {
+      if (holder.inTransaction) holder.exec('ROLLBACK');
+      holder.close();
+    }
   });
 });
