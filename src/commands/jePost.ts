@@ -63,7 +63,7 @@ terminal, the entry is built interactively.`,
   examples: [
     'books je post --date 2025-01-31 --memo "January rent" --debit 6100=2,500.00 --credit 1010=2500',
     'books je post --date 2025-02-03 --debit ar=1200@customer:C001 --credit sales=1200 --je-number JE-1001',
-    'books je post --date 2025-02-05 --debit supplies=80 --credit checking=80 --dry-run',
+    'books je post --date 2025-02-05 --debit office=80 --credit checking=80 --dry-run',
   ],
   options: (raw) => ({
     debit: list(raw, 'debit'),
