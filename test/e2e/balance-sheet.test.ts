@@ -362,6 +362,8 @@ describe('balance sheet golden files (demo ledger, quarterly, clipped window)', 
   it.each([
     ['table', 'balance-sheet.txt', [] as string[]],
     ['table split to fit 72 columns, depth 2', 'balance-sheet-narrow.txt', ['--depth', '2']],
+    ['table split to fit 80 columns', 'balance-sheet-80.txt', []],
+    ['table split to fit 120 columns', 'balance-sheet-120.txt', []],
     ['csv', 'balance-sheet.csv', ['--format', 'csv']],
     ['csv in atoms', 'balance-sheet-atoms.csv', ['--format', 'csv', '--atoms']],
     ['json', 'balance-sheet.json', ['--format', 'json']],
@@ -370,14 +372,15 @@ describe('balance sheet golden files (demo ledger, quarterly, clipped window)', 
     expect(r.exitCode, r.stderr).toBe(0);
     let out = r.stdout;
     if (name.startsWith('table split')) {
+      const columns = Number(/fit (\d+)/.exec(name)![1]);
       const narrow = await import('./helpers.js').then((h) =>
         h.books([...args, ...extra, '--ledger', demo.ledger], {
           cwd: demo.dir,
-          env: { COLUMNS: '72' },
+          env: { COLUMNS: String(columns) },
         }),
       );
       out = narrow.stdout;
-      expect(Math.max(...out.split('\n').map((l) => l.length))).toBeLessThanOrEqual(72);
+      expect(Math.max(...out.split('\n').map((l) => l.length))).toBeLessThanOrEqual(columns);
     }
     if (file.endsWith('.json')) out = await stableIds(out);
     const golden = join(FIXTURES, 'golden', file);
