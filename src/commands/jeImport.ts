@@ -1,9 +1,10 @@
-import { bool, command, str } from '../cli/command.js';
+import { bool, command, list, str } from '../cli/command.js';
 import type { Context } from '../cli/context.js';
 import { BooksError, type Problem } from '../domain/errors.js';
 import { delimiterOf, readCsv } from '../import/csv.js';
 import { groupEntries, locate, type DraftEntry } from '../import/entries.js';
 import { entryCsvSpec } from '../import/layout.js';
+import { DATE_ORDERS, PRESETS, readingOf, type Reading } from '../import/presets.js';
 import type { BatchResult, ImportBatch, Ledger } from '../ledger/port.js';
 import { Progress } from '../render/progress.js';
 import { openInput } from './io.js';
@@ -18,6 +19,8 @@ export interface ImportSummary {
   dry_run: boolean;
   /** First row of each skipped entry (already posted by an earlier import). */
   skipped_rows: number[];
+  /** Columns of another system's file that were read and ignored (tax rates, tracking, ...). */
+  ignored_columns?: string[];
 }
 
 interface Options {
@@ -26,6 +29,7 @@ interface Options {
   dryRun: boolean;
   allowDuplicates: boolean;
   settle: 'posted' | 'unposted' | undefined;
+  reading: Reading | null;
 }
 
 export default command<Options>({
@@ -41,6 +45,22 @@ export default command<Options>({
       flags: '--allow-duplicates',
       description: 'post entries even when an earlier import already posted them',
     },
+    {
+      flags: '--preset <name>',
+      description: "another system's journal file: xero, qbo, sage or hledger",
+      choices: Object.keys(PRESETS),
+    },
+    {
+      flags: '--map <SOURCE=FIELD>',
+      description: 'read column SOURCE as FIELD, or SOURCE=- to ignore it (repeatable)',
+      repeat: true,
+    },
+    {
+      flags: '--date-format <order>',
+      description: `the file's date order: ${DATE_ORDERS.join(', ')}`,
+      choices: [...DATE_ORDERS],
+    },
+    { flags: '--decimal-comma', description: "amounts as 1.250,00 (with --delimiter ';')" },
     {
       flags: '--settle <posted|unposted>',
       description:
@@ -66,6 +86,12 @@ Entries already posted by an earlier import (same content and occurrence) are sk
     dryRun: bool(raw, 'dryRun'),
     allowDuplicates: bool(raw, 'allowDuplicates'),
     settle: str(raw, 'settle') as Options['settle'],
+    reading: readingOf({
+      preset: str(raw, 'preset'),
+      map: list(raw, 'map'),
+      dateFormat: str(raw, 'dateFormat'),
+      decimalComma: bool(raw, 'decimalComma'),
+    }),
   }),
   run: jeImport,
 });
@@ -109,12 +135,24 @@ async function importFile(
     file: name,
     ...(opts.settle ? { settle: opts.settle } : {}),
   });
-  const tally = new Tally(name, opts.dryRun, ledger.kind === 'remote');
+  const adapter = opts.reading
+    ? new (await import('../import/adapt.js')).Adapter(
+        opts.reading,
+        name,
+        accounts,
+        await ledger.chart.counterparties(),
+      )
+    : null;
+  const tally = new Tally(
+    name,
+    opts.dryRun,
+    ledger.kind === 'remote',
+    (c) => adapter?.column(c) ?? c,
+  );
   try {
-    const csv = readCsv(stream, {
-      ...entryCsvSpec(name, opts.delimiter),
-      onBytes: (n) => (bytes += n),
-    });
+    const spec = { ...entryCsvSpec(name, opts.delimiter), onBytes: (n: number) => (bytes += n) };
+    const read = readCsv(stream, adapter ? { ...spec, acceptAny: true, required: [] } : spec);
+    const csv = adapter ? adapter.adapt(read) : read;
     for await (const drafts of groupEntries(csv, {
       file: name,
       accounts,
@@ -139,6 +177,7 @@ async function importFile(
     throw e;
   }
   progress.done();
+  if (adapter?.ignoredColumns.length) tally.summary.ignored_columns = adapter.ignoredColumns;
   await finish(ctx, batch, tally, committing);
 }
 
@@ -186,6 +225,7 @@ async function finish(
         '--allow-duplicates posts them again',
     );
   }
+  if (summary.ignored_columns) ctx.out(`read and ignored: ${summary.ignored_columns.join(', ')}`);
   if (summary.dry_run) ctx.out('Dry run: nothing was posted.');
 }
 
@@ -201,6 +241,8 @@ class Tally {
     readonly file: string,
     dryRun: boolean,
     remote: boolean,
+    /** The column a problem names, as the file calls it (another system's file names its own). */
+    private readonly column: (native: string) => string = (c) => c,
   ) {
     this.summary = { posted: 0, skipped: 0, lines: 0, dry_run: dryRun, skipped_rows: [] };
     this.linesAt = remote ? new Map() : null;
@@ -208,23 +250,27 @@ class Tally {
 
   report(p: Problem): void {
     this.count++;
-    if (this.problems.length < MAX_LISTED) this.problems.push(p);
+    if (this.problems.length < MAX_LISTED) this.problems.push({ ...p, path: this.column(p.path) });
   }
 
   take(d: DraftEntry, result: BatchResult): void {
-    d.problems.forEach((p) => this.report(p));
+    // One problem per cell: the first said of a row and column (as the file names it) stands.
+    const taken = new Set<string>();
+    const fresh = (row: number, path: string) => {
+      const k = `${row}|${this.column(path)}`;
+      return !taken.has(k) && Boolean(taken.add(k));
+    };
+    for (const p of d.problems) if (fresh(p.row ?? 0, p.path)) this.report(p);
     if (result.status === 'invalid') {
-      // A cell already reported for its row and column is not reported again by the entry rules.
-      const taken = new Set(d.problems.map((p) => `${p.row}|${p.path}`));
       for (const p of result.problems) {
         const at = locate(d, p.path);
         const column =
           at.column === 'debit/credit'
-            ? taken.has(`${at.row}|debit`)
+            ? taken.has(`${at.row}|${this.column('debit')}`)
               ? 'debit'
               : 'debit/credit'
             : at.column;
-        if (!taken.has(`${at.row}|${column}`))
+        if (fresh(at.row, column))
           this.report({
             file: this.file,
             row: at.row,

@@ -15,6 +15,8 @@ export interface CsvRecord {
 export interface CsvBatch {
   header: string[];
   records: CsvRecord[];
+  /** The header's cells as the file writes them (for messages). */
+  names?: string[];
 }
 
 /** A record's cells by column name, for callers that read few rows (charts, counterparties). */
@@ -31,6 +33,8 @@ export interface CsvSpec {
   columns: readonly string[];
   /** Columns that must be present. */
   required: readonly string[];
+  /** Any column is read (another system's file, whose columns a preset or --map reads). */
+  acceptAny?: boolean;
   /** Told the size of each chunk read, for progress. */
   onBytes?: (n: number) => void;
 }
@@ -54,11 +58,13 @@ export function delimiterOf(flag: string | undefined): string {
 export async function* readCsv(input: Readable, spec: CsvSpec): AsyncGenerator<CsvBatch> {
   const parser = new CsvParser(spec.delimiter ?? ',');
   let header: string[] | null = null;
+  let names: string[] = [];
   const shape = (raw: RawRecord[]): CsvBatch | null => {
     const records: CsvRecord[] = [];
     for (const { row, cells } of raw) {
       if (header === null) {
         header = checkHeader(cells, spec);
+        names = cells.map((c) => c.trim());
         continue;
       }
       if (cells.length === 1 && cells[0] === '') continue;
@@ -77,7 +83,7 @@ export async function* readCsv(input: Readable, spec: CsvSpec): AsyncGenerator<C
             ];
       records.push({ row, cells, problems });
     }
-    return header && records.length ? { header, records } : null;
+    return header && records.length ? { header, records, names } : null;
   };
   try {
     for await (const chunk of input) {
@@ -141,7 +147,7 @@ function checkHeader(cells: string[], spec: CsvSpec): string[] {
   }
   const seen = new Set<string>();
   header.forEach((h, i) => {
-    if (!spec.columns.includes(h))
+    if (!spec.acceptAny && !spec.columns.includes(h))
       add(
         h,
         'unknown_column',

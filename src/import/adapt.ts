@@ -1,0 +1,307 @@
+import type { Counterparty, GlAccount } from '../domain/accounts.js';
+import { isIsoDate } from '../domain/dates.js';
+import type { Problem } from '../domain/errors.js';
+import { closeMatches, describeAccount } from '../domain/input.js';
+import type { CsvBatch, CsvRecord } from './csv.js';
+import { columnKey, FIELDS, noTax, type DateOrder, type Field, type Reading } from './presets.js';
+
+/** Words a path may start with that name a section rather than an account (`Expenses:Rent`). */
+const TOP_WORDS = new Set([
+  'assets',
+  'liabilities',
+  'equity',
+  'income',
+  'revenue',
+  'revenues',
+  'expenses',
+  'cost of goods sold',
+]);
+const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
+
+/**
+ * Turns another system's file into the native columns, batch by batch, as `groupEntries` reads them:
+ * columns by preset and --map, entries by consecutive keys where the source groups so, dates in
+ * their order, signed amounts and decimal commas, accounts and counterparties by id, number, name
+ * or path. A cell it cannot read becomes a problem naming the row and the source column.
+ */
+export class Adapter {
+  /** The source column (as the file writes it) of each native column, for problems. */
+  private readonly sourceOf = new Map<string, string>();
+  readonly ignoredColumns: string[] = [];
+  private out: string[] = [];
+  private from: { field: Field; at: number }[] = [];
+  private tax = -1;
+  private taxName = '';
+  private order: DateOrder | null;
+  private entry = 0;
+  private lastKeys: string | null = null;
+  private readonly accounts: AccountMatcher;
+  private readonly parties: Map<string, Counterparty[]>;
+
+  constructor(
+    private readonly reading: Reading,
+    private readonly file: string,
+    chart: GlAccount[],
+    counterparties: Counterparty[],
+  ) {
+    this.order = reading.dates;
+    this.accounts = new AccountMatcher(chart);
+    this.parties = new Map();
+    for (const c of counterparties) {
+      const k = c.name.trim().toLowerCase();
+      this.parties.set(k, [...(this.parties.get(k) ?? []), c]);
+    }
+  }
+
+  /** The name a problem's column is given: the source column it came from. */
+  column(path: string): string {
+    return this.sourceOf.get(path) ?? path;
+  }
+
+  async *adapt(batches: AsyncIterable<CsvBatch>): AsyncGenerator<CsvBatch> {
+    let header: string[] | null = null;
+    for await (const batch of batches) {
+      if (header === null) header = this.header(batch.names ?? batch.header, batch.records[0]);
+      yield { header, records: batch.records.map((r) => this.record(r)) };
+    }
+  }
+
+  /** Reads the header: each source column's field; unknown columns are problems of the first record. */
+  private header(raw: string[], first: CsvRecord | undefined): string[] {
+    const problems: Problem[] = [];
+    const seen = new Map<Field, string>();
+    raw.forEach((name, at) => {
+      const key = columnKey(name);
+      // --map and the preset's columns first, then what the preset ignores, then the native names.
+      const mapped = key in this.reading.columns ? this.reading.columns[key] : undefined;
+      const native = FIELDS.includes(key as Field) ? (key as Field) : undefined;
+      const field = mapped !== undefined ? mapped : this.reading.ignored.has(key) ? null : native;
+      if (key === this.reading.taxRate) [this.tax, this.taxName] = [at, name.trim()];
+      if (field === null) {
+        this.ignoredColumns.push(name.trim());
+        return;
+      }
+      if (field === undefined) {
+        const n = name.trim();
+        const message = `unknown column '${n}': read it with --map '${n}=FIELD', or --map '${n}=-' to ignore it`;
+        problems.push(this.problem(1, name, 'unknown_column', message, 'invalid_input'));
+        return;
+      }
+      if (seen.has(field)) {
+        const message = `'${name}' and '${seen.get(field)}' are both read as ${field}`;
+        problems.push(this.problem(1, name, 'duplicate_column', message, 'invalid_input'));
+        return;
+      }
+      seen.set(field, name.trim());
+      this.from.push({ field, at });
+    });
+    const has = (f: Field) => seen.has(f);
+    const out = new Set<string>();
+    if (this.reading.grouping.kind === 'consecutive' || has('entry')) out.add('entry');
+    for (const f of seen.keys()) {
+      if (f === 'signed_amount') ['debit', 'credit'].forEach((c) => out.add(c));
+      else if (f === 'counterparty_name')
+        ['counterparty_type', 'counterparty_external_id'].forEach((c) => out.add(c));
+      else out.add(f);
+    }
+    this.out = [...out];
+    for (const [f, name] of seen) {
+      if (f === 'signed_amount') ['debit', 'credit'].forEach((c) => this.sourceOf.set(c, name));
+      else if (f === 'counterparty_name') this.sourceOf.set('counterparty_external_id', name);
+      else this.sourceOf.set(f, name);
+    }
+    this.sourceOf.set('debit/credit', this.sourceOf.get('debit') ?? 'debit/credit');
+    if (problems.length && first) (first.problems ??= []).push(...problems);
+    return this.out;
+  }
+
+  private problem(
+    row: number,
+    path: string,
+    reason: string,
+    message: string,
+    code = 'CAPI33',
+  ): Problem {
+    return { file: this.file, row, path: path.trim(), reason, message, code };
+  }
+
+  /** One source record as a native one. */
+  private record(r: CsvRecord): CsvRecord {
+    const v: Partial<Record<Field, string>> = {};
+    for (const { field, at } of this.from) v[field] = (r.cells[at] ?? '').trim();
+    const add = (field: string, reason: string, message: string) =>
+      (r.problems ??= []).push(this.problem(r.row, this.column(field), reason, message));
+    if (this.tax >= 0 && !noTax(r.cells[this.tax] ?? '')) {
+      const message =
+        `tax rate '${r.cells[this.tax]}' would need tax lines books does not make; ` +
+        'post the tax as lines of its own';
+      (r.problems ??= []).push(this.problem(r.row, this.taxName, 'tax_rate', message));
+    }
+    const g = this.reading.grouping;
+    if (g.kind === 'consecutive') {
+      const keys = g.keys.map((k) => v[k] ?? '');
+      const blank = keys.every((k) => k === '');
+      const joined = keys.join('\u0000');
+      // A row with blank keys continues the entry above where the source writes journals so.
+      const continuing = g.continues && blank && this.lastKeys !== null;
+      if (!continuing && joined !== this.lastKeys) {
+        this.entry++;
+        this.lastKeys = joined;
+      }
+      v.entry = String(this.entry);
+    }
+    if (v.entry_date)
+      v.entry_date = this.date(v.entry_date, (reason, message) =>
+        add('entry_date', reason, message),
+      );
+    if (this.reading.decimalComma)
+      for (const f of ['debit', 'credit', 'amount', 'signed_amount'] as const)
+        if (v[f]) v[f] = decimalComma(v[f]);
+    // Systems that fill both columns write 0.00 in the one not used.
+    if (v.debit && v.credit)
+      for (const f of ['debit', 'credit'] as const) if (/^[0.,]+$/.test(v[f]!)) v[f] = '';
+    if (v.signed_amount !== undefined) {
+      const s = signed(v.signed_amount);
+      [v.debit, v.credit] =
+        s === null ? [v.signed_amount, ''] : s.credit ? ['', s.amount] : [s.amount, ''];
+    }
+    let account: GlAccount | undefined;
+    if (v.gl_account_id) {
+      const m = this.accounts.find(v.gl_account_id);
+      if ('account' in m) [account, v.gl_account_id] = [m.account, m.account.external_id];
+      else add('gl_account_id', m.reason, m.message);
+    }
+    if (v.counterparty_name) {
+      const found = this.party(v.counterparty_name, v.counterparty_type, account);
+      if ('party' in found)
+        [v.counterparty_type, v.counterparty_external_id] = [
+          found.party.counterparty_type,
+          found.party.external_id,
+        ];
+      else add('counterparty_external_id', found.reason, found.message);
+    }
+    const cells = this.out.map((c) => v[c as Field] ?? '');
+    return { row: r.row, cells, problems: r.problems };
+  }
+
+  /** A date in the file's order as YYYY-MM-DD; the order is found from the first date when not given. */
+  private date(text: string, report: (reason: string, message: string) => void): string {
+    if (isIsoDate(text)) return text;
+    if (this.order === null) {
+      const fits = (['DMY', 'MDY', 'YMD'] as const).filter((o) => readDate(text, o) !== null);
+      if (fits.length > 1) {
+        report('ambiguous_date', `'${text}' reads as ${fits.join(' and as ')}; give --date-format`);
+        return text;
+      }
+      if (fits.length === 0) return text;
+      this.order = fits[0]!;
+    }
+    const iso = readDate(text, this.order);
+    if (iso === null) report('invalid_date', `'${text}' is not a date in the order ${this.order}`);
+    return iso ?? text;
+  }
+
+  private party(
+    name: string,
+    type: string | undefined,
+    account: GlAccount | undefined,
+  ): { party: Counterparty } | { reason: string; message: string } {
+    const wanted =
+      type?.toLowerCase() ||
+      (account?.account_type === 'accounts_receivable'
+        ? 'customer'
+        : account?.account_type === 'accounts_payable'
+          ? 'vendor'
+          : undefined);
+    const all = this.parties.get(name.toLowerCase()) ?? [];
+    const hits = wanted ? all.filter((c) => c.counterparty_type === wanted) : all;
+    if (hits.length === 1) return { party: hits[0]! };
+    if (hits.length === 0)
+      return {
+        reason: 'unknown_counterparty',
+        message: `no ${wanted ?? 'counterparty'} named '${name}'`,
+      };
+    return {
+      reason: 'ambiguous_counterparty',
+      message: `'${name}' names ${hits.map((c) => `${c.counterparty_type}:${c.external_id}`).join(' and ')}`,
+    };
+  }
+}
+
+/** A date in an order, as YYYY-MM-DD, or null. DMY also reads `30 Jun 2025`. */
+export function readDate(text: string, order: DateOrder): string | null {
+  const iso = (y: string, m: string, d: string) => {
+    const s = `${y}-${m.padStart(2, '0')}-${d.padStart(2, '0')}`;
+    return isIsoDate(s) ? s : null;
+  };
+  if (order === 'ISO') return isIsoDate(text) ? text : null;
+  if (order === 'YMD') {
+    const m = /^(\d{4})[/.-](\d{1,2})[/.-](\d{1,2})$/.exec(text);
+    return m ? iso(m[1]!, m[2]!, m[3]!) : null;
+  }
+  const m = /^(\d{1,2})[/.-](\d{1,2})[/.-](\d{4})$/.exec(text);
+  if (m) return order === 'DMY' ? iso(m[3]!, m[2]!, m[1]!) : iso(m[3]!, m[1]!, m[2]!);
+  const named = order === 'DMY' ? /^(\d{1,2})[ -]([A-Za-z]{3,9})[ -](\d{4})$/.exec(text) : null;
+  const month = named ? MONTHS.indexOf(named[2]!.slice(0, 3).toLowerCase()) + 1 : 0;
+  return named && month ? iso(named[3]!, String(month), named[1]!) : null;
+}
+
+/** `1.250,00` → `1250.00`: the point groups thousands, the comma is the decimal mark. */
+function decimalComma(text: string): string {
+  return text.replace(/[.\s]/g, '').replace(',', '.');
+}
+
+/** A signed amount: `-12.50`, `(12.50)` and `12.50-` are credits; null when it is none of the forms. */
+export function signed(text: string): { credit: boolean; amount: string } | null {
+  const t = text.trim();
+  const paren = /^\((.+)\)$/.exec(t);
+  if (paren) return { credit: true, amount: paren[1]!.trim() };
+  if (t.startsWith('-')) return { credit: true, amount: t.slice(1).trim() };
+  if (t.endsWith('-')) return { credit: true, amount: t.slice(0, -1).trim() };
+  if (t === '') return null;
+  return { credit: false, amount: t.replace(/^\+/, '') };
+}
+
+/** Accounts by external id, number, name, or path of names from the root (a section word may lead). */
+class AccountMatcher {
+  private readonly by = new Map<string, GlAccount[]>();
+
+  constructor(private readonly chart: GlAccount[]) {
+    const byId = new Map(chart.map((a) => [a.id, a]));
+    const path = (a: GlAccount): string => {
+      const parent = a.parent_id ? byId.get(a.parent_id) : undefined;
+      return parent ? `${path(parent)}:${a.name}` : a.name;
+    };
+    for (const a of chart) {
+      for (const k of new Set([a.external_id, a.account_number ?? '', a.name, path(a)].map(norm)))
+        if (k) this.by.set(k, [...(this.by.get(k) ?? []), a]);
+    }
+  }
+
+  find(ref: string): { account: GlAccount } | { reason: string; message: string } {
+    const key = norm(ref);
+    let hits = this.by.get(key);
+    const [top, ...rest] = key.split(':');
+    if (!hits && rest.length && TOP_WORDS.has(top!)) hits = this.by.get(rest.join(':'));
+    const unique = [...new Set(hits ?? [])];
+    if (unique.length === 1) return { account: unique[0]! };
+    if (unique.length > 1)
+      return {
+        reason: 'ambiguous_account',
+        message: `'${ref}' names ${unique.map(describeAccount).join(' and ')}; name it by number or path`,
+      };
+    const near = closeMatches(ref.split(':').pop()!.trim(), this.chart);
+    const hint = near.length ? `; did you mean ${near.map(describeAccount).join(', ')}?` : '';
+    return {
+      reason: 'unknown_account',
+      message: `no account '${ref}' by id, number, name or path${hint}`,
+    };
+  }
+}
+
+const norm = (s: string) =>
+  s
+    .split(':')
+    .map((p) => p.trim().replace(/\s+/g, ' '))
+    .join(':')
+    .toLowerCase();

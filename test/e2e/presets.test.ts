@@ -1,0 +1,183 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { books, FIXTURES, tempDir, writeFile, type RunResult } from './helpers.js';
+
+const IMPORT = join(FIXTURES, 'import');
+
+/** A new ledger with the demo bakery's chart and counterparties, and no entries. */
+async function demoChart(): Promise<{ dir: string; run: (args: string[]) => Promise<RunResult> }> {
+  const dir = tempDir();
+  const ledger = join(dir, 'books.sqlite');
+  const run = (args: string[]) => books([...args, '--ledger', ledger], { cwd: dir });
+  const init = ['init', '--first-month', '2025-01', '--chart', join(FIXTURES, 'demo/accounts.csv')];
+  for (const args of [
+    init,
+    ['counterparties', 'import', join(FIXTURES, 'demo/counterparties.csv')],
+  ])
+    expect((await run(args)).exitCode).toBe(0);
+  return { dir, run };
+}
+
+/** Each account's balance as of a date (debits minus credits, in cents), by account number. */
+async function balances(
+  run: (args: string[]) => Promise<RunResult>,
+): Promise<Record<string, number>> {
+  const tb = JSON.parse(
+    (await run(['report', 'tb', '--as-of', '2025-12-31', '--format', 'json'])).stdout,
+  );
+  const out: Record<string, number> = {};
+  for (const r of tb.rows)
+    if (r.account_number) out[r.account_number] = (r.debit ?? 0) - (r.credit ?? 0);
+  return out;
+}
+
+describe('other systems’ journal files (--preset)', () => {
+  it.each([
+    [
+      'xero',
+      { '6100': 250000, '1010': -350000, '6700': 60000, '1590': -60000, '3020': 100000 },
+      ['*TaxRate', 'TrackingName1'],
+    ],
+    [
+      'qbo',
+      { '1100': 120000, '4000': -120000, '6200': 41025, '2200': -41025 },
+      ['Location', 'Class'],
+    ],
+    ['sage', { '1300': 240000, '6800': 1500, '1010': -241500 }, []],
+  ] as const)(
+    '%s: its file imports as the source system writes it',
+    async (preset, expected, ignored) => {
+      const { run } = await demoChart();
+      const r = await run(['je', 'import', join(IMPORT, `${preset}.csv`), '--preset', preset]);
+      expect(r.exitCode, r.stderr).toBe(0);
+      for (const column of ignored) expect(r.stdout).toContain(column);
+      expect(await balances(run)).toEqual(expected);
+      // Again: nothing twice.
+      expect(
+        (await run(['je', 'import', join(IMPORT, `${preset}.csv`), '--preset', preset])).stdout,
+      ).toContain('posted 0 entries');
+    },
+  );
+
+  it('qbo: a customer named on a receivable line, and adjusting entries marked', async () => {
+    const { run } = await demoChart();
+    expect((await run(['je', 'import', join(IMPORT, 'qbo.csv'), '--preset', 'qbo'])).exitCode).toBe(
+      0,
+    );
+    const list = JSON.parse((await run(['je', 'list', '--format', 'json'])).stdout).data;
+    expect(list.map((e: any) => [e.memo, e.is_adjusting])).toEqual([
+      ['Invoice 7 to Harbor Cafe', false],
+      ['Utilities accrual', true],
+    ]);
+    expect(list[0].lines[0]).toMatchObject({
+      counterparty_type: 'customer',
+      counterparty_external_id: 'C001',
+      memo: null,
+    });
+    expect(list[0].lines[1]).toMatchObject({ memo: 'Croissants' });
+  });
+
+  it('hledger: what hledger print -O csv wrote for the journal kept beside it, account by account', async () => {
+    const { run } = await demoChart();
+    const r = await run(['je', 'import', join(IMPORT, 'hledger.csv'), '--preset', 'hledger']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    // The journal's postings, as hledger wrote them: account path and signed amount.
+    const rows = readFileSync(join(IMPORT, 'hledger.csv'), 'utf8').trim().split('\n').slice(1);
+    const byPath = new Map<string, number>();
+    for (const row of rows) {
+      const cells = JSON.parse(`[${row}]`) as string[];
+      byPath.set(cells[7]!, (byPath.get(cells[7]!) ?? 0) + Math.round(Number(cells[8]) * 100));
+    }
+    const numbers: Record<string, string> = {
+      'Expenses:Operating Expenses:Rent': '6100',
+      'Assets:Cash and Bank:Operating Checking': '1010',
+      'Liabilities:Company Credit Card': '2100',
+      'Assets:Cash and Bank:Savings': '1020',
+      'Revenues:Interest Income': '7000',
+    };
+    expect(await balances(run)).toEqual(
+      Object.fromEntries([...byPath].map(([p, v]) => [numbers[p]!, v])),
+    );
+    const numbered = JSON.parse((await run(['je', 'list', '--format', 'json'])).stdout).data.map(
+      (e: any) => e.je_number,
+    );
+    expect(numbered).toEqual(['H-1', 'JE-1', 'H-3']);
+  });
+
+  it('refuses, naming file, row and column: an unknown account, a tax rate, an unbalanced journal', async () => {
+    const { dir, run } = await demoChart();
+    const xero = readFileSync(join(IMPORT, 'xero.csv'), 'utf8')
+      .replace(',1010,Tax Exempt,-2500.00', ',9999,Tax Exempt,-2500.00')
+      .replace('6700,BAS Excluded,600.00', '6700,GST on Expenses,600.00')
+      .replace('"-1,000.00"', '"-900.00"');
+    const r = await run(['je', 'import', writeFile(dir, 'bad.csv', xero), '--preset', 'xero']);
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toContain(
+      "bad.csv:3: CAPI33 unknown_account: *AccountCode: no account '9999'",
+    );
+    expect(r.stderr).toContain("bad.csv:4: CAPI33 tax_rate: *TaxRate: tax rate 'GST on Expenses'");
+    expect(r.stderr).toContain('bad.csv:6: CAPI33 unbalanced');
+    expect(r.stderr.match(/bad\.csv:\d+:/g)).toHaveLength(3);
+    expect(await balances(run)).toEqual({});
+  });
+
+  it('refuses an account name that names two accounts, with both', async () => {
+    const { dir, run } = await demoChart();
+    const extra =
+      'external_id,account_number,name,account_type,parent_external_id,is_postable,is_active,currency\n' +
+      'cogs-util,5100,Utilities,cost_of_goods_sold,,true,true,\n';
+    expect((await run(['accounts', 'import', writeFile(dir, 'extra.csv', extra)])).exitCode).toBe(
+      0,
+    );
+    const qbo = readFileSync(join(IMPORT, 'qbo.csv'), 'utf8').replace(
+      'Operating Expenses:Utilities',
+      'Utilities',
+    );
+    const r = await run(['je', 'import', writeFile(dir, 'two.csv', qbo), '--preset', 'qbo']);
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toContain(
+      "two.csv:4: CAPI33 ambiguous_account: Account Name: 'Utilities' names 5100 Utilities (cogs-util) and " +
+        '6200 Utilities (utilities)',
+    );
+  });
+});
+
+describe('--map, --date-format and --decimal-comma', () => {
+  it('reads any columns as fields, refuses a date order it would have to guess, and reads 1.250,00', async () => {
+    const { dir, run } = await demoChart();
+    const file = writeFile(
+      dir,
+      'bank.csv',
+      'Ref;When;Account;Amount;Note\nA;01/02/2025;Rent;1.250,00;x\nA;01/02/2025;Operating Checking;(1.250,00);\n',
+    );
+    const map = [
+      '--delimiter',
+      ';',
+      '--map',
+      'Ref=entry',
+      '--map',
+      'When=entry_date',
+      '--map',
+      'Account=gl_account_id',
+    ];
+    map.push('--map', 'Amount=signed_amount', '--map', 'Note=-', '--decimal-comma');
+    const guessed = await run(['je', 'import', file, ...map]);
+    expect(guessed.exitCode).toBe(1);
+    expect(guessed.stderr).toContain(
+      "bank.csv:2: CAPI33 ambiguous_date: When: '01/02/2025' reads as DMY and as MDY; give --date-format",
+    );
+    const r = await run(['je', 'import', file, ...map, '--date-format', 'DMY']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout).toContain('read and ignored: Note');
+    const list = JSON.parse((await run(['je', 'list', '--format', 'json'])).stdout).data;
+    expect(list.map((e: any) => [e.entry_date, e.total_debit_atoms])).toEqual([
+      ['2025-02-01', 125000],
+    ]);
+    const bad = await run(['je', 'import', file, '--map', 'Ref=entry_no']);
+    expect([bad.exitCode, bad.stderr]).toEqual([
+      2,
+      expect.stringContaining("--map: 'Ref=entry_no' is not SOURCE=FIELD"),
+    ]);
+  });
+});
