@@ -134,3 +134,50 @@ async function write(path: string, text: string): Promise<void> {
   s.end(text);
   await once(s, 'finish');
 }
+
+/**
+ * The same entries as QuickBooks Online writes a journal import: Journal No., US dates, accounts by
+ * name, Debits and Credits, counterparties by name. For the preset's cost against the native file.
+ */
+export async function toQbo(
+  dir: string,
+  from = 'entries.csv',
+  to = 'entries-qbo.csv',
+): Promise<void> {
+  const { createReadStream } = await import('node:fs');
+  const { createInterface } = await import('node:readline');
+  const names = new Map<string, string>();
+  for (const line of (await import('node:fs'))
+    .readFileSync(`${dir}/accounts.csv`, 'utf8')
+    .split('\n')
+    .slice(1)) {
+    const [id, , name] = line.split(',');
+    if (id) names.set(id, name!);
+  }
+  const out = createWriteStream(`${dir}/${to}`);
+  out.write('Journal No.,Journal Date,Memo,Account Name,Debits,Credits,Description,Name,Class\n');
+  let chunk = '';
+  let first = true;
+  for await (const line of createInterface({ input: createReadStream(`${dir}/${from}`) })) {
+    if (first) {
+      first = false;
+      continue;
+    }
+    const [entry, date, account, side, amount, cpType, cpId, memo] = line.split(',');
+    const us = `${date!.slice(5, 7)}/${date!.slice(8, 10)}/${date!.slice(0, 4)}`;
+    const party =
+      cpType === 'customer'
+        ? `Customer ${cpId!.slice(1)}`
+        : cpType === 'vendor'
+          ? `Vendor ${cpId!.slice(1)}`
+          : '';
+    const [dr, cr] = side === 'debit' ? [amount, ''] : ['', amount];
+    chunk += `${entry},${us},${memo},${names.get(account!)},${dr},${cr},,${party},\n`;
+    if (chunk.length > 1 << 16) {
+      if (!out.write(chunk)) await once(out, 'drain');
+      chunk = '';
+    }
+  }
+  out.end(chunk);
+  await once(out, 'finish');
+}

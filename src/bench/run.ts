@@ -14,7 +14,7 @@ import {
   type Timing,
 } from './measure.js';
 import { httpBench } from './http.js';
-import { BUSY_ACCOUNT, generate } from './generate.js';
+import { BUSY_ACCOUNT, generate, toQbo } from './generate.js';
 
 /**
  * `npm run bench`: generates ledgers of 100k and 1M journal lines (5 years, 195 accounts nested three
@@ -65,6 +65,8 @@ for (const name of ['100k', '1m']) {
 
 growth();
 await generalLedger();
+await journalOut();
+await presetCost();
 await importGrowth();
 await startUp();
 
@@ -226,4 +228,59 @@ function countLines(file: string, marker: string): number {
   let n = 0;
   for (const l of readFileSync(file, 'utf8').split('\n')) if (l.includes(marker)) n++;
   return n;
+}
+
+/** The 1M-line journal out: je list as import CSV, and export to hledger and beancount, to files. */
+async function journalOut(): Promise<void> {
+  const cases: [string, string[]][] = [
+    ['je list --format csv (the import format)', ['je', 'list', '--format', 'csv']],
+    ['export hledger', ['export', 'hledger']],
+    ['export beancount', ['export', 'beancount']],
+  ];
+  for (const name of ['100k', '1m']) {
+    for (const [what, args] of cases) {
+      const full = [
+        bin,
+        ...args,
+        '--ledger',
+        ledgers[name]!,
+        '--output',
+        join(data, 'journal.out'),
+      ];
+      row(`${what} of the whole ledger to a file (${name} lines, 3 runs)`, await rounds(3, full));
+    }
+  }
+}
+
+/** The 1M-line file as QuickBooks Online writes it, imported with --preset qbo, against the native file. */
+async function presetCost(): Promise<void> {
+  const dir = join(data, '1m');
+  await toQbo(dir);
+  const [native, qbo] = [
+    [] as Awaited<ReturnType<typeof time>>[],
+    [] as Awaited<ReturnType<typeof time>>[],
+  ];
+  for (let i = 0; i < importRounds; i++) {
+    let fresh = await freshLedger(dir, 'preset.sqlite');
+    native.push(await time([bin, 'je', 'import', join(dir, 'entries.csv'), '--ledger', fresh]));
+    fresh = await freshLedger(dir, 'preset.sqlite');
+    qbo.push(
+      await time([
+        bin,
+        'je',
+        'import',
+        join(dir, 'entries-qbo.csv'),
+        '--preset',
+        'qbo',
+        '--ledger',
+        fresh,
+      ]),
+    );
+  }
+  const [n, q] = [summary(native), summary(qbo)];
+  row(`je import of the 1M-line file, native (${importRounds} runs, alternating)`, n);
+  row(
+    `je import of the same as QuickBooks writes it, --preset qbo (${(q.median / n.median).toFixed(2)}×)`,
+    q,
+  );
 }

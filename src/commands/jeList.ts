@@ -1,5 +1,6 @@
 import { command, list, str } from '../cli/command.js';
 import { dateFlag, wholeFlag } from '../cli/flags.js';
+import { openOutput } from '../cli/output.js';
 import { errors } from '../domain/errors.js';
 import { accountIndex } from '../domain/input.js';
 import { toJson } from '../domain/json.js';
@@ -8,6 +9,7 @@ import { readCounterpartyRef } from '../domain/reportQueries.js';
 import { csvLine } from '../render/csv.js';
 import { JOURNAL_COLUMNS, journalRows } from '../render/journalCsv.js';
 import { cell } from '../render/text.js';
+import { OUTPUT_FLAG } from './reportFlags.js';
 
 interface Options {
   from: string | undefined;
@@ -16,6 +18,7 @@ interface Options {
   counterparty: string | undefined;
   search: string | undefined;
   limit: number | undefined;
+  output: string | undefined;
 }
 
 export default command<Options>({
@@ -33,6 +36,7 @@ export default command<Options>({
     },
     { flags: '--search <text>', description: 'entries whose memo or JE number holds the text' },
     { flags: '--limit <n>', description: 'at most this many entries, the first by date' },
+    OUTPUT_FLAG,
   ],
   formats: ['table', 'csv', 'json'],
   help: `Entries are read and written one at a time: any size of ledger lists in constant memory.
@@ -54,6 +58,7 @@ rebuilds the same journal in a ledger with the same chart.`,
       counterparty: cp,
       search: str(raw, 'search'),
       limit: wholeFlag('--limit', str(raw, 'limit'), 1),
+      output: str(raw, 'output'),
     };
   },
   async run(ctx, opts) {
@@ -73,37 +78,49 @@ rebuilds the same journal in a ledger with the same chart.`,
       ...(opts.search !== undefined ? { search: opts.search } : {}),
       ...(opts.limit !== undefined ? { limit: opts.limit } : {}),
     });
-    if (ctx.json) {
-      // One JSON document, written as the entries come.
-      let first = true;
-      await ctx.write('{\n  "object": "list",\n  "data": [');
-      for await (const e of entries) {
-        await ctx.write(`${first ? '' : ','}\n    ${toJson(e, 2).replace(/\n/g, '\n    ')}`);
-        first = false;
-      }
-      return ctx.write(`${first ? '' : '\n  '}]\n}\n`);
-    }
+    const out = await openOutput(ctx, opts.output);
+    const write = (text: string) => out.write(text);
     const currency = (await ledger.entity.get()).currency;
-    if (ctx.format === 'csv') {
-      const external = new Map(chart.map((a) => [a.id, a.external_id]));
-      await ctx.write(csvLine(JOURNAL_COLUMNS) + '\n');
-      for await (const e of entries)
-        await ctx.write(journalRows(e, (id) => external.get(id) ?? id, exponentOf(e.currency)));
-      return;
+    try {
+      await writeList(write);
+    } catch (e) {
+      await out.abort();
+      throw e;
     }
-    const exponent = currencyExponent(currency) ?? 2;
-    let any = false;
-    for await (const e of entries) {
-      if (!any)
-        await ctx.write(
-          `${'Date'.padEnd(10)}  ${'Number'.padEnd(12)}  ${'Amount'.padStart(16)}  ${'Status'.padEnd(8)}  Memo\n`,
-        );
-      any = true;
-      const amount = formatAmount(e.total_debit_atoms, exponent).padStart(16);
-      const number = cell(e.je_number).padEnd(12);
-      const row = `${e.entry_date}  ${number}  ${amount}  ${e.status.padEnd(8)}  ${cell(e.memo ?? '')}`;
-      await ctx.write(row.trimEnd() + '\n');
+    await out.finish();
+
+    async function writeList(write: (text: string) => Promise<void>): Promise<void> {
+      if (ctx.json) {
+        // One JSON document, written as the entries come.
+        let first = true;
+        await write('{\n  "object": "list",\n  "data": [');
+        for await (const e of entries) {
+          await write(`${first ? '' : ','}\n    ${toJson(e, 2).replace(/\n/g, '\n    ')}`);
+          first = false;
+        }
+        return write(`${first ? '' : '\n  '}]\n}\n`);
+      }
+      if (ctx.format === 'csv') {
+        const external = new Map(chart.map((a) => [a.id, a.external_id]));
+        await write(csvLine(JOURNAL_COLUMNS) + '\n');
+        for await (const e of entries)
+          await write(journalRows(e, (id) => external.get(id) ?? id, exponentOf(e.currency)));
+        return;
+      }
+      const exponent = currencyExponent(currency) ?? 2;
+      let any = false;
+      for await (const e of entries) {
+        if (!any)
+          await write(
+            `${'Date'.padEnd(10)}  ${'Number'.padEnd(12)}  ${'Amount'.padStart(16)}  ${'Status'.padEnd(8)}  Memo\n`,
+          );
+        any = true;
+        const amount = formatAmount(e.total_debit_atoms, exponent).padStart(16);
+        const number = cell(e.je_number).padEnd(12);
+        const row = `${e.entry_date}  ${number}  ${amount}  ${e.status.padEnd(8)}  ${cell(e.memo ?? '')}`;
+        await write(row.trimEnd() + '\n');
+      }
+      if (!any) await write('No journal entries.\n');
     }
-    if (!any) ctx.out('No journal entries.');
   },
 });

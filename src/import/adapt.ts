@@ -278,7 +278,19 @@ class AccountMatcher {
     }
   }
 
-  find(ref: string): { account: GlAccount } | { reason: string; message: string } {
+  /** Answers by the cell as written: a file names few accounts many times. */
+  private readonly seen = new Map<string, ReturnType<AccountMatcher['match']>>();
+
+  find(ref: string): ReturnType<AccountMatcher['match']> {
+    let found = this.seen.get(ref);
+    if (found === undefined) {
+      found = this.match(ref);
+      if (this.seen.size < 100_000) this.seen.set(ref, found);
+    }
+    return found;
+  }
+
+  private match(ref: string): { account: GlAccount } | { reason: string; message: string } {
     const key = norm(ref);
     let hits = this.by.get(key);
     const [top, ...rest] = key.split(':');

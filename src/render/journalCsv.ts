@@ -1,7 +1,7 @@
 import type { Counterparty, GlAccount } from '../domain/accounts.js';
 import type { JournalEntry } from '../domain/entry.js';
 import { atomsToDecimal } from '../domain/money.js';
-import { csvLine } from './csv.js';
+import { csvField, csvLine } from './csv.js';
 
 /**
  * The import formats, written exactly (no spreadsheet guard: these files are meant to be imported
@@ -30,25 +30,16 @@ export function journalRows(
   externalId: (accountId: string) => string,
   exponent: number,
 ): string {
+  // The entry's own cells are the same on each of its rows: made once.
+  const n = csvField(e.je_number);
+  const reason = csvField(e.manual_entry_reason ?? '');
+  const head = `${n},${n},${e.entry_date},${csvField(e.memo ?? '')},${e.is_adjusting},${reason},${e.currency}`;
   let out = '';
   for (const l of e.lines) {
     const amount = atomsToDecimal(l.amount_atoms, exponent);
-    out +=
-      csvLine([
-        e.je_number,
-        e.je_number,
-        e.entry_date,
-        e.memo ?? '',
-        e.is_adjusting ? 'true' : 'false',
-        e.manual_entry_reason ?? '',
-        e.currency,
-        externalId(l.account_id),
-        l.line_type === 'debit' ? amount : '',
-        l.line_type === 'credit' ? amount : '',
-        l.memo ?? '',
-        l.counterparty_type ?? '',
-        l.counterparty_external_id ?? '',
-      ]) + '\n';
+    const [debit, credit] = l.line_type === 'debit' ? [amount, ''] : ['', amount];
+    const party = `${l.counterparty_type ?? ''},${csvField(l.counterparty_external_id ?? '')}`;
+    out += `${head},${csvField(externalId(l.account_id))},${debit},${credit},${csvField(l.memo ?? '')},${party}\n`;
   }
   return out;
 }

@@ -80,18 +80,35 @@ export class EntryReader {
       db.exec('BEGIN');
       const names = namesOf(db);
       const page = pageQuery(db, filter);
-      const linesOf = db
+      const columns =
+        'entry_seq, line_no, account_key, line_type, amount_atoms, memo, counterparty_id';
+      const linesIn = db
         .prepare(
-          `SELECT entry_seq, line_no, account_key, line_type, amount_atoms, memo, counterparty_id FROM journal_lines
+          `SELECT ${columns} FROM journal_lines
            WHERE entry_seq IN (SELECT value FROM json_each(?)) ORDER BY entry_seq, line_no`,
         )
         .raw();
+      const linesBetween = db
+        .prepare(
+          `SELECT ${columns} FROM journal_lines WHERE entry_seq BETWEEN ? AND ? ORDER BY entry_seq, line_no`,
+        )
+        .raw();
+      // A page's entries are mostly neighbours in storage (a journal is mostly written in date order):
+      // one range read then serves them all, and the few others in it are passed over.
+      const linesOf = (seqs: number[]): LinePageRow[] => {
+        let [lo, hi] = [Infinity, -Infinity];
+        for (const s of seqs) [lo, hi] = [Math.min(lo, s), Math.max(hi, s)];
+        if (hi - lo + 1 > 2 * seqs.length)
+          return linesIn.all(JSON.stringify(seqs)) as LinePageRow[];
+        const wanted = new Set(seqs);
+        return (linesBetween.all(lo, hi) as LinePageRow[]).filter((l) => wanted.has(l[0]));
+      };
       let cursor: [string, number] = [filter.from ?? '0000-01-01', 0];
       let left = filter.limit ?? Infinity;
       while (left > 0) {
         const rows = page(cursor, Math.min(PAGE, left)) as PageRow[];
         if (rows.length === 0) break;
-        const lines = linesOf.all(JSON.stringify(rows.map((r) => r[0]))) as LinePageRow[];
+        const lines = linesOf(rows.map((r) => r[0]));
         yield* assemble(rows, lines, names);
         left -= rows.length;
         const last = rows[rows.length - 1]!;
