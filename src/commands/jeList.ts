@@ -2,14 +2,13 @@ import { command, list, str } from '../cli/command.js';
 import { dateFlag, wholeFlag } from '../cli/flags.js';
 import { openOutput } from '../cli/output.js';
 import { errors } from '../domain/errors.js';
-import { accountIndex } from '../domain/input.js';
 import { toJson } from '../domain/json.js';
 import { currencyExponent, exponentOf, formatAmount } from '../domain/money.js';
 import { readCounterpartyRef } from '../domain/reportQueries.js';
 import { csvLine } from '../render/csv.js';
 import { JOURNAL_COLUMNS, journalRows } from '../render/journalCsv.js';
 import { cell } from '../render/text.js';
-import { OUTPUT_FLAG } from './reportFlags.js';
+import { accountsOfFlag, OUTPUT_FLAG } from './reportFlags.js';
 
 interface Options {
   from: string | undefined;
@@ -64,12 +63,7 @@ rebuilds the same journal in a ledger with the same chart.`,
   async run(ctx, opts) {
     const ledger = await ctx.ledger();
     const chart = ctx.format === 'csv' || opts.accounts.length ? await ledger.chart.accounts() : [];
-    const index = accountIndex(chart);
-    const accounts = opts.accounts.map((ref) => {
-      const a = index.get(ref.trim());
-      if (!a) throw errors.usage(`--account: ${index.unknown(ref.trim())}`);
-      return a.external_id;
-    });
+    const accounts = accountsOfFlag(opts.accounts, chart);
     const entries = ledger.journal.list({
       from: opts.from,
       to: opts.to,

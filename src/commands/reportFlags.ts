@@ -2,7 +2,8 @@ import { bool, str, type FlagSpec, type Raw } from '../cli/command.js';
 import type { Context } from '../cli/context.js';
 import { dateFlag, wholeFlag } from '../cli/flags.js';
 import { openOutput } from '../cli/output.js';
-import type { Entity } from '../domain/accounts.js';
+import type { Entity, GlAccount } from '../domain/accounts.js';
+import { accountIndex } from '../domain/input.js';
 import { localDate } from '../domain/dates.js';
 import { errors } from '../domain/errors.js';
 import { toJson } from '../domain/json.js';
@@ -136,4 +137,19 @@ export async function writeReport(
   const bold = ctx.color && out.terminal ? (await import('../render/colour.js')).bold : undefined;
   await out.write(render({ ...(width ? { width } : {}), ...(bold ? { bold } : {}) }));
   await out.finish();
+}
+
+/** Accounts named by --account (external id or number) as external ids; an unknown one is a usage error. */
+export function accountsOfFlag(refs: string[], chart: GlAccount[]): string[] {
+  const index = accountIndex(chart);
+  const unknown = refs.filter((ref) => !index.get(ref.trim()));
+  if (unknown.length) {
+    const problems = unknown.map((ref) => ({
+      path: '--account',
+      reason: 'unknown_account',
+      message: index.unknown(ref.trim()),
+    }));
+    throw errors.usage(problems.map((p) => `--account: ${p.message}`).join('; '), problems);
+  }
+  return refs.map((ref) => index.get(ref.trim())!.external_id);
 }

@@ -3,8 +3,6 @@ import type { Context } from '../cli/context.js';
 import { dateFlag } from '../cli/flags.js';
 import { openOutput } from '../cli/output.js';
 import { localDate } from '../domain/dates.js';
-import { errors } from '../domain/errors.js';
-import { accountIndex } from '../domain/input.js';
 import { exponentOf } from '../domain/money.js';
 import { fiscalYearStart } from '../domain/periods.js';
 import { checkGeneralLedgerQuery } from '../domain/reportQueries.js';
@@ -14,7 +12,7 @@ import {
   glTableWriter,
   type GlWriter,
 } from '../render/generalLedger.js';
-import { ATOMS_FLAG, OUTPUT_FLAG, refuseFlags } from './reportFlags.js';
+import { accountsOfFlag, ATOMS_FLAG, OUTPUT_FLAG, refuseFlags } from './reportFlags.js';
 
 interface Options {
   accounts: string[];
@@ -68,7 +66,7 @@ async function generalLedger(ctx: Context, opts: Options): Promise<void> {
   const end = opts.end ?? localDate(ctx.now());
   const start = opts.start ?? fiscalYearStart(end, entity.fiscal_year_start_month);
   const accounts = opts.accounts.length
-    ? await externalIds(opts.accounts, await ledger.chart.accounts())
+    ? accountsOfFlag(opts.accounts, await ledger.chart.accounts())
     : [];
   const raw = { start_date: start, end_date: end, accounts, counterparty: opts.counterparty };
   const checked = checkGeneralLedgerQuery(raw);
@@ -106,20 +104,4 @@ async function generalLedger(ctx: Context, opts: Options): Promise<void> {
     throw e;
   }
   await out.finish();
-}
-
-/** The accounts of --account as external ids: each named by external id or account number. */
-async function externalIds(
-  refs: string[],
-  chart: Parameters<typeof accountIndex>[0],
-): Promise<string[]> {
-  const index = accountIndex(chart);
-  const problems = refs.flatMap((ref) =>
-    index.get(ref.trim())
-      ? []
-      : [{ path: '--account', reason: 'unknown_account', message: index.unknown(ref.trim()) }],
-  );
-  if (problems.length)
-    throw errors.usage(problems.map((p) => `--account: ${p.message}`).join('; '), problems);
-  return refs.map((ref) => index.get(ref.trim())!.external_id);
 }

@@ -3,6 +3,7 @@ import { isIsoDate } from '../domain/dates.js';
 import type { Problem } from '../domain/errors.js';
 import { closeMatches, describeAccount } from '../domain/input.js';
 import type { CsvBatch, CsvRecord } from './csv.js';
+import { problem } from './entries.js';
 import { columnKey, FIELDS, noTax, type DateOrder, type Field, type Reading } from './presets.js';
 
 /** Words a path may start with that name a section rather than an account (`Expenses:Rent`). */
@@ -120,9 +121,9 @@ export class Adapter {
     path: string,
     reason: string,
     message: string,
-    code = 'CAPI33',
+    code?: string,
   ): Problem {
-    return { file: this.file, row, path: path.trim(), reason, message, code };
+    return problem(this.file, row, path.trim(), reason, message, code);
   }
 
   /** One source record as a native one. */

@@ -106,7 +106,7 @@ function normaliseOrRaw(v: string): string {
 }
 
 /** A problem of a cell, in the shape every import problem takes. */
-function problem(
+export function problem(
   file: string,
   row: number,
   path: string,
