@@ -5,7 +5,7 @@ import { openOutput } from '../cli/output.js';
 import type { Entity, GlAccount } from '../domain/accounts.js';
 import { accountIndex } from '../domain/input.js';
 import { localDate } from '../domain/dates.js';
-import { errors } from '../domain/errors.js';
+import { BooksError, errors } from '../domain/errors.js';
 import { toJson } from '../domain/json.js';
 import { exponentOf } from '../domain/money.js';
 import {
@@ -139,7 +139,10 @@ export async function writeReport(
   await out.finish();
 }
 
-/** Accounts named by --account (external id or number) as external ids; an unknown one is a usage error. */
+/**
+ * Accounts named by --account (external id or number) as external ids. A name the chart does not
+ * have is a readable value the ledger refuses: not_found (exit 1), with the accounts it resembles.
+ */
 export function accountsOfFlag(refs: string[], chart: GlAccount[]): string[] {
   const index = accountIndex(chart);
   const unknown = refs.filter((ref) => !index.get(ref.trim()));
@@ -149,7 +152,8 @@ export function accountsOfFlag(refs: string[], chart: GlAccount[]): string[] {
       reason: 'unknown_account',
       message: index.unknown(ref.trim()),
     }));
-    throw errors.usage(problems.map((p) => `--account: ${p.message}`).join('; '), problems);
+    const message = problems.map((p) => `--account: ${p.message}`).join('; ');
+    throw new BooksError('not_found', message, problems);
   }
   return refs.map((ref) => index.get(ref.trim())!.external_id);
 }

@@ -42,9 +42,10 @@ export default command<Options>({
   formats: ['table', 'csv', 'json'],
   help: `For each account in chart order: its balance before --start, every line in the window by date and
 JE number with the running balance, and the closing balance with the window's debit and credit
-totals. Balances are debits minus credits. CSV is one row per journal line (with an opening and a
-closing row per account), for pivot tables. The report streams: any number of lines is written in
-constant memory.`,
+totals. Balances are debits minus credits; an income or expense account's balance is its fiscal
+year's, so it starts again from zero at each new fiscal year in the window (as in the trial
+balance). CSV is one row per journal line (with an opening and a closing row per account), for
+pivot tables. The report streams: any number of lines is written in constant memory.`,
   examples: [
     'books report general-ledger --account 1010 --start 2025-01-01 --end 2025-03-31',
     'books report gl --account 6000 --start 2025-01-01 --end 2025-12-31 --format csv',

@@ -1,6 +1,7 @@
 import type { AccountType } from './accounts.js';
 import type { ReportAccount } from './statement.js';
 import { toJsonInteger } from './money.js';
+import { fiscalYearStart } from './periods.js';
 
 type Atoms = number | bigint;
 
@@ -12,6 +13,12 @@ export interface GlAccount {
   name: string;
   account_type: AccountType;
   opening: bigint | null;
+  /**
+   * For profit and loss: the month its fiscal year starts. Its balance is the fiscal year's, so it
+   * starts again from zero at each new fiscal year inside the window (earlier years went to retained
+   * earnings), and the closing balance is the trial balance's.
+   */
+  fiscalYearStartMonth: number | null;
 }
 
 /** A journal line of an account in the window, as the store reads it. */
@@ -47,7 +54,9 @@ export interface GlLine {
   balance: Atoms;
 }
 
-export type GlAccountHead = Omit<GlAccount, 'key' | 'opening'> & { opening: Atoms | null };
+export type GlAccountHead = Omit<GlAccount, 'key' | 'opening' | 'fiscalYearStartMonth'> & {
+  opening: Atoms | null;
+};
 
 /** Where a general ledger was when it stopped: the line's place and the account's sums so far. */
 export interface GlPosition {
@@ -78,7 +87,8 @@ export type GlEvent =
 export async function* generalLedgerEvents(
   accounts: GlAccount[],
   batches: AsyncIterable<GlLineRow[]>,
-  resume?: GlResume,
+  window: { start: string; end: string },
+  resume?: GlResume & { date: string },
 ): AsyncGenerator<GlEvent> {
   const it = batches[Symbol.asyncIterator]();
   let batch: GlLineRow[] = [];
@@ -96,7 +106,7 @@ export async function* generalLedgerEvents(
     let r = await peek();
     const resumed = resume?.key === a.key;
     if (r?.key !== a.key && a.opening === null && !resumed) continue;
-    const { key: _k, opening, ...head } = a;
+    const { key: _k, opening, fiscalYearStartMonth: fy, ...head } = a;
     yield {
       kind: 'account',
       key: a.key,
@@ -105,8 +115,11 @@ export async function* generalLedgerEvents(
     let [balance, debits, credits]: [Sum, Sum, Sum] = resumed
       ? [resume.balance, resume.debits, resume.credits]
       : [opening === null ? 0 : toJsonInteger(opening), 0, 0];
+    // The first day of the next fiscal year, where a profit-and-loss balance starts again.
+    let yearEnds = fy === null ? AFTER_ALL : nextYear(resumed ? resume.date : window.start, fy);
     for (; r?.key === a.key; i++, r = await peek()) {
       const amount = r.amount_atoms;
+      if (r.entry_date >= yearEnds) [balance, yearEnds] = [0, nextYear(r.entry_date, fy!)];
       if (r.line_type === 'debit') [balance, debits] = [add(balance, amount), add(debits, amount)];
       else [balance, credits] = [add(balance, -amount), add(credits, amount)];
       const at = {
@@ -120,8 +133,18 @@ export async function* generalLedgerEvents(
       };
       yield { kind: 'line', line: glLine(r, balance), at };
     }
+    // A new fiscal year begun after its last line: the year's balance is nothing yet.
+    if (window.end >= yearEnds) balance = 0;
     yield { kind: 'end', closing: balance, debit_total: debits, credit_total: credits };
   }
+}
+
+const AFTER_ALL = '\uffff';
+
+/** The first day of the fiscal year after the one a date is in. */
+function nextYear(date: string, fy: number): string {
+  const start = fiscalYearStart(date, fy);
+  return `${Number(start.slice(0, 4)) + 1}${start.slice(4)}`;
 }
 
 /** A running sum, exact: a number while it is a safe integer, a bigint past that. */

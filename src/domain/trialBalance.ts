@@ -81,7 +81,7 @@ function sides(b: bigint): [bigint | null, bigint | null] {
 }
 
 /**
- * Builds the trial balance: every postable account whose balance is not zero or that has lines in the
+ * Builds the trial balance: every account whose balance is not zero or that has lines in the
  * fiscal year to date, in the debit or the credit column; balance-sheet accounts cumulative, profit
  * and loss for the fiscal year to date, and one computed row for the profit and loss of earlier
  * years, so that debits equal credits. Adjustments are the adjusting entries of the fiscal year to
@@ -92,13 +92,12 @@ export function buildTrialBalance(input: TrialBalanceInput): TrialBalance {
   const columns = input.adjustments === 'worksheet' ? [...WORKSHEET_COLUMNS] : ['debit', 'credit'];
   const rank = (t: AccountType) => TRIAL_BALANCE_TYPES.indexOf(t);
   const key = (a: ReportAccount) => a.account_number ?? '\uffff';
-  const accounts = input.accounts
-    .filter((a) => a.is_postable)
-    .sort(
-      (x, y) =>
-        rank(x.account_type) - rank(y.account_type) ||
-        (key(x) < key(y) ? -1 : key(x) > key(y) ? 1 : 0),
-    );
+  // Every account with lines: one made a header after it was posted to still holds its balance.
+  const accounts = [...input.accounts].sort(
+    (x, y) =>
+      rank(x.account_type) - rank(y.account_type) ||
+      (key(x) < key(y) ? -1 : key(x) > key(y) ? 1 : 0),
+  );
   const rows: TrialBalanceRow[] = [];
   let priorYears = 0n;
   let priorLines = 0;

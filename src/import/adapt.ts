@@ -1,4 +1,4 @@
-import type { Counterparty, GlAccount } from '../domain/accounts.js';
+import { ACCOUNT_TYPES, type Counterparty, type GlAccount } from '../domain/accounts.js';
 import { isIsoDate } from '../domain/dates.js';
 import type { Problem } from '../domain/errors.js';
 import { closeMatches, describeAccount } from '../domain/input.js';
@@ -31,8 +31,7 @@ export class Adapter {
   readonly ignoredColumns: string[] = [];
   private out: string[] = [];
   private from: { field: Field; at: number }[] = [];
-  private tax = -1;
-  private taxName = '';
+  private readonly taxes: { at: number; name: string }[] = [];
   private order: DateOrder | null;
   private entry = 0;
   private lastKeys: string | null = null;
@@ -77,7 +76,7 @@ export class Adapter {
       const mapped = key in this.reading.columns ? this.reading.columns[key] : undefined;
       const native = FIELDS.includes(key as Field) ? (key as Field) : undefined;
       const field = mapped !== undefined ? mapped : this.reading.ignored.has(key) ? null : native;
-      if (key === this.reading.taxRate) [this.tax, this.taxName] = [at, name.trim()];
+      if (this.reading.taxRates.has(key)) this.taxes.push({ at, name: name.trim() });
       if (field === null) {
         this.ignoredColumns.push(name.trim());
         return;
@@ -132,11 +131,11 @@ export class Adapter {
     for (const { field, at } of this.from) v[field] = (r.cells[at] ?? '').trim();
     const add = (field: string, reason: string, message: string) =>
       (r.problems ??= []).push(this.problem(r.row, this.column(field), reason, message));
-    if (this.tax >= 0 && !noTax(r.cells[this.tax] ?? '')) {
-      const message =
-        `tax rate '${r.cells[this.tax]}' would need tax lines books does not make; ` +
-        'post the tax as lines of its own';
-      (r.problems ??= []).push(this.problem(r.row, this.taxName, 'tax_rate', message));
+    for (const t of this.taxes) {
+      const rate = r.cells[t.at] ?? '';
+      if (noTax(rate)) continue;
+      const message = `tax '${rate}' would need tax lines books does not make; post the tax as lines of its own`;
+      (r.problems ??= []).push(this.problem(r.row, t.name, 'tax_rate', message));
     }
     const g = this.reading.grouping;
     if (g.kind === 'consecutive') {
@@ -156,8 +155,15 @@ export class Adapter {
         add('entry_date', reason, message),
       );
     if (this.reading.decimalComma)
-      for (const f of ['debit', 'credit', 'amount', 'signed_amount'] as const)
-        if (v[f]) v[f] = decimalComma(v[f]);
+      for (const f of ['debit', 'credit', 'amount', 'signed_amount'] as const) {
+        if (!v[f]) continue;
+        const read = decimalComma(v[f]);
+        if (read === null) {
+          const message = `'${v[f]}' is not an amount with a decimal comma (1.250,00 or 1250,00)`;
+          add(f === 'signed_amount' ? 'debit' : f, 'invalid_amount', message);
+        }
+        v[f] = read ?? '';
+      }
     // Systems that fill both columns write 0.00 in the one not used.
     if (v.debit && v.credit)
       for (const f of ['debit', 'credit'] as const) if (/^[0.,]+$/.test(v[f]!)) v[f] = '';
@@ -247,9 +253,14 @@ export function readDate(text: string, order: DateOrder): string | null {
   return named && month ? iso(named[3]!, String(month), named[1]!) : null;
 }
 
-/** `1.250,00` → `1250.00`: the point groups thousands, the comma is the decimal mark. */
-function decimalComma(text: string): string {
-  return text.replace(/[.\s]/g, '').replace(',', '.');
+/**
+ * `1.250,00` → `1250.00`: the point groups thousands (three digits each), the comma is the decimal
+ * mark; null for text that is not written so (`12.50` would be read as 1250 otherwise).
+ */
+function decimalComma(text: string): string | null {
+  const m = /^([(+-]?)(\d{1,3}(?:[. ]\d{3})+|\d+)(?:,(\d+))?(\)?-?)$/.exec(text.trim());
+  if (!m) return null;
+  return `${m[1]}${m[2]!.replace(/[. ]/g, '')}${m[3] !== undefined ? `.${m[3]}` : ''}${m[4]}`;
 }
 
 /** A signed amount: `-12.50`, `(12.50)` and `12.50-` are credits; null when it is none of the forms. */
@@ -265,7 +276,9 @@ export function signed(text: string): { credit: boolean; amount: string } | null
 
 /** Accounts by external id, number, name, or path of names from the root (a section word may lead). */
 class AccountMatcher {
-  private readonly by = new Map<string, GlAccount[]>();
+  /** By external id, number or name; and, apart, by path of names from the root. */
+  private readonly byKey = new Map<string, GlAccount[]>();
+  private readonly byPath = new Map<string, GlAccount[]>();
 
   constructor(private readonly chart: GlAccount[]) {
     const byId = new Map(chart.map((a) => [a.id, a]));
@@ -273,9 +286,12 @@ class AccountMatcher {
       const parent = a.parent_id ? byId.get(a.parent_id) : undefined;
       return parent ? `${path(parent)}:${a.name}` : a.name;
     };
+    const put = (map: Map<string, GlAccount[]>, k: string, a: GlAccount) => {
+      if (k && !map.get(k)?.includes(a)) map.set(k, [...(map.get(k) ?? []), a]);
+    };
     for (const a of chart) {
-      for (const k of new Set([a.external_id, a.account_number ?? '', a.name, path(a)].map(norm)))
-        if (k) this.by.set(k, [...(this.by.get(k) ?? []), a]);
+      for (const k of [a.external_id, a.account_number ?? '', a.name]) put(this.byKey, norm(k), a);
+      put(this.byPath, norm(path(a)), a);
     }
   }
 
@@ -291,17 +307,21 @@ class AccountMatcher {
     return found;
   }
 
+  /**
+   * A cell with `:` is a path from the root, which a section word may lead (`Expenses:Rent`) if the
+   * account is in that section; without `:` it is an external id, a number or a name.
+   */
   private match(ref: string): { account: GlAccount } | { reason: string; message: string } {
     const key = norm(ref);
-    let hits = this.by.get(key);
+    let hits = this.byKey.get(key) ?? this.byPath.get(key);
     const [top, ...rest] = key.split(':');
-    if (!hits && rest.length && TOP_WORDS.has(top!)) hits = this.by.get(rest.join(':'));
-    const unique = [...new Set(hits ?? [])];
-    if (unique.length === 1) return { account: unique[0]! };
-    if (unique.length > 1)
+    if (!hits && rest.length && TOP_WORDS.has(top!))
+      hits = this.byPath.get(rest.join(':'))?.filter((a) => inSection(top!, a.account_type));
+    if (hits?.length === 1) return { account: hits[0]! };
+    if (hits && hits.length > 1)
       return {
         reason: 'ambiguous_account',
-        message: `'${ref}' names ${unique.map(describeAccount).join(' and ')}; name it by number or path`,
+        message: `'${ref}' names ${hits.map(describeAccount).join(' and ')}; name it by number or path`,
       };
     const near = closeMatches(ref.split(':').pop()!.trim(), this.chart);
     const hint = near.length ? `; did you mean ${near.map(describeAccount).join(', ')}?` : '';
@@ -310,6 +330,15 @@ class AccountMatcher {
       message: `no account '${ref}' by id, number, name or path${hint}`,
     };
   }
+}
+
+/** True when a path's leading section word (`Expenses`) names the section an account type is in. */
+function inSection(word: string, type: GlAccount['account_type']): boolean {
+  const section = ACCOUNT_TYPES[type].section;
+  if (word === 'assets' || word === 'liabilities' || word === 'equity') return section === word;
+  if (word === 'cost of goods sold') return type === 'cost_of_goods_sold';
+  if (word === 'expenses') return ['expense', 'other_expense', 'cost_of_goods_sold'].includes(type);
+  return type === 'income' || type === 'other_income';
 }
 
 const norm = (s: string) =>

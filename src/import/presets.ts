@@ -36,8 +36,8 @@ export interface Preset {
   columns: Record<string, Field>;
   /** Source columns read and ignored. */
   ignored: readonly string[];
-  /** A column of tax rates: any rate but a no-tax one is refused (its tax lines would be lost). */
-  taxRate?: string;
+  /** Columns of tax rates or codes: any but a no-tax one is refused (its tax lines would be lost). */
+  taxRates?: readonly string[];
   /**
    * `column`: rows with the same `entry` value, contiguous (as the native format). `consecutive`:
    * a new entry where the key columns change; with `continues`, a row whose keys are blank belongs
@@ -65,14 +65,14 @@ export const PRESETS: Record<string, Preset> = {
       amount: 'signed_amount',
     },
     ignored: ['taxrate', ...range('trackingname', 2), ...range('trackingoption', 2)],
-    taxRate: 'taxrate',
+    taxRates: ['taxrate'],
     grouping: { kind: 'consecutive', keys: ['memo', 'entry_date'], continues: true },
     dates: 'DMY',
   },
   qbo: {
     columns: {
-      'journal no.': 'entry',
-      journalno: 'entry',
+      'journal no.': 'je_number',
+      journalno: 'je_number',
       'journal date': 'entry_date',
       journaldate: 'entry_date',
       'account name': 'gl_account_id',
@@ -98,7 +98,7 @@ export const PRESETS: Record<string, Preset> = {
       'sales tax',
       'exchange rate',
     ],
-    taxRate: 'tax rate',
+    taxRates: ['tax rate', 'tax code'],
     grouping: { kind: 'column' },
     dates: 'MDY',
   },
@@ -113,7 +113,7 @@ export const PRESETS: Record<string, Preset> = {
       credit: 'credit',
     },
     ignored: ['tax rate', 'tax amount'],
-    taxRate: 'tax rate',
+    taxRates: ['tax rate'],
     grouping: { kind: 'consecutive', keys: ['entry'], continues: false },
     dates: 'MDY',
   },
@@ -139,9 +139,16 @@ export function noTax(rate: string): boolean {
   const r = rate.trim().toLowerCase();
   return (
     r === '' ||
-    ['tax exempt', 'no gst', 'no vat', 'bas excluded', 'exempt', 'no tax', 'out of scope'].includes(
-      r,
-    )
+    [
+      'tax exempt',
+      'no gst',
+      'no vat',
+      'bas excluded',
+      'exempt',
+      'no tax',
+      'out of scope',
+      'non',
+    ].includes(r)
   );
 }
 
@@ -150,7 +157,7 @@ export interface Reading {
   preset: string | null;
   columns: Record<string, Field | null>;
   ignored: Set<string>;
-  taxRate: string | null;
+  taxRates: ReadonlySet<string>;
   grouping: Preset['grouping'];
   dates: DateOrder | null;
   decimalComma: boolean;
@@ -195,7 +202,7 @@ export function readingOf(flags: {
     preset: preset ?? null,
     columns,
     ignored: new Set(base?.ignored ?? []),
-    taxRate: base?.taxRate ?? null,
+    taxRates: new Set(base?.taxRates ?? []),
     grouping: base?.grouping ?? { kind: 'column' },
     dates,
     decimalComma,

@@ -164,7 +164,7 @@ export class ReportsFromSums implements ReportOps {
       ...q,
       ...(after ? { after } : {}),
     });
-    yield* generalLedgerEvents(accounts, lines, mid);
+    yield* generalLedgerEvents(accounts, lines, { start: q.start_date, end: q.end_date }, mid);
   }
 
   /**
@@ -208,7 +208,8 @@ export class ReportsFromSums implements ReportOps {
         name: a.name,
         account_type: a.account_type,
       };
-      return { ...head, opening: count > 0 ? net : null };
+      const fiscalYearStartMonth = bySide(a) ? s.entity.fiscal_year_start_month : null;
+      return { ...head, opening: count > 0 ? net : null, fiscalYearStartMonth };
     });
   }
 }

@@ -82,7 +82,8 @@ export function exportHead(
   names: Map<string, string>,
 ): string {
   const exponent = exponentOf(entity.currency);
-  const sample = atomsToDecimal(100_000 * 10 ** exponent, exponent);
+  // hledger wants a decimal mark in a commodity's format, even with no decimals (`100000. JPY`).
+  const sample = atomsToDecimal(100_000 * 10 ** exponent, exponent) + (exponent === 0 ? '.' : '');
   const opened = entity.books_start ?? '1970-01-01';
   const lines: string[] = [];
   if (peer === 'hledger') {
@@ -123,7 +124,9 @@ export function exportEntry(peer: Peer, e: JournalEntry, names: Map<string, stri
   const width = Math.max(...e.lines.map((l) => names.get(l.account_id)!.length)) + 4;
   const out: string[] = [];
   if (peer === 'hledger') {
-    const head = `${e.entry_date} (${e.je_number}) ${oneLine(e.memo ?? '')}`.trimEnd();
+    // A code ends at `)` and a description at `;` (a comment): neither may hold them.
+    const code = e.je_number.replace(/\)/g, ']');
+    const head = `${e.entry_date} (${code}) ${oneLine(e.memo ?? '').replace(/;/g, ',')}`.trimEnd();
     out.push(e.is_adjusting ? `${head}  ; adjusting:` : head);
     for (const l of e.lines) {
       const tag = [

@@ -1,3 +1,4 @@
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { BooksError } from '../domain/errors.js';
 import type { GlAccountHead, GlEvent, GlLine, GlPosition } from '../domain/generalLedger.js';
 import type { GeneralLedgerQuery } from '../domain/reportQueries.js';
@@ -22,28 +23,59 @@ export interface GlPage {
   next_cursor: string | null;
 }
 
-/** A cursor as the API hands it out: opaque text (base64url of the position it stands for). */
-export function encodeCursor(c: GlCursor): string {
+/**
+ * The key cursors are signed with: made when the server starts, so a cursor is good for the server
+ * that gave it (a restarted server refuses it, and the client starts over).
+ */
+const SECRET = randomBytes(32);
+
+/** What a cursor is good for: the query it was given under (the same window, accounts, counterparty). */
+function queryText(q: GeneralLedgerQuery): string {
+  return JSON.stringify([q.start_date, q.end_date, q.accounts, q.counterparty]);
+}
+
+function signature(payload: string, q: GeneralLedgerQuery): string {
+  return createHmac('sha256', SECRET)
+    .update(`${payload}\n${queryText(q)}`)
+    .digest('base64url');
+}
+
+/**
+ * A cursor as the API hands it out: opaque text, the position it stands for (base64url JSON) and a
+ * signature over it and the query, so that it cannot be forged or used with another query.
+ */
+export function encodeCursor(c: GlCursor, q: GeneralLedgerQuery): string {
   const plain =
     'seq' in c
       ? { ...c, balance: String(c.balance), debits: String(c.debits), credits: String(c.credits) }
       : c;
-  return Buffer.from(JSON.stringify(plain)).toString('base64url');
+  const payload = Buffer.from(JSON.stringify(plain)).toString('base64url');
+  return `${payload}.${signature(payload, q)}`;
 }
 
-export function decodeCursor(text: string): GlCursor {
+export function decodeCursor(text: string, q: GeneralLedgerQuery): GlCursor {
   const bad = () =>
-    new BooksError('invalid_parameters', 'cursor is not one this service gave', [
-      { path: 'cursor', reason: 'invalid_cursor', message: 'cursor is not one this service gave' },
+    new BooksError('invalid_parameters', 'cursor is not one this service gave for this query', [
+      {
+        path: 'cursor',
+        reason: 'invalid_cursor',
+        message: 'cursor is not one this service gave for this query',
+      },
     ]);
+  const [payload, sig, more] = text.split('.');
+  if (!payload || !sig || more !== undefined) throw bad();
+  const expected = Buffer.from(signature(payload, q));
+  const given = Buffer.from(sig);
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw bad();
   let c: Record<string, unknown>;
   try {
-    c = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as Record<string, unknown>;
+    c = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Record<string, unknown>;
   } catch {
     throw bad();
   }
-  if (typeof c.key !== 'number') throw bad();
-  if (!('seq' in c)) return { key: c.key };
+  if (typeof c !== 'object' || c === null || !Number.isSafeInteger(c.key)) throw bad();
+  const key = c.key as number;
+  if (!('seq' in c)) return { key };
   const int = /^-?\d+$/;
   if (typeof c.date !== 'string' || typeof c.seq !== 'number' || typeof c.line_no !== 'number')
     throw bad();
@@ -51,7 +83,7 @@ export function decodeCursor(text: string): GlCursor {
     throw bad();
   const big = (v: unknown) => BigInt(v as string);
   return {
-    key: c.key,
+    key,
     date: c.date,
     seq: c.seq,
     line_no: c.line_no,
@@ -72,7 +104,7 @@ export async function generalLedgerPage(
   limit: number,
   cursor?: string,
 ): Promise<GlPage> {
-  const from = cursor === undefined ? undefined : decodeCursor(cursor);
+  const from = cursor === undefined ? undefined : decodeCursor(cursor, query);
   const events = reports.generalLedger(query, from)[Symbol.asyncIterator]();
   const accounts: Block[] = [];
   let lines = 0;
@@ -82,7 +114,7 @@ export async function generalLedgerPage(
     for (let e = await events.next(); !e.done; e = await events.next()) {
       const ev: GlEvent = e.value;
       if (lines >= limit && ev.kind !== 'end') {
-        next_cursor = encodeCursor(ev.kind === 'account' ? { key: ev.key } : last!);
+        next_cursor = encodeCursor(ev.kind === 'account' ? { key: ev.key } : last!, query);
         break;
       }
       if (ev.kind === 'account') accounts.push({ ...ev.account, lines: [] });

@@ -176,3 +176,48 @@ describe('the OpenAPI description', () => {
     expect(await conformance()).toBeGreaterThan(10);
   });
 });
+
+describe('general-ledger cursors', () => {
+  it('are good only as given and for their query: anything else is 400 invalid_cursor', async () => {
+    const s = await servedStore(copyTemplate('standard').ledger);
+    try {
+      const lines = [
+        { gl_account_id: 'rent', line_type: 'debit', amount_atoms: 700 },
+        { gl_account_id: 'checking', line_type: 'credit', amount_atoms: 700 },
+      ];
+      for (const d of ['2025-02-01', '2025-02-02', '2025-02-03'])
+        await s.ledger.journal.post({ entry_date: d, lines }, { idempotencyKey: `cursor-${d}` });
+      const get = (q: Record<string, string>) =>
+        fetch(`${s.http.url}/v1/reports/general-ledger?${new URLSearchParams(q)}`, {
+          headers: { authorization: `Bearer ${s.http.keys.read}` },
+        });
+      const query = { start_date: '2025-01-01', end_date: '2025-12-31', limit: '1' };
+      const first = (await (await get(query)).json()) as { next_cursor: string };
+      expect(first.next_cursor).toEqual(expect.any(String));
+      expect((await get({ ...query, cursor: first.next_cursor })).status).toBe(200);
+      const [payload] = first.next_cursor.split('.');
+      const forged = JSON.parse(Buffer.from(payload!, 'base64url').toString());
+      forged.balance = '123456789';
+      const refused = [
+        Buffer.from(JSON.stringify(forged)).toString('base64url') +
+          '.' +
+          first.next_cursor.split('.')[1],
+        'bnVsbA',
+        `${Buffer.from('null').toString('base64url')}.x`,
+      ];
+      for (const cursor of refused) {
+        const r = await get({ ...query, cursor });
+        expect(r.status, cursor).toBe(400);
+        expect(((await r.json()) as { errors: { reason: string }[] }).errors[0]!.reason).toBe(
+          'invalid_cursor',
+        );
+      }
+      // Another window with the same cursor.
+      expect(
+        (await get({ ...query, start_date: '2025-02-01', cursor: first.next_cursor })).status,
+      ).toBe(400);
+    } finally {
+      await s.close();
+    }
+  });
+});

@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { demoLedger, FIXTURES } from './helpers.js';
+import { books, demoLedger, FIXTURES } from './helpers.js';
 
 /**
  * A small reader of the hledger journal books writes: account declarations with their types, and
@@ -141,5 +141,34 @@ describe('je list filters', () => {
     expect(entriesOf(await csv('--limit', '3')).size).toBe(3);
     const bad = await demo.run(['je', 'list', '--counterparty', 'client:C1']);
     expect([bad.exitCode, bad.stderr]).toEqual([2, expect.stringContaining('--counterparty')]);
+  });
+});
+
+describe('books export of a zero-decimal currency', () => {
+  it('declares the commodity with a decimal mark, as hledger requires, and writes whole amounts', async () => {
+    const dir = (await import('./helpers.js')).tempDir();
+    const ledger = join(dir, 'jpy.sqlite');
+    const run = (args: string[]) => books([...args, '--ledger', ledger], { cwd: dir });
+    expect(
+      (await run(['init', '--currency', 'JPY', '--first-month', '2025-01', '--chart', 'standard']))
+        .exitCode,
+    ).toBe(0);
+    expect(
+      (
+        await run([
+          'je',
+          'post',
+          '--date',
+          '2025-01-05',
+          '--debit',
+          'rent=5000',
+          '--credit',
+          'checking=5000',
+        ])
+      ).exitCode,
+    ).toBe(0);
+    const text = (await run(['export', 'hledger'])).stdout;
+    expect(text).toContain('commodity 100000. JPY');
+    expect(text).toMatch(/Rent +5000 JPY/);
   });
 });

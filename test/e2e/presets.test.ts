@@ -116,7 +116,7 @@ describe('other systems’ journal files (--preset)', () => {
     expect(r.stderr).toContain(
       "bad.csv:3: CAPI33 unknown_account: *AccountCode: no account '9999'",
     );
-    expect(r.stderr).toContain("bad.csv:4: CAPI33 tax_rate: *TaxRate: tax rate 'GST on Expenses'");
+    expect(r.stderr).toContain("bad.csv:4: CAPI33 tax_rate: *TaxRate: tax 'GST on Expenses'");
     expect(r.stderr).toContain('bad.csv:6: CAPI33 unbalanced');
     expect(r.stderr.match(/bad\.csv:\d+:/g)).toHaveLength(3);
     expect(await balances(run)).toEqual({});
@@ -179,5 +179,65 @@ describe('--map, --date-format and --decimal-comma', () => {
       2,
       expect.stringContaining("--map: 'Ref=entry_no' is not SOURCE=FIELD"),
     ]);
+  });
+});
+
+describe('presets: what a review found', () => {
+  it('decimal commas refuse 12.50; QuickBooks numbers and tax codes; paths by section', async () => {
+    const { dir, run } = await demoChart();
+    const comma = writeFile(
+      dir,
+      'comma.csv',
+      'entry;entry_date;gl_account_id;debit;credit\n1;2025-02-01;rent;12.50;\n1;2025-02-01;checking;;12,50\n',
+    );
+    const r1 = await run(['je', 'import', comma, '--delimiter', ';', '--decimal-comma']);
+    expect(r1.exitCode).toBe(1);
+    expect(r1.stderr).toContain(
+      "comma.csv:2: CAPI33 invalid_amount: debit: '12.50' is not an amount with a decimal comma",
+    );
+    expect(r1.stderr.match(/comma\.csv:\d+:/g)).toHaveLength(1);
+    const qbo = readFileSync(join(IMPORT, 'qbo.csv'), 'utf8')
+      .replace('Retail,No', 'Retail,No')
+      .split('\n');
+    qbo[0] += ',Tax Code';
+    for (let i = 1; i < qbo.length; i++) if (qbo[i]) qbo[i] += i === 2 ? ',GST' : ',NON';
+    const taxed = await run([
+      'je',
+      'import',
+      writeFile(dir, 'taxed.csv', qbo.join('\n')),
+      '--preset',
+      'qbo',
+    ]);
+    expect(taxed.exitCode).toBe(1);
+    expect(taxed.stderr).toContain("taxed.csv:3: CAPI33 tax_rate: Tax Code: tax 'GST'");
+    const ok = await run(['je', 'import', join(IMPORT, 'qbo.csv'), '--preset', 'qbo']);
+    expect(ok.exitCode, ok.stderr).toBe(0);
+    const numbers = JSON.parse((await run(['je', 'list', '--format', 'json'])).stdout).data.map(
+      (e: any) => e.je_number,
+    );
+    expect(numbers).toEqual(['JE-1001', 'JE-1002']);
+    // A section word leads a path only to an account of that section.
+    const wrong = writeFile(
+      dir,
+      'wrong.csv',
+      'Ref,Date,Account,Amount\nA,2025-02-02,Expenses:Cash and Bank:Operating Checking,5.00\n' +
+        'A,2025-02-02,Expenses:Operating Expenses:Rent,-5.00\n',
+    );
+    const map = [
+      '--map',
+      'Ref=entry',
+      '--map',
+      'Date=entry_date',
+      '--map',
+      'Account=gl_account_id',
+      '--map',
+      'Amount=signed_amount',
+    ];
+    const r3 = await run(['je', 'import', wrong, ...map]);
+    expect(r3.exitCode).toBe(1);
+    expect(r3.stderr).toContain(
+      "wrong.csv:2: CAPI33 unknown_account: Account: no account 'Expenses:Cash and Bank:Operating Checking'",
+    );
+    expect(r3.stderr.match(/wrong\.csv:\d+:/g)).toHaveLength(1);
   });
 });

@@ -8,6 +8,8 @@ import { fiscalYearStart, type PeriodType } from '../../src/domain/periods.js';
 import type { Ledger } from '../../src/ledger/port.js';
 import { SqliteLedger } from '../../src/ledger/sqlite/ledger.js';
 import { setEntity } from '../contract/stores.js';
+import { writeFileSync } from 'node:fs';
+import { cli } from '../support/cli.js';
 import { copyTemplate } from '../support/ledgers.js';
 
 type Cells = Record<string, number | bigint | null>;
@@ -92,21 +94,24 @@ async function agree(
     expect(-(net.get('retained_earnings') ?? 0n), `prior years ${p.id}`).toBe(
       n(pl('retained_earnings')[p.id]),
     );
-    // The general ledger from the start of the fiscal year closes on the trial balance.
-    const closing = new Map<string, bigint>();
-    let current = '';
-    for await (const e of l.reports.generalLedger({
-      start_date: fyStart,
-      end_date: p.end_date,
-      accounts: [],
-      counterparty: null,
-    })) {
-      if (e.kind === 'account') current = e.account.account_id;
-      if (e.kind === 'end') closing.set(current, n(e.closing));
+    // The general ledger closes on the trial balance, from the fiscal year's start or from the
+    // window's (across fiscal years, profit and loss starts again at each).
+    for (const from of [fyStart, start]) {
+      const closing = new Map<string, bigint>();
+      let current = '';
+      for await (const e of l.reports.generalLedger({
+        start_date: from,
+        end_date: p.end_date,
+        accounts: [],
+        counterparty: null,
+      })) {
+        if (e.kind === 'account') current = e.account.account_id;
+        if (e.kind === 'end') closing.set(current, n(e.closing));
+      }
+      for (const [id, v] of net)
+        if (id !== 'retained_earnings') expect(closing.get(id) ?? 0n, `gl ${id} ${p.id}`).toBe(v);
+      for (const [id, v] of closing) expect(net.get(id) ?? 0n, `gl ${id} ${p.id}`).toBe(v);
     }
-    for (const [id, v] of net)
-      if (id !== 'retained_earnings') expect(closing.get(id) ?? 0n, `gl ${id} ${p.id}`).toBe(v);
-    for (const [id, v] of closing) expect(net.get(id) ?? 0n, `gl ${id} ${p.id}`).toBe(v);
     // The worksheet: unadjusted plus adjustments is adjusted, and each pair balances.
     const ws = await l.reports.trialBalance({ as_of: p.end_date, adjustments: 'worksheet' });
     for (const pair of ['unadjusted', 'adjustments', 'adjusted'])
@@ -217,6 +222,35 @@ describe("a line's copy of its entry's date", () => {
       expect(problems.map((p) => [p.path, p.reason])).toEqual([
         [`${e.je_number}.lines[0]`, 'invalid_line'],
       ]);
+    } finally {
+      await l.close();
+    }
+  });
+});
+
+describe('an account made a header after it was posted to', () => {
+  it('stays in the trial balance with its balance, so that debits still equal credits', async () => {
+    const { dir, ledger: file } = copyTemplate('standard');
+    const l = SqliteLedger.open(file);
+    try {
+      const lines = [
+        { gl_account_id: 'office', line_type: 'debit', amount_atoms: 500 },
+        { gl_account_id: 'checking', line_type: 'credit', amount_atoms: 500 },
+      ];
+      await l.journal.post(
+        { entry_date: '2025-03-10', lines },
+        { idempotencyKey: 'before-header' },
+      );
+      const chart =
+        'external_id,account_number,name,account_type,parent_external_id,is_postable,is_active,currency\n';
+      const file2 = `${dir}/header.csv`;
+      writeFileSync(file2, chart + 'office,6400,Office Supplies,expense,expenses,false,true,\n');
+      expect(
+        (await cli(['accounts', 'import', file2, '--ledger', file], { cwd: dir })).exitCode,
+      ).toBe(0);
+      const tb = await l.reports.trialBalance({ as_of: '2025-12-31', adjustments: 'include' });
+      expect(tb.totals).toEqual({ debit: 500, credit: 500 });
+      expect(tb.rows.map((r) => r.name)).toContain('Office Supplies');
     } finally {
       await l.close();
     }
