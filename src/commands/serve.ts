@@ -41,11 +41,9 @@ disconnected. Stops on SIGINT or SIGTERM after the requests in flight.`,
     });
     const address = server.address();
     const bound = typeof address === 'object' && address ? address.port : opts.port;
-    ctx.out(
-      `listening on http://${opts.host.includes(':') ? `[${opts.host}]` : opts.host}:${bound}`,
-    );
-    // Serve until told to stop; finish the requests in flight, then close the ledger.
-    await new Promise<void>((resolve) => {
+    // Serve until told to stop; finish the requests in flight, then close the ledger. The handlers
+    // are in place before "listening" is said: a stop sent the moment it is read is a clean stop.
+    const stopped = new Promise<void>((resolve) => {
       const stop = () => {
         process.off('SIGINT', stop);
         process.off('SIGTERM', stop);
@@ -55,6 +53,10 @@ disconnected. Stops on SIGINT or SIGTERM after the requests in flight.`,
       process.on('SIGINT', stop);
       process.on('SIGTERM', stop);
     });
+    ctx.out(
+      `listening on http://${opts.host.includes(':') ? `[${opts.host}]` : opts.host}:${bound}`,
+    );
+    await stopped;
   },
 });
 
