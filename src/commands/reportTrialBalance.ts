@@ -31,7 +31,9 @@ export default command<Options>({
   help: `One row per account with a balance or with lines in the fiscal year to date, in the Debit or the
 Credit column. Balance-sheet accounts show their whole balance; income and expense accounts the
 fiscal year to date, and "Retained Earnings (prior years)" carries the years before, so that the
-debits always equal the credits. Adjusting entries are those posted with is_adjusting.`,
+debits always equal the credits. The adjustments (--unadjusted leaves them out, --worksheet shows
+them apart) are the entries posted with is_adjusting in the fiscal year to date; those of earlier
+years are part of the balances.`,
   examples: [
     'books report trial-balance --as-of 2025-01-31',
     'books report tb --as-of 2025-12-31 --worksheet',

@@ -190,14 +190,17 @@ export interface GeneralLedger {
 
 /**
  * The accounts a general ledger covers, in chart order (account number, then name): those named by
- * external id with every account below them, or every account. Names that match no account are
+ * external id or account number with every account below them, or every account. Names that match no account are
  * returned apart, to be refused.
  */
 export function glAccountsOf(
   accounts: ReportAccount[],
   externalIds: string[],
 ): { selected: ReportAccount[]; unknown: string[] } {
+  // By external id, then by account number (as the command line names accounts).
   const byExt = new Map(accounts.map((a) => [a.external_id, a]));
+  for (const a of accounts)
+    if (a.account_number && !byExt.has(a.account_number)) byExt.set(a.account_number, a);
   const unknown = externalIds.filter((id) => !byExt.has(id));
   let keys: Set<number>;
   if (externalIds.length === 0) keys = new Set(accounts.map((a) => a.key));

@@ -104,6 +104,8 @@ export class Adapter {
         ['counterparty_type', 'counterparty_external_id'].forEach((c) => out.add(c));
       else out.add(f);
     }
+    if (this.reading.tags)
+      ['counterparty_type', 'counterparty_external_id'].forEach((c) => out.add(c));
     this.out = [...out];
     for (const [f, name] of seen) {
       if (f === 'signed_amount') ['debit', 'credit'].forEach((c) => this.sourceOf.set(c, name));
@@ -137,6 +139,7 @@ export class Adapter {
       const message = `tax '${rate}' would need tax lines books does not make; post the tax as lines of its own`;
       (r.problems ??= []).push(this.problem(r.row, t.name, 'tax_rate', message));
     }
+    if (this.reading.tags && v.line_memo) Object.assign(v, tagged(v.line_memo));
     const g = this.reading.grouping;
     if (g.kind === 'consecutive') {
       const keys = g.keys.map((k) => v[k] ?? '');
@@ -233,6 +236,23 @@ export class Adapter {
       message: `'${name}' names ${hits.map((c) => `${c.counterparty_type}:${c.external_id}`).join(' and ')}`,
     };
   }
+}
+
+/**
+ * A line memo's tags, as books export hledger writes them: `customer: C001` (or vendor, employee)
+ * names the counterparty, `memo: text` the memo; other text stays the memo.
+ */
+function tagged(text: string): Partial<Record<Field, string>> {
+  const out: Partial<Record<Field, string>> = {};
+  const memo: string[] = [];
+  for (const part of text.split(',').map((p) => p.trim())) {
+    const m = /^(customer|vendor|employee|memo):\s*(.*)$/.exec(part);
+    if (!m) memo.push(part);
+    else if (m[1] === 'memo') memo.push(m[2]!);
+    else [out.counterparty_type, out.counterparty_external_id] = [m[1]!, m[2]!];
+  }
+  out.line_memo = memo.filter(Boolean).join(', ');
+  return out;
 }
 
 /** A date in an order, as YYYY-MM-DD, or null. DMY also reads `30 Jun 2025`. */

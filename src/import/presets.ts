@@ -45,6 +45,8 @@ export interface Preset {
    */
   grouping: { kind: 'column' } | { kind: 'consecutive'; keys: Field[]; continues: boolean };
   dates: DateOrder;
+  /** Line memos carry tags (`customer: C001, memo: text`), as books export hledger writes them. */
+  tags?: boolean;
 }
 
 /** A header cell as presets name it: case, surrounding spaces, a leading `*` and inner runs of spaces aside. */
@@ -131,6 +133,7 @@ export const PRESETS: Record<string, Preset> = {
     ignored: ['date2', 'status', 'comment', 'credit', 'debit', 'posting-status'],
     grouping: { kind: 'column' },
     dates: 'ISO',
+    tags: true,
   },
 };
 
@@ -161,6 +164,7 @@ export interface Reading {
   grouping: Preset['grouping'];
   dates: DateOrder | null;
   decimalComma: boolean;
+  tags: boolean;
 }
 
 /** Reads `--map SOURCE=FIELD` (or `SOURCE=-` to ignore) flags; a bad one is a usage error naming it. */
@@ -206,5 +210,6 @@ export function readingOf(flags: {
     grouping: base?.grouping ?? { kind: 'column' },
     dates,
     decimalComma,
+    tags: base?.tags ?? false,
   };
 }

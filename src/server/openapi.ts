@@ -288,7 +288,11 @@ export const OPERATIONS: Record<
   'GET /v1/reports/general-ledger': {
     parameters: [
       ...window,
-      query('account', str, 'an account (external id) and those below it; repeatable'),
+      {
+        ...query('account', arrayOf(str), 'accounts (external id or number) and those below them'),
+        style: 'form',
+        explode: true,
+      },
       query('counterparty', str, 'TYPE:ID: only the lines naming this counterparty'),
       query(
         'limit',

@@ -404,6 +404,25 @@ describe('the close reports: every store gives the same figures', () => {
     ]);
   });
 
+  it('names general-ledger accounts by external id or number alike', async () => {
+    const r = await both(async (l) => {
+      await postSome(l);
+      const q = (accounts: string[]) =>
+        events(
+          l.reports.generalLedger({
+            start_date: '2025-01-01',
+            end_date: '2025-12-31',
+            accounts,
+            counterparty: null,
+          }),
+        );
+      return { byId: await q(['ar', 'cash']), byNumber: await q(['1100', '1000']) };
+    });
+    const ok = (r as { ok: { byId: unknown[]; byNumber: unknown[] } }).ok;
+    expect(ok.byNumber).toEqual(ok.byId);
+    expect(ok.byId.length).toBeGreaterThan(6);
+  });
+
   it('refuses bad parameters the same way', async () => {
     expect(
       await both((l) => l.reports.trialBalance({ as_of: '2025-02-30', adjustments: 'include' })),

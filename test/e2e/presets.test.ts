@@ -95,6 +95,8 @@ describe('other systems’ journal files (--preset)', () => {
       'Liabilities:Company Credit Card': '2100',
       'Assets:Cash and Bank:Savings': '1020',
       'Revenues:Interest Income': '7000',
+      'Assets:Accounts Receivable': '1100',
+      'Revenues:Sales': '4000',
     };
     expect(await balances(run)).toEqual(
       Object.fromEntries([...byPath].map(([p, v]) => [numbers[p]!, v])),
@@ -102,7 +104,14 @@ describe('other systems’ journal files (--preset)', () => {
     const numbered = JSON.parse((await run(['je', 'list', '--format', 'json'])).stdout).data.map(
       (e: any) => e.je_number,
     );
-    expect(numbered).toEqual(['H-1', 'JE-1', 'H-3']);
+    expect(numbered).toEqual(['H-1', 'JE-1', 'H-3', 'H-4']);
+    // Tags as books export hledger writes them: the counterparty and the line memo.
+    const invoice = JSON.parse((await run(['je', 'show', 'H-4', '--format', 'json'])).stdout);
+    expect(invoice.lines[0]).toMatchObject({
+      counterparty_type: 'customer',
+      counterparty_external_id: 'C001',
+      memo: 'croissants',
+    });
   });
 
   it('refuses, naming file, row and column: an unknown account, a tax rate, an unbalanced journal', async () => {
