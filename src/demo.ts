@@ -5,7 +5,8 @@ import { run } from './main.js';
 
 /**
  * `npm start`: builds ./demo.sqlite from the demo fixtures (a bakery's chart, counterparties and a year
- * of entries) through the same commands a bookkeeper runs, then prints its monthly balance sheet.
+ * of entries) through the same commands a bookkeeper runs, then prints the reports of its year-end
+ * close: the trial balance, the income statement by quarter and the balance sheet by month.
  */
 const fixtures = fileURLToPath(new URL('../fixtures/demo/', import.meta.url));
 const ledger = process.env.BOOKS_DEMO_LEDGER ?? 'demo.sqlite';
@@ -42,13 +43,12 @@ if (!existsSync(ledger)) {
   await step(['counterparties', 'import', join(fixtures, 'counterparties.csv')], true);
   await step(['je', 'import', join(fixtures, 'entries.csv')], true);
 }
-await step([
-  'report',
-  'balance-sheet',
-  '--start',
-  '2025-01-01',
-  '--end',
-  '2025-12-31',
-  '--period',
-  'monthly',
-]);
+// The reports of a year-end close: trial balance, income statement by quarter, balance sheet by month.
+for (const report of [
+  ['trial-balance', '--as-of', '2025-12-31'],
+  ['income-statement', '--start', '2025-01-01', '--end', '2025-12-31', '--period', 'quarterly'],
+  ['balance-sheet', '--start', '2025-01-01', '--end', '2025-12-31', '--period', 'monthly'],
+]) {
+  await step(['report', ...report]);
+  process.stdout.write('\n');
+}

@@ -346,7 +346,7 @@ describe('je import of a large file (over 1 MiB: written on a thread of its own)
 });
 
 describe('npm start', () => {
-  it('builds the demo ledger once and prints its balanced monthly balance sheet', async () => {
+  it('builds the demo ledger once and prints its year-end reports, which balance', async () => {
     const dir = tempDir();
     const env = { BOOKS_DEMO_LEDGER: join(dir, 'demo.sqlite'), NO_COLOR: '1' };
     const first = await execa('node', [join(FIXTURES, '../dist/demo.js')], { env, reject: false });
@@ -365,6 +365,10 @@ describe('npm start', () => {
             .split(/\s{2,}/),
         );
     expect(total('Total Assets ')).toEqual(total('Total Liabilities and Equity '));
+    // The trial balance's debits equal its credits; the income statement's year is the balance sheet's net income.
+    const [debits, credits] = total('Total ')[0]!;
+    expect(debits).toBe(credits);
+    expect(total('Net Income ')[0]!.at(-1)).toBe(total('  Net Income ')[0]!.at(-1));
     const again = await execa('node', [join(FIXTURES, '../dist/demo.js')], { env });
     expect(String(again.stdout)).toBe(out);
   });
