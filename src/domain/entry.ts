@@ -85,6 +85,8 @@ export interface ValidationContext {
   account(externalId: string): AccountRef | undefined;
   counterparty(type: string, externalId: string): CounterpartyRef | undefined;
   jeNumberTaken(normalised: string): boolean;
+  /** Accounts a reference that names none resembles, described for a message (`6100 Rent (rent)`). */
+  resembling?(ref: string): string[];
 }
 
 export interface ValidLine {

@@ -56,6 +56,8 @@ export function readAmount(
       `'${t}' has ${decimals} decimal${decimals === 1 ? '' : 's'}; ${currency} has ${exponent}`,
     );
   }
+  // A negative written in parentheses or with a trailing minus is read, and refused as -5 is (CAPI33).
+  if (/^\(.*\)$/.test(t) || /^[0-9.,]+-$/.test(t)) return fail('invalid_amount', negative(t));
   return fail('invalid_amount', notDecimal(t), true);
 }
 
@@ -65,7 +67,6 @@ const negative = (t: string) =>
 /** Why a text that is not a plain decimal is refused, with what to write instead. */
 function notDecimal(t: string): string {
   const head = `'${t}' is not a decimal amount`;
-  if (/^\(.*\)$/.test(t) || /^[0-9.,]+-$/.test(t)) return negative(t);
   const bare = t.replace(/^[$€£¥]|^[A-Z]{3}\s*|\s*[A-Z]{3}$|[$€£¥]$/g, '');
   if (bare !== t && /^-?[0-9][0-9.,]*$/.test(bare)) {
     return `${head}: leave out the currency (${bare})`;

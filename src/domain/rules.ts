@@ -141,7 +141,12 @@ export const textRules: EntryRule = (c) => {
 
 export const lineFields: LineRule = (c, l) => {
   for (const k in l.raw) {
-    if (!LINE_FIELDS.has(k)) add(c, at(l, k), 'unknown_field', `unknown field '${k}'`);
+    if (LINE_FIELDS.has(k)) continue;
+    // A guess at the amount's name gets the field that holds it.
+    const hint = /^amount|^value$|^sum$/.test(k)
+      ? ': a line amount is amount_atoms, in integer atoms (12.50 USD is 1250)'
+      : '';
+    add(c, at(l, k), 'unknown_field', `unknown field '${k}'${hint}`);
   }
 };
 
@@ -158,8 +163,11 @@ export const accountRule: LineRule = (c, l) => {
     return;
   }
   const path = at(l, 'gl_account_id');
-  if (!a) add(c, path, 'unknown_account', `no GL account with external id '${v}'`);
-  else if (!a.is_active)
+  if (!a) {
+    const near = c.ctx.resembling?.(v) ?? [];
+    const hint = near.length ? `; did you mean ${near.join(', ')}?` : '';
+    add(c, path, 'unknown_account', `no GL account with external id '${v}'${hint}`);
+  } else if (!a.is_active)
     add(c, path, 'inactive_account', `GL account '${v}' (${a.name}) is inactive`);
   else if (!a.is_postable) {
     const message = `GL account '${v}' (${a.name}) is a header account and cannot be posted to`;
@@ -181,6 +189,11 @@ export const sideRule: LineRule = (c, l) => {
 
 export const amountRule: LineRule = (c, l) => {
   const v = l.raw.amount_atoms;
+  // An amount under another name is already reported as that field: one problem, not two.
+  if (v === undefined && Object.keys(l.raw).some((k) => /^amount./.test(k) || k === 'amount')) {
+    c.amountsValid = false;
+    return;
+  }
   if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 1) {
     l.amount = v;
     if (l.lineType === 'debit') c.debits += v;

@@ -8,6 +8,7 @@ import {
   type CounterpartyRow,
 } from '../../domain/chart.js';
 import type { AccountRef, CounterpartyRef, ValidationContext } from '../../domain/entry.js';
+import { closeMatches, describeAccount } from '../../domain/input.js';
 import type { ReportAccount } from '../../domain/statement.js';
 import type { ChartOps } from '../port.js';
 import type { Db } from './db.js';
@@ -20,6 +21,10 @@ export class SqliteChart implements ChartOps {
   constructor(private readonly db: Db) {}
 
   async accounts(): Promise<GlAccount[]> {
+    return this.accountsSync();
+  }
+
+  private accountsSync(): GlAccount[] {
     const rows = this.db
       .prep(
         `SELECT a.id, a.external_id, a.account_number, a.name, a.account_type, p.id AS parent_id,
@@ -194,6 +199,8 @@ export class SqliteChart implements ChartOps {
         return ofType.get(externalId);
       },
       jeNumberTaken: (n) => jeStmt.get(n) !== undefined,
+      // Read only on a miss, which is an error's path.
+      resembling: (ref) => closeMatches(ref, this.accountsSync()).map(describeAccount),
     };
   }
 }
