@@ -113,6 +113,12 @@ export class Adapter {
       else this.sourceOf.set(f, name);
     }
     this.sourceOf.set('debit/credit', this.sourceOf.get('debit') ?? 'debit/credit');
+    // A problem of a whole entry names the column its rows are grouped by.
+    const g = this.reading.grouping;
+    const groupedBy =
+      g.kind === 'consecutive' ? g.keys[0]! : seen.has('entry') ? 'entry' : 'je_number';
+    const grouping = seen.get(groupedBy);
+    if (grouping) this.sourceOf.set('entry', grouping);
     if (problems.length && first) (first.problems ??= []).push(...problems);
     return this.out;
   }

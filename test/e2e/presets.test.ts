@@ -250,3 +250,73 @@ describe('presets: what a review found', () => {
     expect(r3.stderr.match(/wrong\.csv:\d+:/g)).toHaveLength(1);
   });
 });
+
+describe('each preset refuses, naming file, row and the column as the source names it', () => {
+  const cases: [string, [string, string][], [number, string, string][]][] = [
+    [
+      'xero',
+      [
+        [',1010,Tax Exempt,-2500.00', ',9999,Tax Exempt,-2500.00'],
+        ['31/01/2025,Rent for January', '32/01/2025,Rent for January'],
+        ['"-1,000.00"', '"-900.00"'],
+      ],
+      [
+        [3, 'unknown_account', '*AccountCode'],
+        [2, 'invalid_date', '*Date'],
+        [6, 'unbalanced', '*Narration'],
+      ],
+    ],
+    [
+      'qbo',
+      [
+        ['USD,Invoice 7 to Harbor Cafe,Sales', 'USD,Invoice 7 to Harbor Cafe,Nope Account'],
+        ['1002,02/28/2025', '1002,28/02/2025'],
+        [',410.25,,,Main Street,,Yes', ',400.25,,,Main Street,,Yes'],
+      ],
+      [
+        [3, 'unknown_account', 'Account Name'],
+        [4, 'invalid_date', 'Journal Date'],
+        [4, 'unbalanced', 'Journal No.'],
+      ],
+    ],
+    [
+      'sage',
+      [
+        ['JNL001,01/31/2025,Prepaid insurance,1010', 'JNL001,01/31/2025,Prepaid insurance,9999'],
+        ['JNL002,02/28/2025,Bank fees,6800', 'JNL002,28/02/2025,Bank fees,6800'],
+        [',0.00,15.00', ',0.00,16.00'],
+      ],
+      [
+        [3, 'unknown_account', 'Ledger Account Number'],
+        [4, 'invalid_date', 'Date'],
+        [4, 'unbalanced', 'Reference'],
+      ],
+    ],
+    [
+      'hledger',
+      [
+        ['"Expenses:Operating Expenses:Rent"', '"Expenses:Nope"'],
+        ['"2","2025-02-10"', '"2","2025-02-30"'],
+        ['"-120.50","USD"', '"-120.00","USD"'],
+      ],
+      [
+        [2, 'unknown_account', 'account'],
+        [4, 'invalid_date', 'date'],
+        [4, 'unbalanced', 'txnidx'],
+      ],
+    ],
+  ];
+  it.each(cases)('%s', async (preset, edits, expected) => {
+    const { dir, run } = await demoChart();
+    let text = readFileSync(join(IMPORT, `${preset}.csv`), 'utf8');
+    for (const [from, to] of edits) {
+      expect(text, from).toContain(from);
+      text = text.replace(from, to);
+    }
+    const r = await run(['je', 'import', writeFile(dir, 'bad.csv', text), '--preset', preset]);
+    expect(r.exitCode).toBe(1);
+    for (const [row, reason, column] of expected)
+      expect(r.stderr).toContain(`bad.csv:${row}: CAPI33 ${reason}: ${column}:`);
+    expect(await balances(run)).toEqual({});
+  });
+});
