@@ -331,6 +331,8 @@ describe('balance sheet figures', () => {
       '2025-03-31',
     ]);
     expect(table.stdout).toContain('Total Liabilities and Equity');
+    // Totals of sections with nothing in them print as 0.00, as a printed statement does.
+    expect(table.stdout).toMatch(/^Total Liabilities +0\.00 +0\.00 +0\.00$/m);
   });
 });
 

@@ -11,12 +11,14 @@ function tutorial(text: string): string[][] {
     .join('\n')
     .replace(/\\\n\s*/g, '')
     .split('\n');
-  // Files a reader brings (entry.json, more-accounts.csv, export.csv) and the interactive post are left out.
-  const own = /entry\.json|more-accounts\.csv|export\.csv|^books je post\s*(#|$)/;
+  // The interactive post needs a person at a terminal: it is left out.
+  const own = /^books je post\s*(#|$)/;
   return lines
     .map((l) => l.replace(/\s+#.*$/, '').trim())
     .filter((l) => l.startsWith('books ') && !own.test(l))
-    .map((l) => [...l.slice(6).matchAll(/"([^"]*)"|(\S+)/g)].map((m) => m[1] ?? m[2]!));
+    .map((l) =>
+      [...l.slice(6).matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2] ?? m[3]!),
+    );
 }
 
 describe("the README's tutorial", () => {
@@ -28,8 +30,12 @@ describe("the README's tutorial", () => {
     );
     const env = { BOOKS_LEDGER: join(tempDir(), 'books.sqlite') };
     let worksheet = '';
-    for (const args of steps) {
-      const r = await books(args, { cwd: ROOT, env });
+    for (const words of steps) {
+      // `< FILE` feeds the file to standard input, as a shell would.
+      const from = words.indexOf('<');
+      const args = from < 0 ? words : words.slice(0, from);
+      const input = from < 0 ? undefined : readFileSync(join(ROOT, words[from + 1]!), 'utf8');
+      const r = await books(args, { cwd: ROOT, env, ...(input !== undefined ? { input } : {}) });
       expect(r.exitCode, `books ${args.join(' ')}: ${r.stderr}`).toBe(0);
       if (args.includes('--worksheet')) worksheet = r.stdout;
     }

@@ -1,11 +1,4 @@
-import {
-  chmodSync,
-  closeSync,
-  openSync,
-  readFileSync,
-  rmSync,
-  writeSync,
-} from 'node:fs';
+import { chmodSync, closeSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
