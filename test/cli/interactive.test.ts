@@ -1,3 +1,5 @@
+import { join } from 'node:path';
+import { writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { Choice, Prompter } from '../../src/cli/prompter.js';
 import { errors } from '../../src/domain/errors.js';
@@ -162,6 +164,13 @@ describe('interactive je post (on a terminal)', () => {
 
   it('shows inactive and header accounts as such, and does not let them be chosen', async () => {
     const { ledger, dir } = copyTemplate('standard');
+    const chart =
+      'external_id,account_number,name,account_type,parent_external_id,is_postable,is_active,currency\n';
+    const inactive = join(dir, 'inactive.csv');
+    writeFileSync(inactive, chart + 'petty-cash,1030,Petty Cash,bank,cash,true,false,\n');
+    expect(
+      (await cli(['accounts', 'import', inactive, '--ledger', ledger], { cwd: dir })).exitCode,
+    ).toBe(0);
     const t: Transcript = { asked: [], refused: [], defaults: [] };
     let seen: Choice<unknown>[] = [];
     const p = scripted(['', ''], t);
@@ -175,6 +184,6 @@ describe('interactive je post (on a terminal)', () => {
     const r = await cli(['je', 'post', '--ledger', ledger], { cwd: dir, tty: true, prompter });
     expect(r.exitCode).toBe(130);
     expect(seen.find((c) => c.name.includes('Cash and Bank'))?.disabled).toContain('header');
-    expect(seen.find((c) => c.name.includes('Petty Cash'))?.disabled).toBeUndefined();
+    expect(seen.find((c) => c.name.includes('Petty Cash'))?.disabled).toContain('inactive');
   });
 });

@@ -1,22 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { books, FIXTURES, tempDir, writeFile, type RunResult } from './helpers.js';
+import { copyTemplate } from '../support/ledgers.js';
+import { books, FIXTURES, writeFile, type RunResult } from './helpers.js';
 
 const IMPORT = join(FIXTURES, 'import');
 
 /** A new ledger with the demo bakery's chart and counterparties, and no entries. */
 async function demoChart(): Promise<{ dir: string; run: (args: string[]) => Promise<RunResult> }> {
-  const dir = tempDir();
-  const ledger = join(dir, 'books.sqlite');
-  const run = (args: string[]) => books([...args, '--ledger', ledger], { cwd: dir });
-  const init = ['init', '--first-month', '2025-01', '--chart', join(FIXTURES, 'demo/accounts.csv')];
-  for (const args of [
-    init,
-    ['counterparties', 'import', join(FIXTURES, 'demo/counterparties.csv')],
-  ])
-    expect((await run(args)).exitCode).toBe(0);
-  return { dir, run };
+  const { dir, ledger } = copyTemplate('demo-chart');
+  return { dir, run: (args: string[]) => books([...args, '--ledger', ledger], { cwd: dir }) };
 }
 
 /** Each account's balance as of a date (debits minus credits, in cents), by account number. */

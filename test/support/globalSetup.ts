@@ -29,6 +29,10 @@ export const TEMPLATES = {
     ['counterparties', 'import', join(FIXTURES, 'demo/counterparties.csv')],
     ['je', 'import', join(FIXTURES, 'demo/entries.csv')],
   ],
+  'demo-chart': [
+    ['init', '--first-month', '2025-01', '--chart', join(FIXTURES, 'demo/accounts.csv')],
+    ['counterparties', 'import', join(FIXTURES, 'demo/counterparties.csv')],
+  ],
   'demo-fy4': [
     [
       'init',
