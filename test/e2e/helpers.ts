@@ -148,3 +148,21 @@ export function expectSameReport(remote: string, local: string, url: string): vo
   expect(rHead).toBe(url);
   expect(rBody.join('\n')).toBe(lBody.join('\n'));
 }
+
+/** Runs books on a terminal (script gives it one): its output as it comes, and keys typed into it. */
+export function onTerminal(
+  args: string[],
+  cwd: string,
+  env: Record<string, string> = { NO_COLOR: '1' },
+) {
+  const line = ['node', BIN, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+  const child = execa('script', ['-qec', line, '/dev/null'], {
+    cwd,
+    reject: false,
+    env: { BOOKS_CONFIG: join(cwd, 'none.json'), TERM: 'xterm', ...env },
+    extendEnv: false,
+  });
+  let seen = '';
+  child.stdout!.on('data', (c: Buffer) => (seen += String(c)));
+  return { child, seen: () => seen, type: (keys: string) => child.stdin!.write(keys) };
+}

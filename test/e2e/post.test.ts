@@ -1,10 +1,8 @@
 import { hostname } from 'node:os';
-import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { until } from '../support/ledgers.js';
-import { BIN, books, booksJson, snapshot, standardLedger, tempDir } from './helpers.js';
+import { books, booksJson, onTerminal, snapshot, standardLedger, tempDir } from './helpers.js';
 
 describe('je post', () => {
   it('numbers entries JE-(largest + 1), normalises given numbers and refuses duplicates', async () => {
@@ -325,19 +323,6 @@ describe('books init', () => {
 });
 
 describe('a post that has to wait', () => {
-  /** Runs books on a terminal (script gives it one), its output read as it comes. */
-  function onTerminal(args: string[], cwd: string) {
-    const line = ['node', BIN, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
-    const child = execa('script', ['-qec', line, '/dev/null'], {
-      cwd,
-      reject: false,
-      env: { NO_COLOR: '1', BOOKS_CONFIG: join(cwd, 'none.json') },
-    });
-    let seen = '';
-    child.stdout!.on('data', (c: Buffer) => (seen += String(c)));
-    return { child, seen: () => seen };
-  }
-
   it('waits for a local rebuild to finish, saying so on a terminal, and then posts once', async () => {
     const { dir, ledger } = await standardLedger();
     const mark = (sql: string, ...p: unknown[]) => {

@@ -1,22 +1,6 @@
-import { join } from 'node:path';
-import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { until } from '../support/ledgers.js';
-import { BIN, books, serve, standardLedger } from './helpers.js';
-
-/** Runs books on a terminal (script gives it one): its output as it comes, and keys typed into it. */
-function onTerminal(args: string[], cwd: string, env: Record<string, string> = { NO_COLOR: '1' }) {
-  const line = ['node', BIN, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
-  const child = execa('script', ['-qec', line, '/dev/null'], {
-    cwd,
-    reject: false,
-    env: { BOOKS_CONFIG: join(cwd, 'none.json'), TERM: 'xterm', ...env },
-    extendEnv: false,
-  });
-  let seen = '';
-  child.stdout!.on('data', (c: Buffer) => (seen += String(c)));
-  return { child, seen: () => seen, type: (keys: string) => child.stdin!.write(keys) };
-}
+import { books, onTerminal, serve, standardLedger } from './helpers.js';
 
 describe('on a terminal', () => {
   it('interactive entry checks a date when it is typed and asks again; Ctrl-C cancels, posting nothing', async () => {
