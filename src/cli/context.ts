@@ -100,9 +100,14 @@ export class Context {
    * Stops the command once the reader has gone. `flush` sends what is gathered.
    */
   async write(text: string): Promise<void> {
+    if (this.push(text)) await this.flush();
+  }
+
+  /** Gathers a piece without waiting; true once 64 KiB are gathered and `flush` is due. */
+  push(text: string): boolean {
     if (this.outputClosed) throw new OutputClosed();
     this.pending += text;
-    if (this.pending.length >= 65_536) await this.flush();
+    return this.pending.length >= 65_536;
   }
 
   async flush(): Promise<void> {

@@ -19,6 +19,13 @@ import type { Context } from './context.js';
 export interface Output {
   /** Writes a piece, waiting while the reader or the disk is behind. */
   write(text: string): Promise<void>;
+  /**
+   * Gathers a piece without waiting: true once enough is gathered (64 KiB) that `drain` is due. A
+   * stream of small pieces (a line each) pushes and drains, rather than awaiting every piece.
+   */
+  push(text: string): boolean;
+  /** Hands on what is gathered, waiting while the reader or the disk is behind. */
+  drain(): Promise<void>;
   /** Ends the output: a file is put in place only now (a failed command leaves what was there). */
   finish(): Promise<void>;
   abort(): Promise<void>;
@@ -38,6 +45,8 @@ export async function openOutput(ctx: Context, flag: string | undefined): Promis
   if (flag === undefined) {
     return {
       write: (text) => ctx.write(text),
+      push: (text) => ctx.push(text),
+      drain: () => ctx.flush(),
       finish: () => ctx.flush(),
       abort: async () => {},
       terminal: Boolean(ctx.io.stdout.isTTY),
@@ -78,11 +87,13 @@ export async function openOutput(ctx: Context, flag: string | undefined): Promis
       });
     if (broken) throw failed(broken);
   };
+  const push = (text: string) => (pending += text).length >= 65_536;
   return {
     terminal: false,
+    push,
+    drain: flush,
     async write(text) {
-      pending += text;
-      if (pending.length >= 65_536) await flush();
+      if (push(text)) await flush();
     },
     async finish() {
       await flush();
@@ -163,4 +174,15 @@ function startsWith(path: string, magic: string): boolean {
   } finally {
     closeSync(fd);
   }
+}
+
+/** Runs a command's writing to an output: finished when it succeeds, abandoned (no partial file) when not. */
+export async function writeTo(out: Output, write: () => Promise<void>): Promise<void> {
+  try {
+    await write();
+  } catch (e) {
+    await out.abort();
+    throw e;
+  }
+  await out.finish();
 }

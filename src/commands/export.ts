@@ -1,7 +1,7 @@
 import { command, str } from '../cli/command.js';
 import { dateFlag } from '../cli/flags.js';
 import { errors } from '../domain/errors.js';
-import { openOutput } from '../cli/output.js';
+import { openOutput, writeTo } from '../cli/output.js';
 import { exportEntry, exportHead, peerAccountNames, type Peer } from '../render/journalExport.js';
 import { OUTPUT_FLAG } from './reportFlags.js';
 
@@ -45,20 +45,10 @@ same balances as books. Entries stream: any size of ledger exports in constant m
     const [entity, accounts] = [await ledger.entity.get(), await ledger.chart.accounts()];
     const names = peerAccountNames(opts.peer, accounts);
     const out = await openOutput(ctx, opts.output);
-    try {
-      let chunk = exportHead(opts.peer, entity, accounts, names);
-      for await (const e of ledger.journal.list({ from: opts.from, to: opts.to })) {
-        chunk += exportEntry(opts.peer, e, names);
-        if (chunk.length >= 65_536) {
-          await out.write(chunk);
-          chunk = '';
-        }
-      }
-      await out.write(chunk);
-    } catch (e) {
-      await out.abort();
-      throw e;
-    }
-    await out.finish();
+    await writeTo(out, async () => {
+      out.push(exportHead(opts.peer, entity, accounts, names));
+      for await (const e of ledger.journal.list({ from: opts.from, to: opts.to }))
+        if (out.push(exportEntry(opts.peer, e, names))) await out.drain();
+    });
   },
 });

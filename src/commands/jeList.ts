@@ -1,6 +1,6 @@
 import { command, list, str } from '../cli/command.js';
 import { dateFlag, wholeFlag } from '../cli/flags.js';
-import { openOutput } from '../cli/output.js';
+import { openOutput, writeTo } from '../cli/output.js';
 import { errors } from '../domain/errors.js';
 import { toJson } from '../domain/json.js';
 import { currencyExponent, exponentOf, formatAmount } from '../domain/money.js';
@@ -75,13 +75,7 @@ rebuilds the same journal in a ledger with the same chart.`,
     const out = await openOutput(ctx, opts.output);
     const write = (text: string) => out.write(text);
     const currency = (await ledger.entity.get()).currency;
-    try {
-      await writeList(write);
-    } catch (e) {
-      await out.abort();
-      throw e;
-    }
-    await out.finish();
+    await writeTo(out, () => writeList(write));
 
     async function writeList(write: (text: string) => Promise<void>): Promise<void> {
       if (ctx.json) {

@@ -1,7 +1,7 @@
 import { bool, str, type FlagSpec, type Raw } from '../cli/command.js';
 import type { Context } from '../cli/context.js';
 import { dateFlag, wholeFlag } from '../cli/flags.js';
-import { openOutput } from '../cli/output.js';
+import { openOutput, writeTo } from '../cli/output.js';
 import type { Entity, GlAccount } from '../domain/accounts.js';
 import { accountIndex } from '../domain/input.js';
 import { localDate } from '../domain/dates.js';
@@ -135,8 +135,9 @@ export async function writeReport(
   const out = await openOutput(ctx, output);
   const width = out.terminal ? ctx.io.stdout.columns : Number(ctx.env.COLUMNS) || undefined;
   const bold = ctx.color && out.terminal ? (await import('../render/colour.js')).bold : undefined;
-  await out.write(render({ ...(width ? { width } : {}), ...(bold ? { bold } : {}) }));
-  await out.finish();
+  await writeTo(out, () =>
+    out.write(render({ ...(width ? { width } : {}), ...(bold ? { bold } : {}) })),
+  );
 }
 
 /**

@@ -1,7 +1,7 @@
 import { bool, command, list, str } from '../cli/command.js';
 import type { Context } from '../cli/context.js';
 import { dateFlag } from '../cli/flags.js';
-import { openOutput } from '../cli/output.js';
+import { openOutput, writeTo } from '../cli/output.js';
 import { localDate } from '../domain/dates.js';
 import { exponentOf } from '../domain/money.js';
 import { fiscalYearStart } from '../domain/periods.js';
@@ -89,20 +89,10 @@ async function generalLedger(ctx: Context, opts: Options): Promise<void> {
   const events = ledger.reports.generalLedger(checked.query)[Symbol.asyncIterator]();
   let next = await events.next();
   const out = await openOutput(ctx, opts.output);
-  try {
-    // Pieces are gathered here and handed on by the 64 KiB: one await per piece would cost more than the line.
-    let chunk = writer.begin();
-    for (; !next.done; next = await events.next()) {
-      chunk += writer.event(next.value);
-      if (chunk.length >= 65_536) {
-        await out.write(chunk);
-        chunk = '';
-      }
-    }
-    await out.write(chunk + writer.end());
-  } catch (e) {
-    await out.abort();
-    throw e;
-  }
-  await out.finish();
+  await writeTo(out, async () => {
+    out.push(writer.begin());
+    for (; !next.done; next = await events.next())
+      if (out.push(writer.event(next.value))) await out.drain();
+    await out.write(writer.end());
+  });
 }
