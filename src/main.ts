@@ -55,7 +55,10 @@ function toBooksError(e: unknown): BooksError {
   if (isBooksError(e)) return e;
   if (e instanceof CommanderError) {
     const message = e.message.replace(/^error: /, '');
-    return new BooksError('usage', `${message} (run with --help for usage)`, [], {
+    // A value such as an id may start with '-'; commander takes whatever follows '--' as operands.
+    const hint =
+      e.code === 'commander.unknownOption' ? "; a value that starts with '-' goes after '--'" : '';
+    return new BooksError('usage', `${message} (run with --help for usage${hint})`, [], {
       usage: e.code.replace('commander.', ''),
     });
   }

@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { books, standardLedger, tempDir, type RunResult } from './helpers.js';
@@ -17,6 +18,25 @@ describe('the command line as a bookkeeper meets it', () => {
         error: { code: 'usage', message: expect.any(String) },
       });
     }
+  });
+
+  it("a key whose id starts with '-' is revoked after '--', and the usage error says so", async () => {
+    const { dir, ledger } = await standardLedger();
+    const minted = await books(['keys', 'create', '--permission', 'customer_api:read'], {
+      cwd: dir,
+    });
+    expect(minted.exitCode).toBe(0);
+    // Ids minted before they were kept from starting with '-' may still do so.
+    const db = new Database(ledger);
+    db.prepare(`UPDATE api_keys SET id = '-abc'`).run();
+    db.close();
+    const bare = await books(['keys', 'revoke', '-abc'], { cwd: dir });
+    expect(bare.exitCode).toBe(2);
+    expect(bare.stderr).toContain("unknown option '-abc'");
+    expect(bare.stderr).toContain("a value that starts with '-' goes after '--'");
+    const r = await books(['keys', 'revoke', '--', '-abc'], { cwd: dir });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^API key -abc revoked at /);
   });
 
   it('writes the format asked for or refuses it the same way; lists write their import formats', async () => {

@@ -14,7 +14,10 @@ export class SqliteKeys implements KeyOps {
     name: string | null,
     permissions: Permission[],
   ): Promise<ApiKeyInfo & { key: string }> {
-    const id = randomBytes(9).toString('base64url');
+    let id: string;
+    // An id is typed after `books keys revoke`, where a leading '-' would read as an option.
+    do id = randomBytes(9).toString('base64url');
+    while (id.startsWith('-'));
     const key = `bk.${id}.${randomBytes(32).toString('base64url')}`;
     const created = this.db.stamp();
     const perms = [...new Set(permissions)].sort() as Permission[];
