@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { books, serve, standardLedger, type Served } from './helpers.js';
 
@@ -270,6 +271,52 @@ describe('books serve', () => {
       expect(log).not.toContain(k);
       expect(file).not.toContain(k);
       expect(log).not.toContain(k.split('.')[2]!);
+    }
+  });
+});
+
+describe('books serve beside other processes', () => {
+  it('sees at once what another process changes: the chart, an account made inactive, the lock date', async () => {
+    const L = await standardLedger();
+    const k = (await key(L.ledger, POST)).key;
+    const s = await serve(L.ledger);
+    let n = 0;
+    const post = async (account: string, date = '2025-03-02') => {
+      const body = entry({ entry_date: date });
+      body.lines[0]!.gl_account_id = account;
+      const r = await fetch(s.url + '/v1/journal-entries', {
+        method: 'POST',
+        headers: {
+          Authorization: `Bearer ${k}`,
+          'Content-Type': 'application/json',
+          'X-Idempotency-Key': `other-${++n}`,
+        },
+        body: JSON.stringify(body),
+      });
+      return { status: r.status, body: (await r.json()) as { code?: string; detail?: string } };
+    };
+    try {
+      // The server has read the chart and the entity for these, and must not answer from memory later.
+      expect((await post('rent')).status).toBe(201);
+      expect((await post('storage')).body.code).toBe('CAPI33');
+      const chart = join(L.dir, 'more.csv');
+      writeFileSync(
+        chart,
+        'external_id,account_number,name,account_type,parent_external_id,is_postable,is_active,currency\n' +
+          'storage,6990,Storage,expense,expenses,true,true,\nrent,6100,Rent,expense,expenses,true,false,\n',
+      );
+      expect((await L.run(['accounts', 'import', chart])).exitCode).toBe(0);
+      expect((await post('storage')).status).toBe(201);
+      const inactive = await post('rent');
+      expect([inactive.status, inactive.body.code]).toEqual([400, 'CAPI33']);
+      expect(inactive.body.detail).toMatch(/inactive/);
+      expect((await L.run(['close', '--through', '2025-03-31'])).exitCode).toBe(0);
+      const closed = await post('storage');
+      expect([closed.status, closed.body.code]).toEqual([400, 'CAPI33']);
+      expect(closed.body.detail).toMatch(/closed/);
+      expect((await post('storage', '2025-04-01')).status).toBe(201);
+    } finally {
+      await s.stop();
     }
   });
 });

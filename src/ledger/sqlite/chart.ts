@@ -159,7 +159,12 @@ export class SqliteChart implements ChartOps {
   }
 
   /** Look-ups for entry validation, memoised for one transaction. */
+  /** What validation reads of the ledger, kept between requests while the chart is unchanged. */
   validationContext(): ValidationContext {
+    return this.db.kept('validation context', () => this.newValidationContext());
+  }
+
+  private newValidationContext(): ValidationContext {
     const accountStmt = this.db.prep(
       `SELECT key, id, external_id, account_number, name, account_type, is_active, is_postable, currency
        FROM accounts WHERE external_id = ?`,
@@ -169,34 +174,38 @@ export class SqliteChart implements ChartOps {
        WHERE counterparty_type = ? AND external_id = ?`,
     );
     const jeStmt = this.db.prep(`SELECT 1 FROM journal_entries WHERE je_number = ?`).pluck();
-    const accounts = new Map<string, AccountRef | undefined>();
+    // Only what exists is kept: names that match nothing cannot make the maps grow.
+    const accounts = new Map<string, AccountRef>();
     // By type, then external id: no key string is built per look-up.
-    const cps = new Map<string, Map<string, CounterpartyRef | undefined>>();
+    const cps = new Map<string, Map<string, CounterpartyRef>>();
     return {
       entity: this.db.entity(),
       account(externalId) {
-        if (!accounts.has(externalId)) {
-          const r = accountStmt.get(externalId) as
-            (Omit<AccountRef, keyof Flags> & Flags) | undefined;
-          const ref = r && {
-            ...r,
-            account_type: r.account_type as AccountType,
-            is_active: r.is_active === 1,
-            is_postable: r.is_postable === 1,
-          };
-          accounts.set(externalId, ref);
-        }
-        return accounts.get(externalId);
+        const known = accounts.get(externalId);
+        if (known) return known;
+        const r = accountStmt.get(externalId) as
+          (Omit<AccountRef, keyof Flags> & Flags) | undefined;
+        if (!r) return undefined;
+        const ref = {
+          ...r,
+          account_type: r.account_type as AccountType,
+          is_active: r.is_active === 1,
+          is_postable: r.is_postable === 1,
+        };
+        accounts.set(externalId, ref);
+        return ref;
       },
       counterparty(type, externalId) {
         let ofType = cps.get(type);
         if (!ofType) cps.set(type, (ofType = new Map()));
-        if (!ofType.has(externalId)) {
-          const r = cpStmt.get(type, externalId) as
-            (Omit<CounterpartyRef, 'is_active'> & { is_active: number }) | undefined;
-          ofType.set(externalId, r && { ...r, is_active: r.is_active === 1 });
-        }
-        return ofType.get(externalId);
+        const known = ofType.get(externalId);
+        if (known) return known;
+        const r = cpStmt.get(type, externalId) as
+          (Omit<CounterpartyRef, 'is_active'> & { is_active: number }) | undefined;
+        if (!r) return undefined;
+        const ref = { ...r, is_active: r.is_active === 1 };
+        ofType.set(externalId, ref);
+        return ref;
       },
       jeNumberTaken: (n) => jeStmt.get(n) !== undefined,
       // Read only on a miss, which is an error's path.

@@ -1,4 +1,12 @@
-import { accessSync, constants, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  accessSync,
+  constants,
+  existsSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { BooksError, errors } from '../../domain/errors.js';
@@ -131,6 +139,8 @@ export function clearDamaged(path: string): void {
 
 /** The damage found earlier, as the error a writer raises, or null for a file not known to be damaged. */
 export function knownDamage(path: string): BooksError | null {
+  // Asked before every write: an absent mark must not cost a thrown error.
+  if (!existsSync(markOf(path))) return null;
   let text: string;
   try {
     text = readFileSync(markOf(path), 'utf8').trim();

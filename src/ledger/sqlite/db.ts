@@ -17,6 +17,9 @@ export interface EntityRow extends Entity {
  */
 export class Db {
   private readonly stmts = new Map<string, Database.Statement>();
+  private ownWrites = 0;
+  private keptTag = '';
+  private readonly keptValues = new Map<string, unknown>();
 
   /** Null while the path still names the file this connection writes; else why no write may go on. */
   readonly stillHere: () => Error | null;
@@ -40,17 +43,38 @@ export class Db {
     return s;
   }
 
+  /**
+   * A value read from the ledger (the entity, the chart as validation sees it, API keys), kept while
+   * nothing can have changed it: until another connection commits (SQLite's data_version) or this one
+   * writes through write(). Posts do not change what is kept, so a server reads it once, not per request.
+   */
+  kept<T>(name: string, read: () => T): T {
+    const tag = `${this.prep('PRAGMA data_version').pluck().get() as number}:${this.ownWrites}`;
+    if (tag !== this.keptTag) {
+      this.keptTag = tag;
+      this.keptValues.clear();
+    }
+    if (!this.keptValues.has(name)) this.keptValues.set(name, read());
+    return this.keptValues.get(name) as T;
+  }
+
   /** Runs fn in one IMMEDIATE transaction: the write lock is taken up front, so writers queue instead of failing. */
   write<T>(fn: () => T): T {
-    if (this.sqlite.inTransaction) return fn();
-    const gone = this.stillHere();
-    if (gone) throw gone;
+    // Before and after: what fn reads is not kept past what it writes.
+    this.ownWrites++;
     try {
-      this.prep('BEGIN IMMEDIATE').run();
-    } catch (e) {
-      throw storageError(e, this.location);
+      if (this.sqlite.inTransaction) return fn();
+      const gone = this.stillHere();
+      if (gone) throw gone;
+      try {
+        this.prep('BEGIN IMMEDIATE').run();
+      } catch (e) {
+        throw storageError(e, this.location);
+      }
+      return this.finish(fn);
+    } finally {
+      this.ownWrites++;
     }
-    return this.finish(fn);
   }
 
   /** Runs fn in one read transaction: a consistent view, without the write lock. */
@@ -72,6 +96,10 @@ export class Db {
   }
 
   entity(): EntityRow {
+    return this.kept('entity', () => this.readEntity());
+  }
+
+  private readEntity(): EntityRow {
     return this.prep(
       `SELECT id, name, currency, books_start, fiscal_year_start_month, lock_date,
               rebuild_started_at, rebuild_owner

@@ -34,6 +34,7 @@ export class GroupCommit {
   private pause = RETRY_FIRST_MS;
   /** The connection's busy timeout: how long writes may wait for the lock in all. */
   private timeout = BUSY_TIMEOUT_MS;
+  private readonly statements = new Map<string, Database.Statement>();
 
   constructor(
     private readonly db: Database.Database,
@@ -76,7 +77,7 @@ export class GroupCommit {
       if (!this.db.inTransaction) return this.lost(group, results[results.length - 1]!);
     }
     try {
-      this.db.exec('COMMIT');
+      this.sql('COMMIT').run();
     } catch (e) {
       if (this.db.inTransaction) this.db.exec('ROLLBACK');
       for (const w of group) w.reject(storageError(e, this.location));
@@ -121,27 +122,34 @@ export class GroupCommit {
 
   /** Takes the write lock without waiting for it: true, 'busy', or the error that stopped it. */
   private begin(): true | 'busy' | unknown {
-    this.timeout = this.db.pragma('busy_timeout', { simple: true }) as number;
-    this.db.pragma('busy_timeout = 0');
+    this.timeout = this.sql('PRAGMA busy_timeout').pluck().get() as number;
+    this.sql('PRAGMA busy_timeout = 0').run();
     try {
-      this.db.exec('BEGIN IMMEDIATE');
+      this.sql('BEGIN IMMEDIATE').run();
       return true;
     } catch (e) {
       const code = (e as { code?: unknown }).code;
       return code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED' ? 'busy' : e;
     } finally {
-      this.db.pragma(`busy_timeout = ${this.timeout}`);
+      this.sql(`PRAGMA busy_timeout = ${this.timeout}`).run();
     }
   }
 
   private inSavepoint(op: () => unknown): Outcome {
-    this.db.exec('SAVEPOINT grouped');
+    this.sql('SAVEPOINT grouped').run();
     const r = attempt(op);
     // SQLite may have rolled the transaction back already (then the savepoint is gone with it).
     if (!this.db.inTransaction) return r;
-    if ('error' in r) this.db.exec('ROLLBACK TO grouped');
-    this.db.exec('RELEASE grouped');
+    if ('error' in r) this.sql('ROLLBACK TO grouped').run();
+    this.sql('RELEASE grouped').run();
     return r;
+  }
+
+  /** The few statements of every group, prepared once: compiling them cost more than running them. */
+  private sql(text: string): Database.Statement {
+    let s = this.statements.get(text);
+    if (!s) this.statements.set(text, (s = this.db.prepare(text)));
+    return s;
   }
 }
 

@@ -5,6 +5,7 @@ import type { KeyOps } from '../port.js';
 import type { Db } from './db.js';
 
 type KeyRow = Omit<ApiKeyInfo, 'permissions'> & { permissions: string };
+type KeyAuthRow = { key_hash: string; permissions: string; revoked_at: string | null };
 
 /** API keys of a local ledger, for books serve: only a SHA-256 of each key is stored. */
 export class SqliteKeys implements KeyOps {
@@ -55,15 +56,26 @@ export class SqliteKeys implements KeyOps {
     });
   }
 
-  /** Hashes are compared in constant time, and an unknown id costs the same as a known one. */
+  /** A key's row, kept while the ledger is unchanged (a revocation by any process is seen at once). */
+  private keyRow(id: string): KeyAuthRow | undefined {
+    // Only keys that exist are kept: unknown ids sent by anyone cannot make the map grow.
+    const kept = this.db.kept('api keys', () => new Map<string, KeyAuthRow>());
+    let row = kept.get(id);
+    if (row) return row;
+    row = this.db
+      .prep(`SELECT key_hash, permissions, revoked_at FROM api_keys WHERE id = ?`)
+      .get(id) as KeyAuthRow | undefined;
+    if (row) kept.set(id, row);
+    return row;
+  }
+
+  /**
+   * Hashes are compared in constant time, an unknown id against a hash of zeros. The id is not the
+   * secret (keys list shows it); whether its row was kept may show in the time, the secret part does not.
+   */
   async authenticate(key: string): Promise<Permission[] | null> {
     const id = keyId(key);
-    const row = id
-      ? (this.db
-          .prep(`SELECT key_hash, permissions, revoked_at FROM api_keys WHERE id = ?`)
-          .get(id) as
-          { key_hash: string; permissions: string; revoked_at: string | null } | undefined)
-      : undefined;
+    const row = id ? this.keyRow(id) : undefined;
     const given = Buffer.from(sha256(key), 'hex');
     const stored = Buffer.from(row?.key_hash ?? '0'.repeat(64), 'hex');
     const same = timingSafeEqual(given, stored);
