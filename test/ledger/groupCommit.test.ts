@@ -162,3 +162,19 @@ describe('posts requested together (one transaction, a savepoint each)', () => {
       expect(snapshot(path)).toBe(before);
     }, 50));
 });
+
+describe('one open ledger over many requests (as books serve)', () => {
+  it("a dry-run import's JE numbers do not stay taken for the posts after it", () =>
+    withLedger(async (ledger) => {
+      // The chart and entity the server keeps between requests must not carry one import's numbers.
+      const batch = await ledger.journal.beginImport({ dryRun: true, allowDuplicates: false });
+      expect(batch.add(entry(100, { je_number: 'INV-7' }), 'f1', false, 2)).toEqual({
+        status: 'would_post',
+      });
+      await batch.rollback();
+      const posted = await ledger.journal.post(entry(100, { je_number: 'INV-7' }), {
+        idempotencyKey: 'after-dry-run',
+      });
+      expect(posted.je_number).toBe('INV-7');
+    }));
+});

@@ -158,13 +158,25 @@ export class SqliteChart implements ChartOps {
     });
   }
 
-  /** Look-ups for entry validation, memoised for one transaction. */
-  /** What validation reads of the ledger, kept between requests while the chart is unchanged. */
+  /**
+   * Look-ups for entry validation. The accounts and counterparties found are kept between calls while
+   * the ledger is unchanged (Db.kept), so a server reads them once; each call gets an object of its own
+   * (an import wraps its jeNumberTaken), and JE numbers are always asked of the ledger.
+   */
   validationContext(): ValidationContext {
-    return this.db.kept('validation context', () => this.newValidationContext());
+    const { account, counterparty } = this.db.kept('validation look-ups', () => this.lookUps());
+    const jeStmt = this.db.prep(`SELECT 1 FROM journal_entries WHERE je_number = ?`).pluck();
+    return {
+      entity: this.db.entity(),
+      account,
+      counterparty,
+      jeNumberTaken: (n) => jeStmt.get(n) !== undefined,
+      // Read only on a miss, which is an error's path.
+      resembling: (ref) => closeMatches(ref, this.accountsSync()).map(describeAccount),
+    };
   }
 
-  private newValidationContext(): ValidationContext {
+  private lookUps(): Pick<ValidationContext, 'account' | 'counterparty'> {
     const accountStmt = this.db.prep(
       `SELECT key, id, external_id, account_number, name, account_type, is_active, is_postable, currency
        FROM accounts WHERE external_id = ?`,
@@ -173,13 +185,11 @@ export class SqliteChart implements ChartOps {
       `SELECT id, counterparty_type, external_id, name, is_active FROM counterparties
        WHERE counterparty_type = ? AND external_id = ?`,
     );
-    const jeStmt = this.db.prep(`SELECT 1 FROM journal_entries WHERE je_number = ?`).pluck();
     // Only what exists is kept: names that match nothing cannot make the maps grow.
     const accounts = new Map<string, AccountRef>();
     // By type, then external id: no key string is built per look-up.
     const cps = new Map<string, Map<string, CounterpartyRef>>();
     return {
-      entity: this.db.entity(),
       account(externalId) {
         const known = accounts.get(externalId);
         if (known) return known;
@@ -207,9 +217,6 @@ export class SqliteChart implements ChartOps {
         ofType.set(externalId, ref);
         return ref;
       },
-      jeNumberTaken: (n) => jeStmt.get(n) !== undefined,
-      // Read only on a miss, which is an error's path.
-      resembling: (ref) => closeMatches(ref, this.accountsSync()).map(describeAccount),
     };
   }
 }
