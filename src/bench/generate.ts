@@ -143,6 +143,7 @@ export async function toQbo(
   dir: string,
   from = 'entries.csv',
   to = 'entries-qbo.csv',
+  numbered = 'entries-numbered.csv',
 ): Promise<void> {
   const { createReadStream } = await import('node:fs');
   const { createInterface } = await import('node:readline');
@@ -156,13 +157,18 @@ export async function toQbo(
   }
   const out = createWriteStream(`${dir}/${to}`);
   out.write('Journal No.,Journal Date,Memo,Account Name,Debits,Credits,Description,Name,Class\n');
-  let chunk = '';
+  // The same journal in the native format with the JE numbers QuickBooks' Journal No. gives.
+  const native = createWriteStream(`${dir}/${numbered}`);
+  let nativeChunk = '';
   let first = true;
+  let chunk = '';
   for await (const line of createInterface({ input: createReadStream(`${dir}/${from}`) })) {
     if (first) {
       first = false;
+      native.write(`${line},je_number\n`);
       continue;
     }
+    nativeChunk += `${line},${line.slice(0, line.indexOf(','))}\n`;
     const [entry, date, account, side, amount, cpType, cpId, memo] = line.split(',');
     const us = `${date!.slice(5, 7)}/${date!.slice(8, 10)}/${date!.slice(0, 4)}`;
     const party =
@@ -175,9 +181,11 @@ export async function toQbo(
     chunk += `${entry},${us},${memo},${names.get(account!)},${dr},${cr},,${party},\n`;
     if (chunk.length > 1 << 16) {
       if (!out.write(chunk)) await once(out, 'drain');
-      chunk = '';
+      if (!native.write(nativeChunk)) await once(native, 'drain');
+      [chunk, nativeChunk] = ['', ''];
     }
   }
   out.end(chunk);
-  await once(out, 'finish');
+  native.end(nativeChunk);
+  await Promise.all([once(out, 'finish'), once(native, 'finish')]);
 }

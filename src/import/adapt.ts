@@ -212,10 +212,17 @@ export class Adapter {
       if (fits.length === 0) return text;
       this.order = fits[0]!;
     }
-    const iso = readDate(text, this.order);
+    // A file repeats few dates on many rows: each is read once (the order is fixed from here on).
+    let iso = this.dates.get(text);
+    if (iso === undefined) {
+      iso = readDate(text, this.order);
+      if (this.dates.size < 100_000) this.dates.set(text, iso);
+    }
     if (iso === null) report('invalid_date', `'${text}' is not a date in the order ${this.order}`);
     return iso ?? text;
   }
+
+  private readonly dates = new Map<string, string | null>();
 
   private party(
     name: string,
