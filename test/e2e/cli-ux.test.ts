@@ -20,6 +20,17 @@ describe('the command line as a bookkeeper meets it', () => {
     }
   });
 
+  it('books close says the date it closed through, and the one before', async () => {
+    const { run } = await standardLedger();
+    const first = await run(['close', '--through', '2025-03-31']);
+    expect(first.stdout.trim()).toBe('The books are closed through 2025-03-31.');
+    const again = await run(['close', '--through', '2025-04-30', '--format', 'json']);
+    expect(JSON.parse(again.stdout)).toEqual({
+      lock_date: '2025-04-30',
+      previous_lock_date: '2025-03-31',
+    });
+  });
+
   it("a key whose id starts with '-' is revoked after '--', and the usage error says so", async () => {
     const { dir, ledger } = await standardLedger();
     const minted = await books(['keys', 'create', '--permission', 'customer_api:read'], {

@@ -206,14 +206,14 @@ export class SqliteChart implements ChartOps {
         return ref;
       },
       counterparty(type, externalId) {
-        let ofType = cps.get(type);
-        if (!ofType) cps.set(type, (ofType = new Map()));
-        const known = ofType.get(externalId);
+        const known = cps.get(type)?.get(externalId);
         if (known) return known;
         const r = cpStmt.get(type, externalId) as
           (Omit<CounterpartyRef, 'is_active'> & { is_active: number }) | undefined;
         if (!r) return undefined;
         const ref = { ...r, is_active: r.is_active === 1 };
+        let ofType = cps.get(type);
+        if (!ofType) cps.set(type, (ofType = new Map()));
         ofType.set(externalId, ref);
         return ref;
       },

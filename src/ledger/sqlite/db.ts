@@ -18,6 +18,7 @@ export interface EntityRow extends Entity {
 export class Db {
   private readonly stmts = new Map<string, Database.Statement>();
   private ownWrites = 0;
+  private writing = 0;
   private keptTag = '';
   private readonly keptValues = new Map<string, unknown>();
 
@@ -49,6 +50,8 @@ export class Db {
    * writes through write(). Posts do not change what is kept, so a server reads it once, not per request.
    */
   kept<T>(name: string, read: () => T): T {
+    // Inside write() a value may be read, written and read again: nothing is kept there.
+    if (this.writing > 0) return read();
     const tag = `${this.prep('PRAGMA data_version').pluck().get() as number}:${this.ownWrites}`;
     if (tag !== this.keptTag) {
       this.keptTag = tag;
@@ -60,8 +63,9 @@ export class Db {
 
   /** Runs fn in one IMMEDIATE transaction: the write lock is taken up front, so writers queue instead of failing. */
   write<T>(fn: () => T): T {
-    // Before and after: what fn reads is not kept past what it writes.
+    // Before and after: nothing read before or during it is kept past what it writes.
     this.ownWrites++;
+    this.writing++;
     try {
       if (this.sqlite.inTransaction) return fn();
       const gone = this.stillHere();
@@ -73,6 +77,7 @@ export class Db {
       }
       return this.finish(fn);
     } finally {
+      this.writing--;
       this.ownWrites++;
     }
   }
