@@ -56,20 +56,28 @@ describe('killed at random moments (SIGKILL)', () => {
     const whole = Date.now() - t;
     const next = random(4);
     const outcomes = { none: 0, all: 0 };
-    for (let trial = 0; trial < 8; trial++) {
+    // Eight kills at seeded moments over the import; then one at once, and one as soon as the batch is
+    // seen committed (the process may still be exiting), so that both outcomes are always among them.
+    const moments: (number | 'committed')[] = [
+      ...Array.from({ length: 8 }, () => Math.round(50 + next() * whole * 1.1)),
+      0,
+      'committed',
+    ];
+    for (const [trial, moment] of moments.entries()) {
       const ledger = join(dir, `kill-${trial}.sqlite`);
       copyFileSync(template, ledger);
-      const delay = Math.round(50 + next() * whole * 1.1);
       const child = execa(
         'node',
         [BIN, 'je', 'import', join(dir, 'entries.csv'), '--ledger', ledger],
         { reject: false },
       );
-      await sleep(delay);
+      if (moment === 'committed') {
+        while (countEntries(ledger) < entries && child.exitCode === null) await sleep(5);
+      } else await sleep(moment);
       child.kill('SIGKILL');
       const result = await child;
       const n = countEntries(ledger);
-      expect([0, entries], `trial ${trial}: killed after ${delay} ms`).toContain(n);
+      expect([0, entries], `trial ${trial}: killed at ${moment} ms`).toContain(n);
       expect(result.signal === 'SIGKILL' || (result.exitCode === 0 && n === entries)).toBe(true);
       outcomes[n === 0 ? 'none' : 'all']++;
       await check(ledger);
@@ -97,7 +105,7 @@ describe('killed at random moments (SIGKILL)', () => {
     expect(outcomes.none).toBeGreaterThan(0);
     expect(outcomes.all).toBeGreaterThan(0);
     console.info(
-      `je import of ${entries} entries (${whole} ms whole) killed 8 times: ` +
+      `je import of ${entries} entries (${whole} ms whole) killed ${moments.length} times: ` +
         `${outcomes.none} left none, ${outcomes.all} all`,
     );
   });
