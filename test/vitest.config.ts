@@ -1,5 +1,9 @@
 import { defineConfig } from 'vitest/config';
 
+// An extra CA bundle (NODE_EXTRA_CA_CERTS, set on these machines) costs every Node process some 45 ms
+// to start (docs/benchmarks.md), and the tests start books about a thousand times; none speaks TLS.
+delete process.env.NODE_EXTRA_CA_CERTS;
+
 export default defineConfig({
   test: {
     root: new URL('..', import.meta.url).pathname,
