@@ -148,23 +148,16 @@ export class SqliteSums implements Sums {
 
   /**
    * The lines account by account (in the order given), each by date, entry and line, on a read-only
-   * connection of its own: the window's entries by their date index, their lines, the accounts asked
-   * for. SQLite sorts them (in a temporary file past its cache: memory does not grow with the lines).
-   * No index of lines by account is kept: it cost every post a quarter of its speed (docs/benchmarks.md).
-   * Counterparties are looked up once each.
+   * connection of its own: one range of the index by account and date per account, so a busy account
+   * or a long history costs only the lines in the window. Counterparties are looked up once each.
    */
   async *glLines(q: GlLinesQuery): AsyncGenerator<GlLineRow[]> {
     const db = new Database(this.db.location, { readonly: true, fileMustExist: true });
     db.pragma('cache_size = -16384');
     try {
-      // The accounts by rank; after a cursor, from its account on (rank 0).
-      const keys = q.after ? q.keys.slice(Math.max(0, q.keys.indexOf(q.after.key))) : q.keys;
-      db.exec('CREATE TEMP TABLE gl_rank (key INTEGER PRIMARY KEY, rank INTEGER NOT NULL)');
-      const rank = db.prepare('INSERT INTO gl_rank (key, rank) VALUES (?, ?)');
-      keys.forEach((key, i) => rank.run(key, i));
       // One read transaction: every account's lines from the same moment.
       db.prepare('BEGIN').run();
-      const where = ['e.entry_date >= ?', 'e.entry_date <= ?'];
+      const where = ['l.account_key = ?', 'l.entry_date >= ?', 'l.entry_date <= ?'];
       const params: unknown[] = [q.start_date, q.end_date];
       if (q.counterparty) {
         const id = db
@@ -175,31 +168,31 @@ export class SqliteSums implements Sums {
         where.push('l.counterparty_id = ?');
         params.push(id);
       }
-      if (q.after) {
-        where.push('(r.rank, e.entry_date, e.seq, l.line_no) > (0, ?, ?, ?)');
-        params.push(q.after.date, q.after.seq, q.after.line_no);
-      }
-      const rows = db
-        .prepare(
-          `SELECT l.account_key, e.id, e.je_number, e.entry_date, e.memo, l.memo, l.counterparty_id,
-                  l.line_type, l.amount_atoms, e.seq, l.line_no
-           FROM journal_entries e JOIN journal_lines l ON l.entry_seq = e.seq
-           JOIN temp.gl_rank r ON r.key = l.account_key
-           WHERE ${where.join(' AND ')}
-           ORDER BY r.rank, e.entry_date, e.seq, l.line_no`,
-        )
-        .raw()
-        .iterate(...params) as IterableIterator<unknown[]>;
+      const sql = (after: boolean) =>
+        `SELECT e.id, e.je_number, l.entry_date, e.memo, l.memo, l.counterparty_id, l.line_type,
+                l.amount_atoms, l.entry_seq, l.line_no
+         FROM journal_lines l INDEXED BY journal_lines_account JOIN journal_entries e ON e.seq = l.entry_seq
+         WHERE ${[...where, ...(after ? ['(l.entry_date, l.entry_seq, l.line_no) > (?, ?, ?)'] : [])].join(' AND ')}
+         ORDER BY l.entry_date, l.entry_seq, l.line_no`;
+      const all = db.prepare(sql(false)).raw();
+      const after = db.prepare(sql(true)).raw();
       const party = counterpartyLookup(db);
-      let batch: GlLineRow[] = [];
-      for (const r of rows) {
-        batch.push(glRow(r, party));
-        if (batch.length === GL_BATCH) {
-          yield batch;
-          batch = [];
+      const from = q.after ? q.keys.indexOf(q.after.key) : 0;
+      for (const key of q.keys.slice(Math.max(0, from))) {
+        const a = q.after?.key === key ? q.after : null;
+        const rows = (
+          a ? after.iterate(key, ...params, a.date, a.seq, a.line_no) : all.iterate(key, ...params)
+        ) as IterableIterator<unknown[]>;
+        let batch: GlLineRow[] = [];
+        for (const r of rows) {
+          batch.push(glRow(key, r, party));
+          if (batch.length === GL_BATCH) {
+            yield batch;
+            batch = [];
+          }
         }
+        if (batch.length) yield batch;
       }
-      if (batch.length) yield batch;
     } finally {
       db.close();
     }
@@ -230,10 +223,9 @@ export type CounterpartySums = Map<
   { all: bigint; allCount: number; recent: bigint; recentCount: number }
 >;
 
-function glRow(r: unknown[], party: (id: string | null) => Party): GlLineRow {
-  const [key, entry_id, je_number, entry_date, memo, line_memo, cpId, side, amount, seq, line_no] =
+function glRow(key: number, r: unknown[], party: (id: string | null) => Party): GlLineRow {
+  const [entry_id, je_number, entry_date, memo, line_memo, cpId, side, amount, seq, line_no] =
     r as [
-      number,
       string,
       string,
       string,
