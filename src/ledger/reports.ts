@@ -155,7 +155,14 @@ export class ReportsFromSums implements ReportOps {
         })),
       );
     const fromRank = from ? selected.findIndex((a) => a.key === from.key) : 0;
-    const accounts = await this.openings(selected.slice(Math.max(0, fromRank)), s, q);
+    // The chart changed between pages (the cursor's account no longer in the report): the pages
+    // already given cannot be continued, only read again.
+    if (fromRank < 0) {
+      const message =
+        'cursor names an account no longer in this report (the chart changed); start again';
+      refuse([{ path: 'cursor', reason: 'invalid_cursor', message }]);
+    }
+    const accounts = await this.openings(selected.slice(fromRank), s, q);
     const mid = from && 'seq' in from ? from : undefined;
     // From an account's start: after nothing of it (every date of the account's rank is later than '').
     const after = mid ?? (from ? { key: from.key, date: '', seq: 0, line_no: 0 } : undefined);

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { HttpLedger } from '../../src/ledger/http/ledger.js';
+import { SqliteLedger } from '../../src/ledger/sqlite/ledger.js';
 import { ROUTES } from '../../src/server/routes.js';
 import { copyTemplate } from '../support/ledgers.js';
 import { conformance, outcome, servedStore, setEntity, type OpenedStore } from './stores.js';
@@ -216,6 +217,61 @@ describe('general-ledger cursors', () => {
       expect(
         (await get({ ...query, start_date: '2025-02-01', cursor: first.next_cursor })).status,
       ).toBe(400);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('are refused once the chart has moved their account out of the report, never continued elsewhere', async () => {
+    const s = await servedStore(copyTemplate('standard').ledger);
+    try {
+      for (const [d, account] of [
+        ['2025-02-01', 'rent'],
+        ['2025-02-02', 'rent'],
+        ['2025-02-03', 'utilities'],
+      ] as const) {
+        const lines = [
+          { gl_account_id: account, line_type: 'debit', amount_atoms: 700 },
+          { gl_account_id: 'checking', line_type: 'credit', amount_atoms: 700 },
+        ];
+        await s.ledger.journal.post({ entry_date: d, lines }, { idempotencyKey: `moved-${d}` });
+      }
+      const query = { start_date: '2025-01-01', end_date: '2025-12-31', account: 'expenses' };
+      const get = (q: Record<string, string>) =>
+        fetch(`${s.http.url}/v1/reports/general-ledger?${new URLSearchParams(q)}`, {
+          headers: { authorization: `Bearer ${s.http.keys.read}` },
+        });
+      const first = (await (await get({ ...query, limit: '1' })).json()) as {
+        accounts: { account_id: string }[];
+        next_cursor: string;
+      };
+      expect(first.accounts).toHaveLength(1);
+      // Rent leaves Operating Expenses between the pages.
+      const header =
+        'external_id,account_number,name,account_type,parent_external_id,is_postable,is_active,currency';
+      const other = SqliteLedger.open(s.file);
+      await other.chart.importAccounts(async () => ({
+        name: 'moved.csv',
+        records: [
+          {
+            row: 2,
+            values: Object.fromEntries(
+              header
+                .split(',')
+                .map((k, i) => [
+                  k,
+                  ['rent', '6100', 'Rent', 'expense', '', 'true', 'true', ''][i]!,
+                ]),
+            ),
+          },
+        ],
+      }));
+      await other.close();
+      const next = await get({ ...query, limit: '1', cursor: first.next_cursor });
+      expect(next.status).toBe(400);
+      expect(((await next.json()) as { errors: { reason: string }[] }).errors[0]!.reason).toBe(
+        'invalid_cursor',
+      );
     } finally {
       await s.close();
     }
