@@ -1,16 +1,11 @@
 import { command, str } from '../cli/command.js';
 import { CHART_COLUMNS } from '../domain/chart.js';
 import { readRecords } from './chartFiles.js';
+import { CSV_FILE_ARG, DELIMITER_FLAG } from './io.js';
 
 export default command({
-  args: [{ name: 'path', description: "CSV file ('-' for standard input)" }],
-  flags: [
-    {
-      flags: '--delimiter <char>',
-      description: "field delimiter: ',', ';' or 'tab'",
-      default: ',',
-    },
-  ],
+  args: [CSV_FILE_ARG],
+  flags: [DELIMITER_FLAG],
   help: `Columns: ${CHART_COLUMNS.join(',')}.
 Parents may come after their children. The chart the file leaves behind is checked whole (numbers
 unique, parents that exist, no cycles, every account in its parent's section); any problem is listed

@@ -1,16 +1,11 @@
 import { command, str } from '../cli/command.js';
 import { chartRefused, checkCounterparties, COUNTERPARTY_COLUMNS } from '../domain/chart.js';
 import { readRecords } from './chartFiles.js';
+import { CSV_FILE_ARG, DELIMITER_FLAG } from './io.js';
 
 export default command({
-  args: [{ name: 'path', description: "CSV file ('-' for standard input)" }],
-  flags: [
-    {
-      flags: '--delimiter <char>',
-      description: "field delimiter: ',', ';' or 'tab'",
-      default: ',',
-    },
-  ],
+  args: [CSV_FILE_ARG],
+  flags: [DELIMITER_FLAG],
   help: `Columns: ${COUNTERPARTY_COLUMNS.join(',')}; types customer, vendor, employee.`,
   examples: ['books counterparties import fixtures/demo/counterparties.csv'],
   options: (raw) => ({ path: raw.args[0]!, delimiter: str(raw, 'delimiter') }),

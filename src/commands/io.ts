@@ -1,8 +1,20 @@
 import { createReadStream, existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Readable } from 'node:stream';
+import type { ArgSpec, FlagSpec } from '../cli/command.js';
 import type { Context } from '../cli/context.js';
 import { BooksError, errors } from '../domain/errors.js';
+
+/** The file an import reads, and how its fields are separated: the same for every importing command. */
+export const CSV_FILE_ARG: ArgSpec = {
+  name: 'path',
+  description: "CSV file ('-' for standard input)",
+};
+export const DELIMITER_FLAG: FlagSpec = {
+  flags: '--delimiter <char>',
+  description: "field delimiter: ',', ';' or 'tab'",
+  default: ',',
+};
 
 /** The full path of a file argument; a missing file is a usage error naming it. */
 export function existingFile(ctx: Context, path: string): string {

@@ -7,7 +7,7 @@ import { entryCsvSpec } from '../import/layout.js';
 import { DATE_ORDERS, PRESETS, readingOf, type Reading } from '../import/presets.js';
 import type { BatchResult, ImportBatch, Ledger } from '../ledger/port.js';
 import { Progress } from '../render/progress.js';
-import { openInput } from './io.js';
+import { CSV_FILE_ARG, DELIMITER_FLAG, openInput } from './io.js';
 
 /** At most this many problems are carried in the error; the rest are counted. */
 const MAX_LISTED = 100;
@@ -33,13 +33,9 @@ interface Options {
 }
 
 export default command<Options>({
-  args: [{ name: 'path', description: "CSV file ('-' for standard input)" }],
+  args: [CSV_FILE_ARG],
   flags: [
-    {
-      flags: '--delimiter <char>',
-      description: "field delimiter: ',', ';' or 'tab'",
-      default: ',',
-    },
+    DELIMITER_FLAG,
     { flags: '--dry-run', description: 'validate everything; post nothing' },
     {
       flags: '--allow-duplicates',
