@@ -21,9 +21,8 @@ export interface GlAccount {
   fiscalYearStartMonth: number | null;
 }
 
-/** A journal line of an account in the window, as the store reads it. */
-export interface GlLineRow {
-  key: number;
+/** What the general ledger shows of a line's entry and counterparty, as read and as shown alike. */
+interface GlLineText {
   entry_id: string;
   je_number: string;
   entry_date: string;
@@ -32,6 +31,11 @@ export interface GlLineRow {
   counterparty_type: string | null;
   counterparty_external_id: string | null;
   counterparty_name: string | null;
+}
+
+/** A journal line of an account in the window, as the store reads it. */
+export interface GlLineRow extends GlLineText {
+  key: number;
   line_type: 'debit' | 'credit';
   amount_atoms: number;
   /** Where the line sits, for a cursor: the entry's storage sequence and the line's number. */
@@ -40,15 +44,7 @@ export interface GlLineRow {
 }
 
 /** A line as the general ledger shows it: debit or credit, and the account's running balance after it. */
-export interface GlLine {
-  entry_id: string;
-  je_number: string;
-  entry_date: string;
-  memo: string | null;
-  line_memo: string | null;
-  counterparty_type: string | null;
-  counterparty_external_id: string | null;
-  counterparty_name: string | null;
+export interface GlLine extends GlLineText {
   debit: Atoms | null;
   credit: Atoms | null;
   balance: Atoms;
