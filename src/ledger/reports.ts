@@ -46,6 +46,7 @@ export interface GlLinesQuery {
   start_date: string;
   end_date: string;
   counterparty: GeneralLedgerQuery['counterparty'];
+  /** Lines of the first account after this place (the caller's keys start at the cursor's account). */
   after?: { key: number; date: string; seq: number; line_no: number };
 }
 

@@ -177,8 +177,7 @@ export class SqliteSums implements Sums {
       const all = db.prepare(sql(false)).raw();
       const after = db.prepare(sql(true)).raw();
       const party = counterpartyLookup(db);
-      const from = q.after ? q.keys.indexOf(q.after.key) : 0;
-      for (const key of q.keys.slice(Math.max(0, from))) {
+      for (const key of q.keys) {
         const a = q.after?.key === key ? q.after : null;
         const rows = (
           a ? after.iterate(key, ...params, a.date, a.seq, a.line_no) : all.iterate(key, ...params)
