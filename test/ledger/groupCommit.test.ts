@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { isBooksError } from '../../src/domain/errors.js';
 import { SqliteLedger } from '../../src/ledger/sqlite/ledger.js';
 import { snapshot } from '../e2e/helpers.js';
-import { copyTemplate } from '../support/ledgers.js';
+import { copyTemplate, exec } from '../support/ledgers.js';
 
 const entry = (amount: unknown, extra: Record<string, unknown> = {}) => ({
   entry_date: '2025-03-02',
@@ -13,16 +13,6 @@ const entry = (amount: unknown, extra: Record<string, unknown> = {}) => ({
   ],
   ...extra,
 });
-
-/** Runs SQL on the ledger file through a connection of its own (a trigger is then seen by every connection). */
-function exec(path: string, sql: string): void {
-  const db = new Database(path);
-  try {
-    db.exec(sql);
-  } finally {
-    db.close();
-  }
-}
 
 /** Runs a test on a fresh standard ledger, opened in this process. */
 async function withLedger(

@@ -5,6 +5,7 @@ import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { generate } from '../../src/bench/generate.js';
 import { BIN, books, serve, standardLedger, tempDir } from '../e2e/helpers.js';
+import { until } from '../support/ledgers.js';
 
 /** A seeded generator of numbers in [0, 1): every run kills at the same moments, so a failure reproduces. */
 function random(seed: number): () => number {
@@ -72,7 +73,8 @@ describe('killed at random moments (SIGKILL)', () => {
         { reject: false },
       );
       if (moment === 'committed') {
-        while (countEntries(ledger) < entries && child.exitCode === null) await sleep(5);
+        const seen = () => child.exitCode !== null || countEntries(ledger) === entries;
+        await until(seen, 'the batch committed');
       } else await sleep(moment);
       child.kill('SIGKILL');
       const result = await child;

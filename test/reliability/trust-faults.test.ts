@@ -15,7 +15,7 @@ import {
   tempDir,
   writeFile,
 } from '../e2e/helpers.js';
-import { until } from '../support/ledgers.js';
+import { exec, until } from '../support/ledgers.js';
 
 // The cases of the trust issue that need real processes: kills, a server, pipes, another user.
 
@@ -47,15 +47,6 @@ const count = (ledger: string, where = '1 = 1') => {
     db.close();
   }
 };
-
-function exec(path: string, sql: string): void {
-  const db = new Database(path);
-  try {
-    db.exec(sql);
-  } finally {
-    db.close();
-  }
-}
 
 /**
  * An HTTP proxy to a service that lets posts through, except that it keeps the answers of the posts

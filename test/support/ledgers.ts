@@ -1,6 +1,7 @@
 import { copyFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { inject } from 'vitest';
 import type { TemplateName } from './globalSetup.js';
 
@@ -24,7 +25,6 @@ export function copyTemplate(
  * without waiting for it: the state a test means to reach, not a guess at how long it takes.
  */
 export async function untilWriteLocked(path: string, timeoutMs = 30_000): Promise<void> {
-  const { default: Database } = await import('better-sqlite3');
   const db = new Database(path, { timeout: 0 });
   db.pragma('busy_timeout = 0');
   const deadline = Date.now() + timeoutMs;
@@ -52,5 +52,15 @@ export async function until(ready: () => boolean, what: string, timeoutMs = 30_0
   while (!ready()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/** Runs SQL on a ledger file through a connection of its own (a trigger is then seen by every connection). */
+export function exec(path: string, sql: string): void {
+  const db = new Database(path);
+  try {
+    db.exec(sql);
+  } finally {
+    db.close();
   }
 }
