@@ -15,7 +15,7 @@ import {
   tempDir,
   writeFile,
 } from '../e2e/helpers.js';
-import { exec, until } from '../support/ledgers.js';
+import { exec, until, untilWriteLocked } from '../support/ledgers.js';
 
 // The cases of the trust issue that need real processes: kills, a server, pipes, another user.
 
@@ -294,16 +294,19 @@ describe('input that never ends, and the write lock of a failing import', () => 
 
   it('gives the write lock back at its first invalid entry: a post meanwhile does not wait for the rest', async () => {
     const { ledger } = await standardLedger();
-    // An import from a pipe that stays open: valid entries (it writes them, holding the lock), then
-    // one that names no account. The rest of the file has not come yet.
+    // An import from a pipe that stays open: valid entries, which it writes holding the lock; then
+    // one that names no account, and the first row of the next entry (which closes that one). The
+    // rest of the file has not come yet.
     const importing = execa('node', [BIN, 'je', 'import', '-', '--ledger', ledger], {
       reject: false,
     });
+    const entry = (i: number, account: string) =>
+      `${i},2025-02-03,${account},debit,1.00\n${i},2025-02-03,checking,credit,1.00\n`;
     let rows = 'entry,entry_date,gl_account_id,line_type,amount\n';
-    for (let i = 1; i <= 200; i++)
-      rows += `${i},2025-02-03,rent,debit,1.00\n${i},2025-02-03,checking,credit,1.00\n`;
-    rows += '201,2025-02-03,no-such-account,debit,1.00\n201,2025-02-03,checking,credit,1.00\n';
+    for (let i = 1; i <= 200; i++) rows += entry(i, 'rent');
     importing.stdin!.write(rows);
+    await untilWriteLocked(ledger);
+    importing.stdin!.write(entry(201, 'no-such-account') + '202,2025-02-03,rent,debit,1.00\n');
     // While the import still waits for the rest of its file, a post goes through (before: 30 s, exit 4).
     const posted = await books([
       'je',
