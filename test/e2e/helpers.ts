@@ -69,7 +69,11 @@ export function snapshot(path: string): string {
       .pluck()
       .all() as string[];
     const out: Record<string, unknown[]> = {};
-    for (const t of tables) out[t] = db.prepare(`SELECT * FROM "${t}" ORDER BY 1, 2`).raw().all();
+    for (const t of tables) {
+      const width = db.prepare(`SELECT * FROM "${t}"`).columns().length;
+      const by = Array.from({ length: width }, (_, i) => i + 1).join(', ');
+      out[t] = db.prepare(`SELECT * FROM "${t}" ORDER BY ${by}`).raw().all();
+    }
     return JSON.stringify(out, (_k, v) => (typeof v === 'bigint' ? v.toString() : v));
   } finally {
     db.close();

@@ -4,6 +4,7 @@ import { BatchCheck } from '../batchCheck.js';
 import type { BatchResult, ImportBatch as ImportBatchPort } from '../port.js';
 import type { BatchWrites } from './batchWrites.js';
 import type { Db } from './db.js';
+import { indexTail } from './glIndex.js';
 import type { EntryMeta, EntryWriter, RunWrite } from './writer.js';
 
 /** After this many entries, a file whose dates jump about asks for fingerprints one by one. */
@@ -83,6 +84,7 @@ export class ImportBatch implements ImportBatchPort {
       return { alreadyPosted: [] };
     }
     this.writer!.flush();
+    indexTail(this.writes.run);
     await this.writes.commit();
     return { alreadyPosted: [] };
   }

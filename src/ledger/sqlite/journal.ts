@@ -24,6 +24,7 @@ import type {
 import type { SqliteChart } from './chart.js';
 import type { Db } from './db.js';
 import { EntryReader } from './entries.js';
+import { indexTailIfLong } from './glIndex.js';
 import { GroupCommit } from './groupCommit.js';
 import { rebuildRunning } from './rebuild.js';
 import { EntryWriter, writerStart, type Inserted, type RunWrite } from './writer.js';
@@ -192,6 +193,7 @@ export class SqliteJournal implements JournalOps {
     const writer = this.writer();
     const inserted = writer.write(entry, meta);
     writer.flush();
+    indexTailIfLong(this.db, inserted.seq);
     return inserted;
   }
 

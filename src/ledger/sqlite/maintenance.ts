@@ -79,6 +79,7 @@ export class SqliteMaintenance implements MaintenanceOps {
         if (this.fileIntegrity(add)) {
           this.entriesBalance(add);
           this.derivedTotals(add);
+          this.glIndex(add);
           this.links(add);
           this.chartTree(add);
         }
@@ -187,6 +188,37 @@ export class SqliteMaintenance implements MaintenanceOps {
         `${d.tn ?? 0} lines (adjusting ${d.tadj_net ?? 0} over ${d.tadj_n ?? 0}); the lines say ${d.net ?? 0} ` +
         `over ${d.n ?? 0} (adjusting ${d.adj_net ?? 0} over ${d.adj_n ?? 0})`;
       add(`account_month_totals[${d.external_id}, ${d.month}]`, 'derived_mismatch', message);
+    }
+  }
+
+  /** The general ledger's index holds exactly the lines of the entries through its mark (glIndex.ts). */
+  private glIndex(add: Add): void {
+    const marks = this.db.prep('SELECT through_seq FROM gl_index_state').pluck().all() as number[];
+    const last = this.db
+      .prep('SELECT COALESCE(MAX(seq), 0) FROM journal_entries')
+      .pluck()
+      .get() as number;
+    const through = marks[0];
+    if (marks.length !== 1 || through === undefined || through > last) {
+      const message = `the general ledger's index is marked through ${marks.join(', ') || 'nothing'}`;
+      add('gl_index_state', 'derived_mismatch', `${message}; books rebuild rebuilds it`);
+      return;
+    }
+    const same = ['account_key', 'entry_date', 'entry_seq', 'line_no']
+      .map((c) => `g.${c} = l.${c}`)
+      .join(' AND ');
+    const count = (sql: string) => this.db.prep(sql).pluck().get(through) as number;
+    const missing = count(
+      `SELECT COUNT(*) FROM journal_lines l
+       WHERE l.entry_seq <= ? AND NOT EXISTS (SELECT 1 FROM gl_index g WHERE ${same})`,
+    );
+    const extra = count(
+      `SELECT COUNT(*) FROM gl_index g
+       WHERE g.entry_seq > ? OR NOT EXISTS (SELECT 1 FROM journal_lines l WHERE ${same})`,
+    );
+    if (missing || extra) {
+      const message = `the general ledger's index lacks ${missing} lines and holds ${extra} that are not lines`;
+      add('gl_index', 'derived_mismatch', `${message}; books rebuild rebuilds it`);
     }
   }
 

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { BooksError } from '../../domain/errors.js';
 import type { Db, EntityRow } from './db.js';
+import { reindex } from './glIndex.js';
 import { MONTH_TOTALS_FROM_LINES } from './sql.js';
 
 /** How long a mark from another machine (whose process cannot be asked) is believed. */
@@ -51,10 +52,10 @@ export function rebuildRunning(entity: EntityRow, now = Date.now()): boolean {
 }
 
 /**
- * Recomputes the derived monthly totals from the lines. Posts are refused with CAPI73 meanwhile: the
- * mark is committed first, the totals are computed from a snapshot without holding the write lock,
- * then written and the mark cleared in one short transaction. A mark left by a dead rebuild is taken
- * over.
+ * Recomputes the derived monthly totals and the general ledger's index from the lines. Posts are
+ * refused with CAPI73 meanwhile: the mark is committed first, the totals are computed from a snapshot
+ * without holding the write lock, then written, the index rebuilt and the mark cleared in one
+ * transaction. A mark left by a dead rebuild is taken over.
  */
 export function rebuild(db: Db): { totals: number; lines: number } {
   db.write(() => {
@@ -91,6 +92,7 @@ export function rebuild(db: Db): { totals: number; lines: number } {
         insert.run(...row);
         lines += Number(row[3]);
       }
+      reindex(db);
       clearMark(db);
       return { totals: rows.length, lines };
     });

@@ -134,4 +134,19 @@ export const MIGRATIONS: string[] = [
   UPDATE journal_lines SET entry_date = (SELECT e.entry_date FROM journal_entries e WHERE e.seq = entry_seq);
   CREATE INDEX journal_lines_account ON journal_lines (account_key, entry_date, entry_seq, line_no);
   `,
+  `
+  -- The same order kept behind the journal (see glIndex.ts): posting no longer writes an index entry
+  -- per line into the middle of a b-tree; the lines after through_seq are moved in, sorted, in bulk.
+  DROP INDEX journal_lines_account;
+  CREATE TABLE gl_index (
+    account_key INTEGER NOT NULL,
+    entry_date TEXT NOT NULL,
+    entry_seq INTEGER NOT NULL,
+    line_no INTEGER NOT NULL,
+    PRIMARY KEY (account_key, entry_date, entry_seq, line_no)
+  ) WITHOUT ROWID;
+  CREATE TABLE gl_index_state (through_seq INTEGER NOT NULL);
+  INSERT INTO gl_index SELECT account_key, entry_date, entry_seq, line_no FROM journal_lines ORDER BY 1, 2, 3, 4;
+  INSERT INTO gl_index_state SELECT COALESCE(MAX(seq), 0) FROM journal_entries;
+  `,
 ];

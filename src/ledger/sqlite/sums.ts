@@ -148,42 +148,59 @@ export class SqliteSums implements Sums {
 
   /**
    * The lines account by account (in the order given), each by date, entry and line, on a read-only
-   * connection of its own: one range of the index by account and date per account, so a busy account
-   * or a long history costs only the lines in the window. Counterparties are looked up once each.
+   * connection of its own: one range of the index by account and date per account, merged with the
+   * lines not yet indexed (see glIndex.ts), so a busy account or a long history costs only the lines
+   * in the window. Counterparties are looked up once each.
    */
   async *glLines(q: GlLinesQuery): AsyncGenerator<GlLineRow[]> {
     const db = new Database(this.db.location, { readonly: true, fileMustExist: true });
     db.pragma('cache_size = -16384');
     try {
-      // One read transaction: every account's lines from the same moment.
+      // One read transaction: every account's lines, and the index's extent, from the same moment.
       db.prepare('BEGIN').run();
-      const where = ['l.account_key = ?', 'l.entry_date >= ?', 'l.entry_date <= ?'];
-      const params: unknown[] = [q.start_date, q.end_date];
+      let counterparty: unknown = null;
       if (q.counterparty) {
-        const id = db
+        counterparty = db
           .prepare('SELECT id FROM counterparties WHERE counterparty_type = ? AND external_id = ?')
           .pluck()
           .get(q.counterparty.type, q.counterparty.external_id);
-        if (id === undefined) return;
-        where.push('l.counterparty_id = ?');
-        params.push(id);
+        if (counterparty === undefined) return;
       }
-      const sql = (after: boolean) =>
-        `SELECT e.id, e.je_number, l.entry_date, e.memo, l.memo, l.counterparty_id, l.line_type,
-                l.amount_atoms, l.entry_seq, l.line_no
-         FROM journal_lines l INDEXED BY journal_lines_account JOIN journal_entries e ON e.seq = l.entry_seq
-         WHERE ${[...where, ...(after ? ['(l.entry_date, l.entry_seq, l.line_no) > (?, ?, ?)'] : [])].join(' AND ')}
-         ORDER BY l.entry_date, l.entry_seq, l.line_no`;
-      const all = db.prepare(sql(false)).raw();
-      const after = db.prepare(sql(true)).raw();
+      const ofParty = counterparty === null ? '' : 'AND l.counterparty_id = ?';
+      const partyParam = counterparty === null ? [] : [counterparty];
+      const through = db.prepare('SELECT through_seq FROM gl_index_state').pluck().get() as number;
+      const tail = tailByAccount(
+        db
+          .prepare(
+            `SELECT ${GL_COLUMNS}, l.account_key FROM journal_lines l JOIN journal_entries e ON e.seq = l.entry_seq
+             WHERE l.entry_seq > ? AND l.entry_date >= ? AND l.entry_date <= ? ${ofParty}`,
+          )
+          .raw()
+          .all(through, q.start_date, q.end_date, ...partyParam) as unknown[][],
+      );
+      // The window's start and a cursor are one bound on (date, entry, line), so that SQLite seeks to
+      // it: with a separate bound on the date it scanned the account from the window's start.
+      const indexed = db
+        .prepare(
+          `SELECT ${GL_COLUMNS} FROM gl_index g
+           JOIN journal_lines l ON l.entry_seq = g.entry_seq AND l.line_no = g.line_no
+           JOIN journal_entries e ON e.seq = g.entry_seq
+           WHERE g.account_key = ? AND (g.entry_date, g.entry_seq, g.line_no) > (?, ?, ?)
+             AND g.entry_date <= ? ${ofParty}
+           ORDER BY g.entry_date, g.entry_seq, g.line_no`,
+        )
+        .raw();
       const party = counterpartyLookup(db);
       for (const key of q.keys) {
-        const a = q.after?.key === key ? q.after : null;
-        const rows = (
-          a ? after.iterate(key, ...params, a.date, a.seq, a.line_no) : all.iterate(key, ...params)
-        ) as IterableIterator<unknown[]>;
+        const a = q.after?.key === key && q.after.date >= q.start_date ? q.after : null;
+        // Entries and lines count from 1: (start, 0, 0) is just before the window's first line.
+        const bound = a ? ([a.date, a.seq, a.line_no] as const) : ([q.start_date, 0, 0] as const);
+        const from = indexed.iterate(key, ...bound, q.end_date, ...partyParam) as IterableIterator<
+          unknown[]
+        >;
+        const recent = (tail.get(key) ?? []).filter((r) => linesOrder(r, ...bound) > 0);
         let batch: GlLineRow[] = [];
-        for (const r of rows) {
+        for (const r of recent.length ? mergeLines(from, recent) : from) {
           batch.push(glRow(key, r, party));
           if (batch.length === GL_BATCH) {
             yield batch;
@@ -196,6 +213,43 @@ export class SqliteSums implements Sums {
       db.close();
     }
   }
+}
+
+/** The columns of a general-ledger line as glRow reads them; its date, entry and line are 2, 8 and 9. */
+const GL_COLUMNS = `e.id, e.je_number, l.entry_date, e.memo, l.memo, l.counterparty_id, l.line_type,
+  l.amount_atoms, l.entry_seq, l.line_no`;
+
+/** The order of the general ledger within an account (date, entry, line): a row against a place. */
+function linesOrder(r: unknown[], date: string, seq: number, line: number): number {
+  const d = r[2] as string;
+  if (d !== date) return d < date ? -1 : 1;
+  return (r[8] as number) - seq || (r[9] as number) - line;
+}
+
+const rowsOrder = (x: unknown[], y: unknown[]) =>
+  linesOrder(x, y[2] as string, y[8] as number, y[9] as number);
+
+/** The tail's lines by account (its last column), each account's in the general ledger's order. */
+function tailByAccount(rows: unknown[][]): Map<number, unknown[][]> {
+  const out = new Map<number, unknown[][]>();
+  for (const r of rows) {
+    const key = r.pop() as number;
+    let list = out.get(key);
+    if (!list) out.set(key, (list = []));
+    list.push(r);
+  }
+  for (const list of out.values()) list.sort(rowsOrder);
+  return out;
+}
+
+/** Two runs of lines in the general ledger's order, as one. */
+function* mergeLines(indexed: Iterable<unknown[]>, recent: unknown[][]): Generator<unknown[]> {
+  let i = 0;
+  for (const r of indexed) {
+    while (i < recent.length && rowsOrder(recent[i]!, r) < 0) yield recent[i++]!;
+    yield r;
+  }
+  while (i < recent.length) yield recent[i++]!;
 }
 
 type Party = { type: string; external_id: string; name: string } | null;
