@@ -148,7 +148,8 @@ export const COMMANDS: readonly { path: string; summary: string; load: Load; ali
   },
   {
     path: 'rebuild',
-    summary: 'Recompute the derived balance data from the journal lines',
+    summary:
+      'Recompute the derived balance data and the general ledger index from the journal lines',
     load: () => import('../commands/rebuild.js'),
   },
   {

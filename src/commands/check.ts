@@ -3,8 +3,9 @@ import { BooksError } from '../domain/errors.js';
 
 export default command({
   help: `Checks: the file's integrity, every entry balanced with its recorded totals and line count,
-the derived monthly totals equal to the lines, reversal links, the chart's tree (no cycles, every
-account in its parent's section), and that no rebuild was left unfinished.`,
+the derived monthly totals and the general ledger's index equal to the lines, reversal links, the
+chart's tree (no cycles, every account in its parent's section), and that no rebuild was left
+unfinished.`,
   examples: ['books check'],
   options: () => ({}),
   async run(ctx) {
