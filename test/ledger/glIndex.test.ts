@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { GlEvent, GlPosition } from '../../src/domain/generalLedger.js';
 import type { GeneralLedgerQuery } from '../../src/ledger/port.js';
-import { TAIL_ENTRIES } from '../../src/ledger/sqlite/glIndex.js';
+import { TAIL_ENTRIES, TAIL_LINES } from '../../src/ledger/sqlite/glIndex.js';
 import { SqliteLedger } from '../../src/ledger/sqlite/ledger.js';
 import { MIGRATIONS } from '../../src/ledger/sqlite/schema.js';
 import { cli } from '../support/cli.js';
@@ -138,6 +138,30 @@ describe("the general ledger's index, kept behind the journal", () => {
         if (first >= 0)
           expect(placesOf(await events(l, narrow, { key }))).toEqual(inside.slice(first));
       }
+      expect((await l.maintenance.check()).problems).toEqual([]);
+    } finally {
+      await l.close();
+    }
+  });
+
+  it('takes in the newest lines once they are many, however few the entries', async () => {
+    const { ledger: file } = copyTemplate('demo', 'demo.sqlite');
+    const l = SqliteLedger.open(file);
+    try {
+      const { through: before } = mark(file);
+      const lines = Array.from({ length: 300 }, (_, i) => ({
+        gl_account_id: i % 2 ? 'sales' : 'checking',
+        line_type: i % 2 ? 'credit' : 'debit',
+        amount_atoms: 100 + i - (i % 2),
+      }));
+      const entries = Math.ceil(TAIL_LINES / lines.length);
+      for (let i = 0; i < entries - 1; i++)
+        await l.journal.post({ entry_date: '2025-06-01', lines }, { idempotencyKey: `wide-${i}` });
+      expect(mark(file).through).toBe(before);
+      await l.journal.post({ entry_date: '2025-05-01', lines }, { idempotencyKey: 'wide-last' });
+      expect(mark(file).through).toBe(mark(file).last);
+      const all = await events(l, WINDOW);
+      expect(placesOf(all)).toEqual(expected(file, accountOrder(all)));
       expect((await l.maintenance.check()).problems).toEqual([]);
     } finally {
       await l.close();

@@ -193,7 +193,7 @@ export class SqliteJournal implements JournalOps {
     const writer = this.writer();
     const inserted = writer.write(entry, meta);
     writer.flush();
-    indexTailIfLong(this.db, inserted.seq);
+    indexTailIfLong(this.db, inserted.seq, entry.lines.length);
     return inserted;
   }
 
