@@ -1,5 +1,5 @@
 import type { Db } from './db.js';
-import type { RunWrite } from './writer.js';
+import { runOn, type RunWrite } from './writer.js';
 
 /**
  * The general ledger reads each account's lines in (date, entry, line) order from `gl_index`, which
@@ -7,8 +7,8 @@ import type { RunWrite } from './writer.js';
  * only; the lines of entries after `gl_index_state.through_seq` (the tail) are moved into the index
  * in one statement once the tail is TAIL_ENTRIES or TAIL_LINES long (an entry may have a thousand
  * lines: the tail is read whole by every page of the general ledger), by the write that finds it so,
- * and an import moves its own before it commits. A reader merges an account's range of the index with the tail's
- * lines of that account. An index entry per line, inserted where its account's range ends in the
+ * and an import moves its own before it commits. A reader merges an account's range of the index
+ * with the tail's lines of that account. An index entry per line, inserted where its account's range ends in the
  * middle of the b-tree, cost posting over HTTP a fifth of its speed (docs/benchmarks.md). The tail
  * goes in in entry order: sorting it first cost an import of a million lines 0.5 s and 60 MB more.
  */
@@ -46,7 +46,7 @@ export function indexTailIfLong(db: Db, lastSeq: number, lines: number): void {
         .prep('SELECT COALESCE(SUM(line_count), 0) FROM journal_entries WHERE seq > ?')
         .pluck()
         .get(through) as number) >= TAIL_LINES);
-  if (long) indexTail((sql, params) => db.prep(sql).run(...params));
+  if (long) indexTail(runOn(db));
 }
 
 /** Empties the index and builds it again from the lines (books rebuild). */
@@ -54,5 +54,5 @@ export function reindex(db: Db): void {
   db.sqlite.exec(
     'DELETE FROM gl_index; DELETE FROM gl_index_state; INSERT INTO gl_index_state VALUES (0)',
   );
-  indexTail((sql, params) => db.prep(sql).run(...params));
+  indexTail(runOn(db));
 }

@@ -27,7 +27,7 @@ import { EntryReader } from './entries.js';
 import { indexTailIfLong } from './glIndex.js';
 import { GroupCommit } from './groupCommit.js';
 import { rebuildRunning } from './rebuild.js';
-import { EntryWriter, writerStart, type Inserted, type RunWrite } from './writer.js';
+import { EntryWriter, runOn, writerStart, type Inserted, type RunWrite } from './writer.js';
 
 /** Imports of at least this many bytes (or of unknown size) write on a thread of their own. */
 const THREAD_MIN_BYTES = 1024 * 1024;
@@ -198,7 +198,7 @@ export class SqliteJournal implements JournalOps {
   }
 
   /** A writer of entries on this connection (or a thread's); call inside a write transaction. */
-  writer(run: RunWrite = (sql, params) => this.db.prep(sql).run(...params)): EntryWriter {
+  writer(run: RunWrite = runOn(this.db)): EntryWriter {
     return new EntryWriter(run, writerStart(this.db), this.db.now);
   }
 

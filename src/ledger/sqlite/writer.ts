@@ -118,6 +118,12 @@ export class MonthTotals {
 /** Runs one write statement with its parameters, on this connection or on a writer thread's. */
 export type RunWrite = (sql: string, params: unknown[]) => void;
 
+/** RunWrite on the ledger's own connection, with its cached statements. */
+export const runOn =
+  (db: Db): RunWrite =>
+  (sql, params) =>
+    db.prep(sql).run(...params);
+
 /** Rows of one table waiting to be inserted, flushed as multi-row statements. */
 class PendingRows {
   private values: unknown[] = [];
