@@ -50,7 +50,8 @@ export const MAX_JSON_DEPTH = 32;
  * Parses JSON text exactly: nesting deeper than MAX_JSON_DEPTH is refused before anything is built
  * (deep values would overflow the stack of whatever walks them); an integer beyond 2^53 − 1 becomes
  * a bigint and a number written with a fraction or an exponent a JsonFraction, never a rounded
- * double. Text whose numbers are all short integers (nearly all) goes through JSON.parse.
+ * double; an object that names a key twice is refused (JSON.parse would keep the last value
+ * silently). Text whose numbers are all short integers (nearly all) goes through JSON.parse.
  */
 export function parseJsonBody(
   text: string,
@@ -60,21 +61,36 @@ export function parseJsonBody(
     return { ok: false, message: `it is nested deeper than ${MAX_JSON_DEPTH} levels` };
   }
   try {
-    return {
-      ok: true,
-      value: scan === 'plain' ? JSON.parse(text) : new ExactParser(text).document(),
-    };
+    if (!scan.exact) {
+      const value: unknown = JSON.parse(text);
+      // Every key of the text is one ':' outside strings; fewer properties means a key came twice.
+      if (propertyCount(value) === scan.keys) return { ok: true, value };
+    }
+    return { ok: true, value: new ExactParser(text).document() };
   } catch (e) {
     return { ok: false, message: (e as Error).message };
   }
 }
 
-/** Walks the text once: how deep it nests, and whether any number needs the exact parser. */
-function scanJson(text: string): 'plain' | 'exact' | 'too_deep' {
+/** How many properties the objects of a parsed value hold, all levels together. */
+function propertyCount(v: unknown): number {
+  if (typeof v !== 'object' || v === null) return 0;
+  let n = 0;
+  if (Array.isArray(v)) for (const x of v) n += propertyCount(x);
+  else for (const k in v) n += 1 + propertyCount((v as Record<string, unknown>)[k]);
+  return n;
+}
+
+/**
+ * Walks the text once: how deep it nests, how many keys its objects name, and whether any number
+ * needs the exact parser.
+ */
+function scanJson(text: string): { exact: boolean; keys: number } | 'too_deep' {
   let depth = 0;
   let inString = false;
   let digits = 0;
   let exact = false;
+  let keys = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
@@ -88,12 +104,13 @@ function scanJson(text: string): 'plain' | 'exact' | 'too_deep' {
     }
     digits = 0;
     if (c === 34) inString = true;
+    else if (c === 58) keys++;
     else if (c === 46 || c === 101 || c === 69) exact = true;
     else if (c === 123 || c === 91) {
       if (++depth > MAX_JSON_DEPTH) return 'too_deep';
     } else if (c === 125 || c === 93) depth--;
   }
-  return exact ? 'exact' : 'plain';
+  return { exact, keys };
 }
 
 const NUMBER = /-?(?:0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/y;
@@ -147,7 +164,12 @@ class ExactParser {
     for (;;) {
       this.space();
       if (this.s[this.i] !== '"') this.fail('expected a property name');
+      const at = this.i;
       const key = this.string();
+      if (Object.prototype.hasOwnProperty.call(out, key)) {
+        this.i = at;
+        this.fail(`the key ${JSON.stringify(key)} is given twice in one object`);
+      }
       this.space();
       if (this.s[this.i++] !== ':') this.fail("expected ':'");
       Object.defineProperty(out, key, {

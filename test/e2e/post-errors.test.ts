@@ -223,6 +223,15 @@ describe('je post refuses, naming the code and every problem, and changes nothin
     expect(e.errors.map((p) => p.path).sort()).toEqual(['attachments', 'lines[0].colour']);
   });
 
+  it('a body that names a key twice (the last value would win silently)', async () => {
+    const text = `{"entry_date":"2025-03-02","lines":[
+      {"gl_account_id":"checking","line_type":"debit","amount_atoms":5,"amount_atoms":100},
+      {"gl_account_id":"sales","line_type":"credit","amount_atoms":100}]}`;
+    const e = await refusedJson(['je', 'post', '--file', '-'], text);
+    expect(e).toMatchObject({ code: 'CAPI33', errors: [{ reason: 'invalid_json' }] });
+    expect(e.message).toContain('"amount_atoms" is given twice');
+  });
+
   it('a body that is not JSON', async () => {
     const e = await refusedJson(['je', 'post', '--file', '-'], '{"entry_date": ');
     expect(e).toMatchObject({ code: 'CAPI33', errors: [{ reason: 'invalid_json' }] });

@@ -164,6 +164,11 @@ describe('books serve', () => {
       'unknown_field',
     ]);
     expect(p.detail).toBe('5 problems');
+    const twice = await post(
+      JSON.stringify(entry()).replace('"amount_atoms":', '"amount_atoms":1,"amount_atoms":'),
+    );
+    expect(twice.status).toBe(400);
+    expect(await twice.json()).toMatchObject({ errors: [{ reason: 'invalid_json' }] });
     const bad = await post('{"entry_date":');
     expect(bad.status).toBe(400);
     expect(await bad.json()).toMatchObject({
