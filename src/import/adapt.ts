@@ -17,6 +17,7 @@ const TOP_WORDS = new Set([
   'expenses',
   'cost of goods sold',
 ]);
+const TEXT_FIELDS: ReadonlySet<Field> = new Set(['memo', 'line_memo', 'manual_entry_reason']);
 const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
 
 /**
@@ -136,7 +137,9 @@ export class Adapter {
   /** One source record as a native one. */
   private record(r: CsvRecord): CsvRecord {
     const v: Partial<Record<Field, string>> = {};
-    for (const { field, at } of this.from) v[field] = (r.cells[at] ?? '').trim();
+    // Memos are kept as the file gives them; every other cell is read without its surrounding spaces.
+    for (const { field, at } of this.from)
+      v[field] = TEXT_FIELDS.has(field) ? (r.cells[at] ?? '') : (r.cells[at] ?? '').trim();
     const add = (field: string, reason: string, message: string) =>
       (r.problems ??= []).push(this.problem(r.row, this.column(field), reason, message));
     for (const t of this.taxes) {

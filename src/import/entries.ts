@@ -47,7 +47,7 @@ export async function* groupEntries(
     const d = toDraft(g.records, l);
     // 24 characters of the SHA-256 of the body's JSON: toDraft builds bodies field by field in a fixed
     // order, so equal content gives equal JSON.
-    const content = hash('sha256', JSON.stringify(d.body), 'base64url').slice(0, 24);
+    const content = hash('sha256', JSON.stringify(fingerprinted(d.body)), 'base64url').slice(0, 24);
     const n = occurrences.get(base64urlKey(content, key128)) + 1;
     occurrences.set(key128, n);
     // The date leads so that a date-ordered file writes the fingerprint index in order.
@@ -83,6 +83,33 @@ export async function* groupEntries(
     if (done.length) yield done;
   }
   if (current && layout) yield [finish(current, layout)];
+}
+
+/** Memo fields: kept as the file gives them, surrounding spaces included (a blank cell is no memo). */
+const TEXT_LEVEL: ReadonlySet<string> = new Set(['memo', 'manual_entry_reason']);
+const untrimmed = (text: string) => text.trim() !== text;
+
+/**
+ * The body as its fingerprint reads it: memos trimmed, as imports stored them before memos were kept
+ * as given, so that re-running a file imported then still finds its entries already posted.
+ */
+function fingerprinted(body: Record<string, unknown>): Record<string, unknown> {
+  const lines = body.lines as Record<string, unknown>[];
+  const texts = [body.memo, body.manual_entry_reason, ...lines.map((l) => l.memo)];
+  if (!texts.some((t) => typeof t === 'string' && untrimmed(t))) return body;
+  const trimmed = (o: Record<string, unknown>, fields: string[]) => {
+    const out = { ...o };
+    for (const f of fields) {
+      const t = typeof o[f] === 'string' ? (o[f] as string).trim() : undefined;
+      if (t) out[f] = t;
+      else delete out[f];
+    }
+    return out;
+  };
+  return {
+    ...trimmed(body, ['memo', 'manual_entry_reason']),
+    lines: lines.map((l) => trimmed(l, ['memo'])),
+  };
 }
 
 /** A blank group key, or one that comes back after its group ended. */
@@ -150,7 +177,7 @@ function entryLevel(records: CsvRecord[], l: Layout, add: Add): Level {
   const level: Level = {};
   for (const r of records) {
     for (const [col, i] of l.level) {
-      const v = cell(r, i).trim();
+      const v = TEXT_LEVEL.has(col) ? cell(r, i) : cell(r, i).trim();
       if (v === '') continue;
       const seen = level[col];
       if (!seen) level[col] = { value: v, row: r.row };
@@ -241,7 +268,7 @@ function lineOf(
   else if (text !== '' || l.form !== 'debit/credit') {
     line.amount_atoms = decimalCell(text, exponent, currency, amountCol, report);
   }
-  const memo = cell(r, at.line_memo).trim();
+  const memo = cell(r, at.line_memo);
   if (memo) line.memo = memo;
   const cpType = cell(r, at.counterparty_type).trim().toLowerCase();
   const cpId = cell(r, at.counterparty_external_id).trim();

@@ -42,6 +42,18 @@ describe('groupEntries', () => {
     });
   });
 
+  it('keeps memos as the file gives them, with the fingerprint they had when imports trimmed them', async () => {
+    const rows = (memo: string) => `1,2025-01-02,rent,1,,${memo}\n1,,checking,,1,\n`;
+    const [kept] = (await drafts(header + rows('"  two  spaces  "'))) as DraftEntry[];
+    const [plain] = (await drafts(header + rows('two  spaces'))) as DraftEntry[];
+    expect(kept!.body.memo).toBe('  two  spaces  ');
+    expect(kept!.fingerprint).toBe(plain!.fingerprint);
+    const [blank] = (await drafts(header + rows('"   "'))) as DraftEntry[];
+    const [none] = (await drafts(header + rows(''))) as DraftEntry[];
+    expect([blank!.body.memo, none!.body.memo]).toEqual(['   ', undefined]);
+    expect(blank!.fingerprint).toBe(none!.fingerprint);
+  });
+
   it('gives identical entries distinct fingerprints by occurrence, the same on every reading', async () => {
     const text =
       header + 'a,2025-01-02,rent,1,,\na,,checking,,1,\nb,2025-01-02,rent,1,,\nb,,checking,,1,\n';
