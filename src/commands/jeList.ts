@@ -8,7 +8,7 @@ import { readCounterpartyRef } from '../domain/reportQueries.js';
 import { csvLine } from '../render/csv.js';
 import { JOURNAL_COLUMNS, journalRows } from '../render/journalCsv.js';
 import { cell } from '../render/text.js';
-import { accountsOfFlag, OUTPUT_FLAG } from './reportFlags.js';
+import { accountsOfFlag, counterpartyOfFlag, OUTPUT_FLAG } from './reportFlags.js';
 
 interface Options {
   from: string | undefined;
@@ -64,11 +64,14 @@ rebuilds the same journal in a ledger with the same chart.`,
     const ledger = await ctx.ledger();
     const chart = ctx.format === 'csv' || opts.accounts.length ? await ledger.chart.accounts() : [];
     const accounts = accountsOfFlag(opts.accounts, chart);
+    const counterparty = opts.counterparty
+      ? counterpartyOfFlag(opts.counterparty, await ledger.chart.counterparties())
+      : undefined;
     const entries = ledger.journal.list({
       from: opts.from,
       to: opts.to,
       ...(accounts.length ? { accounts } : {}),
-      ...(opts.counterparty ? { counterparty: readCounterpartyRef(opts.counterparty)! } : {}),
+      ...(counterparty ? { counterparty } : {}),
       ...(opts.search !== undefined ? { search: opts.search } : {}),
       ...(opts.limit !== undefined ? { limit: opts.limit } : {}),
     });

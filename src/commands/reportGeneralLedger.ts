@@ -12,7 +12,13 @@ import {
   glTableWriter,
   type GlWriter,
 } from '../render/generalLedger.js';
-import { accountsOfFlag, ATOMS_FLAG, OUTPUT_FLAG, refuseFlags } from './reportFlags.js';
+import {
+  accountsOfFlag,
+  ATOMS_FLAG,
+  counterpartyOfFlag,
+  OUTPUT_FLAG,
+  refuseFlags,
+} from './reportFlags.js';
 
 interface Options {
   accounts: string[];
@@ -72,6 +78,7 @@ async function generalLedger(ctx: Context, opts: Options): Promise<void> {
   const raw = { start_date: start, end_date: end, accounts, counterparty: opts.counterparty };
   const checked = checkGeneralLedgerQuery(raw);
   if ('problems' in checked) refuseFlags(checked.problems);
+  if (opts.counterparty) counterpartyOfFlag(opts.counterparty, await ledger.chart.counterparties());
   const exponent = exponentOf(entity.currency);
   const head = {
     entity: entity.name,

@@ -228,6 +228,19 @@ export const ROUTES: readonly Route[] = [
     summary: 'The general ledger, a page of lines at a time',
     handle: async ({ url, ledger }) => {
       const { query, limit, cursor } = generalLedgerQuery(url);
+      const cp = query.counterparty;
+      const cps = cp ? await ledger.chart.counterparties() : [];
+      if (
+        cp &&
+        !cps.some((c) => c.counterparty_type === cp.type && c.external_id === cp.external_id)
+      )
+        throw invalid([
+          {
+            path: 'counterparty',
+            reason: 'unknown_counterparty',
+            message: `no ${cp.type} '${cp.external_id}'`,
+          },
+        ]);
       return { status: 200, body: await generalLedgerPage(ledger.reports, query, limit, cursor) };
     },
   }),

@@ -217,6 +217,13 @@ describe('general-ledger cursors', () => {
       expect(
         (await get({ ...query, start_date: '2025-02-01', cursor: first.next_cursor })).status,
       ).toBe(400);
+      // A counterparty the ledger does not have is refused, as an unknown account is.
+      const nobody = await get({ ...query, counterparty: 'customer:NOPE' });
+      expect(nobody.status).toBe(400);
+      expect(((await nobody.json()) as { errors: { reason: string }[] }).errors[0]!.reason).toBe(
+        'unknown_counterparty',
+      );
+      expect((await get({ ...query, counterparty: 'customer:C001' })).status).toBe(200);
     } finally {
       await s.close();
     }
