@@ -21,6 +21,9 @@ by row and nothing changes.`,
     };
     const result = await ledger.chart.importAccounts(() => readRecords(ctx, opts.path, spec));
     if (ctx.json) ctx.outJson(result);
-    else ctx.out(`accounts: ${result.created} created, ${result.updated} updated`);
+    else
+      ctx.out(
+        `accounts: ${result.created} created, ${result.updated} updated, ${result.unchanged} unchanged`,
+      );
   },
 });

@@ -23,6 +23,9 @@ export default command({
       return checked.rows;
     });
     if (ctx.json) ctx.outJson(result);
-    else ctx.out(`counterparties: ${result.created} created, ${result.updated} updated`);
+    else
+      ctx.out(
+        `counterparties: ${result.created} created, ${result.updated} updated, ${result.unchanged} unchanged`,
+      );
   },
 });

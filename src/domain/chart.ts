@@ -1,6 +1,6 @@
 import { ACCOUNT_TYPES, COUNTERPARTY_TYPES, isAccountType, type AccountType } from './accounts.js';
 import { BooksError, type Problem } from './errors.js';
-import { currencyExponent } from './money.js';
+import { currencyExponent, formatAmount } from './money.js';
 
 export const CHART_COLUMNS = [
   'external_id',
@@ -46,6 +46,9 @@ export interface ChartShape {
   account_number: string | null;
   account_type: AccountType;
   parent_external_id: string | null;
+  /** What the ledger holds on the account: its lines and their balance (debits minus credits). */
+  posted?: { lines: number; balance: bigint };
+  is_postable?: boolean;
 }
 
 /** A file's record: its spreadsheet row and its cells by column name. */
@@ -81,6 +84,7 @@ type Add = (row: number, path: string, reason: string, message: string) => void;
 export function checkChart(
   records: ChartRecord[],
   existing: ChartShape[],
+  exponent = 2,
 ): { rows: ChartRow[]; problems: Problem[] } {
   const problems: Problem[] = [];
   const add: Add = (row, path, reason, message) => problems.push({ row, path, reason, message });
@@ -89,6 +93,10 @@ export function checkChart(
   const refused = new Set(records.map((r) => (r.values.external_id ?? '').trim()));
   for (const r of rows) refused.delete(r.external_id);
   checkResult(rows, existing, refused, add);
+  // A clash between two accounts the file leaves alone is the ledger's own, for `check` to name.
+  for (const p of referenceClashes(rows, existing))
+    if (p.row !== undefined) add(p.row, p.path, p.reason, p.message);
+  headersWithLines(rows, existing, exponent, add);
   problems.sort((a, b) => (a.row ?? 0) - (b.row ?? 0));
   return { rows, problems };
 }
@@ -196,6 +204,85 @@ function checkResult(
       : `${p.message} (after this row changes '${p.parent}')`;
     add(row, 'parent_external_id', p.reason, message);
   }
+}
+
+/**
+ * Every external id that is also another account's number, in the chart the rows leave behind: a line
+ * or a flag naming it (`--debit 6100=5`) would mean two accounts, so every path refuses the chart
+ * instead of resolving it one way here and another there. Each clash names both accounts, on the row
+ * of the file that brings it (and without a row for a clash already in the ledger, for `check`).
+ */
+export function referenceClashes(
+  rows: ChartRow[],
+  existing: ChartShape[],
+): { row: number | undefined; path: string; reason: string; message: string }[] {
+  const result = new Map<string, ChartShape & { row?: number }>(
+    existing.map((e) => [e.external_id, e]),
+  );
+  for (const r of rows) result.set(r.external_id, r);
+  const byNumber = new Map<string, ChartShape & { row?: number }>();
+  for (const a of result.values()) if (a.account_number) byNumber.set(a.account_number, a);
+  const out: ReturnType<typeof referenceClashes> = [];
+  const rowNote = (a: { row?: number }) => (a.row ? ` (row ${a.row})` : '');
+  for (const a of result.values()) {
+    const other = byNumber.get(a.external_id);
+    if (!other || other.external_id === a.external_id) continue;
+    const mine = a.row !== undefined;
+    out.push({
+      row: a.row ?? other.row,
+      path: mine ? 'external_id' : 'account_number',
+      reason: 'ambiguous_reference',
+      message:
+        `external id '${a.external_id}'${rowNote(a)} is also the number of '${other.external_id}'` +
+        `${rowNote(other)}: a reference to ${a.external_id} would name two accounts`,
+    });
+  }
+  return out;
+}
+
+/** Accounts made headers (not postable) by the file while the ledger holds lines on them. */
+function headersWithLines(
+  rows: ChartRow[],
+  existing: ChartShape[],
+  exponent: number,
+  add: Add,
+): void {
+  const posted = new Map(existing.map((e) => [e.external_id, e.posted]));
+  for (const r of rows) {
+    const p = posted.get(r.external_id);
+    if (r.is_postable || !p || p.lines === 0) continue;
+    const lines = `${p.lines} line${p.lines === 1 ? '' : 's'}`;
+    add(
+      r.row,
+      'is_postable',
+      'account_has_lines',
+      `'${r.external_id}' holds ${lines} with a balance of ${formatAmount(p.balance, exponent)}; ` +
+        'an account with lines stays postable (make it inactive to stop new posts to it)',
+    );
+  }
+}
+
+/**
+ * What `books check` finds wrong with a ledger's chart: its tree's problems, references that name two
+ * accounts, and header accounts that hold lines. Each names the account at `accounts[ID]`.
+ */
+export function chartProblems(accounts: ChartShape[], exponent: number): Problem[] {
+  const out: Problem[] = [];
+  const at = (id: string) => `accounts[${id}]`;
+  for (const p of treeProblems(accounts))
+    out.push({ path: at(p.external_id), reason: p.reason, message: p.message });
+  for (const p of referenceClashes([], accounts)) {
+    const id = /^external id '(.*?)'/.exec(p.message)![1]!;
+    out.push({ path: at(id), reason: p.reason, message: p.message });
+  }
+  for (const a of accounts) {
+    if (a.is_postable !== false || !a.posted?.lines) continue;
+    const message =
+      `header account '${a.external_id}' holds ${a.posted.lines} line(s), ` +
+      `balance ${formatAmount(a.posted.balance, exponent)}`;
+    out.push({ path: at(a.external_id), reason: 'header_with_lines', message });
+  }
+  return out;
 }
 
 /** A problem of a chart's tree: an account whose parent is missing, in another section, or a cycle. */

@@ -82,7 +82,8 @@ export interface CounterpartyRef {
 /** Read-only look-ups entry validation consults; the ledger supplies them. */
 export interface ValidationContext {
   entity: Entity;
-  account(externalId: string): AccountRef | undefined;
+  /** An account by external id, else by account number (a chart never lets the two name different ones). */
+  account(ref: string): AccountRef | undefined;
   counterparty(type: string, externalId: string): CounterpartyRef | undefined;
   jeNumberTaken(normalised: string): boolean;
   /** Accounts a reference that names none resembles, described for a message (`6100 Rent (rent)`). */

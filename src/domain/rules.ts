@@ -166,7 +166,7 @@ export const accountRule: LineRule = (c, l) => {
   if (!a) {
     const near = c.ctx.resembling?.(v) ?? [];
     const hint = near.length ? `; did you mean ${near.join(', ')}?` : '';
-    add(c, path, 'unknown_account', `no GL account with external id '${v}'${hint}`);
+    add(c, path, 'unknown_account', `no GL account with external id or number '${v}'${hint}`);
   } else if (!a.is_active)
     add(c, path, 'inactive_account', `GL account '${v}' (${a.name}) is inactive`);
   else if (!a.is_postable) {

@@ -1,6 +1,6 @@
 import type { Counterparty, GlAccount } from './accounts.js';
 import { isIsoDate } from './dates.js';
-import type { ValidationContext, ValidEntry } from './entry.js';
+import type { AccountRef, ValidationContext, ValidEntry } from './entry.js';
 import type { Problem } from './errors.js';
 import { currencyExponent } from './money.js';
 import { ENTRY_RULES, isObj, type EntryCheck } from './rules.js';
@@ -79,12 +79,14 @@ export function contextFromChart(
   counterparties: Counterparty[] | null,
 ): ValidationContext {
   const byExt = new Map(accounts.map((a) => [a.external_id, { ...a, key: 0 }]));
+  const byNumber = new Map<string, AccountRef>();
+  for (const a of byExt.values()) if (a.account_number) byNumber.set(a.account_number, a);
   const cps = new Map(
     (counterparties ?? []).map((c) => [`${c.counterparty_type}\u0000${c.external_id}`, c]),
   );
   return {
     entity,
-    account: (id) => byExt.get(id),
+    account: (id) => byExt.get(id) ?? byNumber.get(id),
     counterparty: (type, externalId) =>
       counterparties === null
         ? {

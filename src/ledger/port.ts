@@ -38,6 +38,13 @@ export interface EntityOps {
   closeThrough(date: string, reopen: boolean): Promise<{ previous: string | null; entity: Entity }>;
 }
 
+/** What a chart or counterparties import did: rows created, changed, and left as they were. */
+export interface ImportCounts {
+  created: number;
+  updated: number;
+  unchanged: number;
+}
+
 export interface ChartOps {
   accounts(): Promise<GlAccount[]>;
   counterparties(): Promise<Counterparty[]>;
@@ -46,11 +53,9 @@ export interface ChartOps {
    * store has said it offers the import), after checking the chart they leave behind as a whole;
    * refuses with every problem by row (invalid_input), changing nothing.
    */
-  importAccounts(load: () => Promise<ChartFile>): Promise<{ created: number; updated: number }>;
+  importAccounts(load: () => Promise<ChartFile>): Promise<ImportCounts>;
   /** Creates or updates counterparties by type and external id, from checked rows (read by `load`). */
-  importCounterparties(
-    load: () => Promise<CounterpartyRow[]>,
-  ): Promise<{ created: number; updated: number }>;
+  importCounterparties(load: () => Promise<CounterpartyRow[]>): Promise<ImportCounts>;
 }
 
 export interface PostOptions {

@@ -17,13 +17,100 @@ describe('accounts import', () => {
     );
     const r = await run(['accounts', 'import', file, '--format', 'json']);
     expect(r.exitCode, r.stderr).toBe(0);
-    expect(JSON.parse(r.stdout)).toEqual({ created: 2, updated: 1 });
+    expect(JSON.parse(r.stdout)).toEqual({ created: 2, updated: 1, unchanged: 0 });
     const list = JSON.parse((await run(['accounts', 'list', '--format', 'json'])).stdout) as {
       data: { external_id: string; id: string; parent_id: string; name: string }[];
     };
     const by = new Map(list.data.map((a) => [a.external_id, a]));
     expect(by.get('van-2')!.parent_id).toBe(by.get('fleet')!.id);
     expect(by.get('rent')!.name).toBe('Rent and Rates');
+  });
+
+  it('leaves an unchanged chart or counterparty list as it was: nothing updated, no time rewritten', async () => {
+    const { run, dir, ledger } = await standardLedger();
+    const chart = (await run(['accounts', 'list', '--format', 'csv'])).stdout;
+    const parties = (await run(['counterparties', 'list', '--format', 'csv'])).stdout;
+    const before = snapshot(ledger);
+    const a = await run([
+      'accounts',
+      'import',
+      writeFile(dir, 'chart.csv', chart),
+      '--format',
+      'json',
+    ]);
+    const rows = chart.trim().split('\n').length - 1;
+    expect(JSON.parse(a.stdout)).toEqual({ created: 0, updated: 0, unchanged: rows });
+    const c = await run(['counterparties', 'import', writeFile(dir, 'cp.csv', parties)]);
+    expect(c.stdout).toMatch(/counterparties: 0 created, 0 updated, \d+ unchanged/);
+    expect(snapshot(ledger)).toBe(before);
+    // One changed row is the one updated.
+    const renamed = chart.replace(',Rent,', ',Rent and Rates,');
+    const b = await run([
+      'accounts',
+      'import',
+      writeFile(dir, 'c2.csv', renamed),
+      '--format',
+      'json',
+    ]);
+    expect(JSON.parse(b.stdout)).toEqual({ created: 0, updated: 1, unchanged: rows - 1 });
+  });
+
+  it('refuses an external id that is another account’s number, naming both rows', async () => {
+    const { run, dir, ledger } = await standardLedger();
+    const before = snapshot(ledger);
+    // Rent's number is 6100 in the standard chart.
+    const clash = writeFile(dir, 'clash.csv', HEADER + '6100,6199,Misc,expense,,true,true,\n');
+    const r = await run(['accounts', 'import', clash]);
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toContain(
+      'clash.csv:2: invalid_input ambiguous_reference: external_id: ' +
+        "external id '6100' (row 2) is also the number of 'rent'",
+    );
+    const both = writeFile(
+      dir,
+      'both.csv',
+      HEADER + 'x1,7777,X,expense,,true,true,\n' + '7777,7778,Y,expense,,true,true,\n',
+    );
+    const r2 = await run(['accounts', 'import', both]);
+    expect(r2.stderr).toContain("external id '7777' (row 3) is also the number of 'x1' (row 2)");
+    expect(snapshot(ledger)).toBe(before);
+    // Its own number as its external id is no clash.
+    const own = writeFile(dir, 'own.csv', HEADER + '7700,7700,Own,expense,,true,true,\n');
+    expect((await run(['accounts', 'import', own])).exitCode).toBe(0);
+  });
+
+  it('refuses to make an account that holds lines a header, naming the row and the balance', async () => {
+    const { run, dir, ledger } = await standardLedger();
+    const post = await run([
+      'je',
+      'post',
+      '--date',
+      '2025-02-01',
+      '--debit',
+      'rent=1250',
+      '--credit',
+      'checking=1250',
+    ]);
+    expect(post.exitCode, post.stderr).toBe(0);
+    const before = snapshot(ledger);
+    const header = writeFile(
+      dir,
+      'h.csv',
+      HEADER + 'rent,6100,Rent,expense,expenses,false,true,\n',
+    );
+    const r = await run(['accounts', 'import', header]);
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toContain(
+      "h.csv:2: invalid_input account_has_lines: is_postable: 'rent' holds 1 line with a balance of 1,250.00",
+    );
+    expect(snapshot(ledger)).toBe(before);
+    // An account without lines may become a header.
+    const ok = writeFile(
+      dir,
+      'ok.csv',
+      HEADER + 'utilities,6200,Utilities,expense,expenses,false,true,\n',
+    );
+    expect((await run(['accounts', 'import', ok])).exitCode).toBe(0);
   });
 
   it('refuses a file with problems, naming each row, and changes nothing', async () => {

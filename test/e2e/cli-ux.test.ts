@@ -141,7 +141,7 @@ describe('the command line as a bookkeeper meets it', () => {
     const file = await run(['je', 'post', '--file', '-'], body);
     expect(file.exitCode).toBe(1);
     expect(file.stderr).toContain(
-      "no GL account with external id 'Rent'; did you mean 6100 Rent (rent)?",
+      "no GL account with external id or number 'Rent'; did you mean 6100 Rent (rent)?",
     );
     expect(file.stderr).toContain("unknown field 'amount': a line amount is amount_atoms");
     expect(file.stderr).not.toContain('amount_atoms is required');

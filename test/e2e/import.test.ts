@@ -150,7 +150,7 @@ describe('je import', () => {
       "bad.csv:4: CAPI33 invalid_date: entry_date: '2025-02-30' is not a date",
       "bad.csv:6: CAPI33 invalid_amount: debit: '100.005' has 3 decimals; USD has 2",
       "bad.csv:7: CAPI33 invalid_amount: credit: '100.005' has 3 decimals",
-      "bad.csv:8: CAPI33 unknown_account: gl_account_id: no GL account with external id 'nope'",
+      "bad.csv:8: CAPI33 unknown_account: gl_account_id: no GL account with external id or number 'nope'",
       'bad.csv:8: CAPI33 unbalanced: entry: entry is not balanced: debits 50.00 ≠ credits 40.00',
       'bad.csv:10: CAPI33 invalid_amount: debit: both debit and credit are filled',
       'bad.csv:11: CAPI33 invalid_counterparty: counterparty_external_id: ' +
@@ -337,7 +337,7 @@ describe('je import of a large file (over 1 MiB: written on a thread of its own)
     const r = await run(['je', 'import', file]);
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toContain(
-      `bad.csv:${last + 1}: CAPI33 unknown_account: gl_account_id: no GL account with external id 'nope'`,
+      `bad.csv:${last + 1}: CAPI33 unknown_account: gl_account_id: no GL account with external id or number 'nope'`,
     );
     expect(r.stderr).toContain('1 error; nothing was posted');
     expect(snapshot(path)).toBe(before);

@@ -1,5 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { demoLedger, type RunResult } from './helpers.js';
+import { demoLedger, serve, standardLedger, type RunResult } from './helpers.js';
+
+const POST = 'customer_api:post_journal_entries';
 
 // What a bookkeeper closing a month meets: each case here went wrong once, for a new user or a
 // hostile one.
@@ -28,5 +30,39 @@ describe('filters that name something the ledger does not have', () => {
     // A counterparty that exists but has no lines is an empty report, as before.
     const known = await demo.run(['je', 'list', '--counterparty', 'employee:E001']);
     expect(known.exitCode, known.stderr).toBe(0);
+  });
+});
+
+describe('account numbers in JSON bodies', () => {
+  it('name an account as the external id does, through je post --file and the API', async () => {
+    const L = await standardLedger();
+    const body = {
+      entry_date: '2025-02-03',
+      lines: [
+        { gl_account_id: '6100', line_type: 'debit', amount_atoms: 500 },
+        { gl_account_id: 'checking', line_type: 'credit', amount_atoms: 500 },
+      ],
+    };
+    const r = await L.run(['je', 'post', '--file', '-', '--format', 'json'], JSON.stringify(body));
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(json(r).lines[0]).toMatchObject({ account_number: '6100', account_name: 'Rent' });
+    const key = json(await L.run(['keys', 'create', '--permission', POST, '--format', 'json']))
+      .key as string;
+    const S = await serve(L.ledger);
+    try {
+      const res = await fetch(`${S.url}/v1/journal-entries`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${key}`,
+          'content-type': 'application/json',
+          'x-idempotency-key': 'by-number',
+        },
+        body: JSON.stringify(body),
+      });
+      expect(res.status).toBe(201);
+      expect(((await res.json()) as any).lines[0].account_name).toBe('Rent');
+    } finally {
+      await S.stop();
+    }
   });
 });

@@ -139,7 +139,7 @@ describe('a remote profile against a real books serve', () => {
     const refused = await remote(['je', 'import', bad]);
     expect(refused.exitCode).toBe(1);
     expect(refused.stderr).toContain(
-      "bad.csv:2: CAPI33 unknown_account: gl_account_id: no GL account with external id '6199'",
+      "bad.csv:2: CAPI33 unknown_account: gl_account_id: no GL account with external id or number '6199'",
     );
     const first = await remote(['je', 'import', file, '--format', 'json']);
     expect(first.exitCode, first.stderr).toBe(0);

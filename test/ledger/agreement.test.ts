@@ -8,9 +8,7 @@ import { fiscalYearStart, type PeriodType } from '../../src/domain/periods.js';
 import type { Ledger } from '../../src/ledger/port.js';
 import { SqliteLedger } from '../../src/ledger/sqlite/ledger.js';
 import { setEntity } from '../contract/stores.js';
-import { writeFileSync } from 'node:fs';
-import { cli } from '../support/cli.js';
-import { copyTemplate } from '../support/ledgers.js';
+import { copyTemplate, exec } from '../support/ledgers.js';
 
 type Cells = Record<string, number | bigint | null>;
 const n = (c: number | bigint | null | undefined) => BigInt(c ?? 0);
@@ -229,8 +227,9 @@ describe("a line's copy of its entry's date", () => {
 });
 
 describe('an account made a header after it was posted to', () => {
+  // A chart import now refuses this (test/e2e/chart.test.ts); a ledger made so before, or by hand, still reports right.
   it('stays in the trial balance with its balance, so that debits still equal credits', async () => {
-    const { dir, ledger: file } = copyTemplate('standard');
+    const { ledger: file } = copyTemplate('standard');
     const l = SqliteLedger.open(file);
     try {
       const lines = [
@@ -241,13 +240,7 @@ describe('an account made a header after it was posted to', () => {
         { entry_date: '2025-03-10', lines },
         { idempotencyKey: 'before-header' },
       );
-      const chart =
-        'external_id,account_number,name,account_type,parent_external_id,is_postable,is_active,currency\n';
-      const file2 = `${dir}/header.csv`;
-      writeFileSync(file2, chart + 'office,6400,Office Supplies,expense,expenses,false,true,\n');
-      expect(
-        (await cli(['accounts', 'import', file2, '--ledger', file], { cwd: dir })).exitCode,
-      ).toBe(0);
+      exec(file, `UPDATE accounts SET is_postable = 0 WHERE external_id = 'office'`);
       const tb = await l.reports.trialBalance({ as_of: '2025-12-31', adjustments: 'include' });
       expect(tb.totals).toEqual({ debit: 500, credit: 500 });
       expect(tb.rows.map((r) => r.name)).toContain('Office Supplies');

@@ -60,6 +60,26 @@ describe('a chart change that would hide balances', () => {
   });
 });
 
+describe('a chart that names an account two ways, or puts lines under a header', () => {
+  it('is found by books check when made anyway, behind the import’s back', async () => {
+    const L = ledger();
+    expect((await L.run(post('2025-02-01'))).exitCode).toBe(0);
+    const db = new Database(L.ledger);
+    db.prepare(`UPDATE accounts SET external_id = '6200' WHERE external_id = 'office'`).run();
+    db.prepare(`UPDATE accounts SET is_postable = 0 WHERE external_id = 'rent'`).run();
+    db.close();
+    const r = await L.run(['check']);
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toContain(
+      "accounts[6200]: external id '6200' is also the number of 'utilities': a reference to 6200 " +
+        'would name two accounts (ambiguous_reference)',
+    );
+    expect(r.stderr).toContain(
+      "accounts[rent]: header account 'rent' holds 1 line(s), balance 100.00 (header_with_lines)",
+    );
+  });
+});
+
 describe('numbers that cannot stop numbering', () => {
   it('numbers on exactly past a caller’s JE-(2^53 - 1), and past a number beyond 2^62', async () => {
     const L = ledger();

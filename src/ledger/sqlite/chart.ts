@@ -9,8 +9,9 @@ import {
 } from '../../domain/chart.js';
 import type { AccountRef, CounterpartyRef, ValidationContext } from '../../domain/entry.js';
 import { closeMatches, describeAccount } from '../../domain/input.js';
+import { exponentOf } from '../../domain/money.js';
 import type { ReportAccount } from '../../domain/statement.js';
-import type { ChartOps } from '../port.js';
+import type { ChartOps, ImportCounts } from '../port.js';
 import type { Db } from './db.js';
 import { newId } from './writer.js';
 
@@ -61,14 +62,27 @@ export class SqliteChart implements ChartOps {
     return rows.map((r) => ({ ...r, object: 'counterparty', is_active: r.is_active === 1 }));
   }
 
-  /** The chart's tree as the whole-chart checks read it. */
+  /** The chart's tree as the whole-chart checks read it, with what each account holds. */
   shapes(): ChartShape[] {
-    return this.db
+    const rows = this.db
       .prep(
-        `SELECT a.external_id, a.account_number, a.account_type, p.external_id AS parent_external_id
-         FROM accounts a LEFT JOIN accounts p ON p.key = a.parent_key`,
+        `SELECT a.external_id, a.account_number, a.account_type, p.external_id AS parent_external_id,
+                a.is_postable, t.lines, t.balance
+         FROM accounts a LEFT JOIN accounts p ON p.key = a.parent_key
+         LEFT JOIN (SELECT account_key, SUM(line_count) AS lines, SUM(net_atoms) AS balance
+                    FROM account_month_totals GROUP BY account_key) t ON t.account_key = a.key`,
       )
-      .all() as ChartShape[];
+      .safeIntegers(true)
+      .all() as (Omit<ChartShape, 'posted' | 'is_postable'> & {
+      is_postable: bigint;
+      lines: bigint | null;
+      balance: bigint | null;
+    })[];
+    return rows.map(({ lines, balance, is_postable, ...shape }) => ({
+      ...shape,
+      is_postable: is_postable === 1n,
+      posted: { lines: Number(lines ?? 0n), balance: balance ?? 0n },
+    }));
   }
 
   /** The chart as reports read it. */
@@ -81,21 +95,42 @@ export class SqliteChart implements ChartOps {
     return rows.map((a) => ({ ...a, is_postable: a.is_postable === 1 }));
   }
 
-  async importAccounts(
-    load: () => Promise<ChartFile>,
-  ): Promise<{ created: number; updated: number }> {
+  async importAccounts(load: () => Promise<ChartFile>): Promise<ImportCounts> {
     const file = await load();
     return this.db.write(() => {
       // Checked under the write lock, as the chart the file leaves behind when it is applied.
-      const { rows, problems } = checkChart(file.records, this.shapes());
+      const exponent = exponentOf(this.db.entity().currency);
+      const { rows, problems } = checkChart(file.records, this.shapes(), exponent);
       if (problems.length > 0) throw chartRefused(file.name, problems);
       return this.upsertAccounts(rows);
     });
   }
 
-  private upsertAccounts(rows: ChartRow[]): { created: number; updated: number } {
+  /** Creates the new accounts and updates the changed ones; an account the file leaves as it is stays untouched. */
+  private upsertAccounts(rows: ChartRow[]): ImportCounts {
     const ts = this.db.stamp();
-    const find = this.db.prep(`SELECT key FROM accounts WHERE external_id = ?`).pluck();
+    const stored = new Map(
+      (
+        this.db
+          .prep(
+            `SELECT a.external_id, a.account_number, a.name, a.account_type, p.external_id AS parent_external_id,
+                    a.is_postable = 1 AS is_postable, a.is_active = 1 AS is_active, a.currency
+             FROM accounts a LEFT JOIN accounts p ON p.key = a.parent_key`,
+          )
+          .all() as (Omit<ChartRow, 'row' | 'is_postable' | 'is_active'> & Flags)[]
+      ).map((a) => [a.external_id, a]),
+    );
+    const same = (r: ChartRow, a: Omit<ChartRow, 'row' | 'is_postable' | 'is_active'> & Flags) =>
+      r.account_number === a.account_number &&
+      r.name === a.name &&
+      r.account_type === a.account_type &&
+      r.parent_external_id === a.parent_external_id &&
+      +r.is_postable === a.is_postable &&
+      +r.is_active === a.is_active &&
+      r.currency === a.currency;
+    const changed = rows.filter(
+      (r) => !stored.has(r.external_id) || !same(r, stored.get(r.external_id)!),
+    );
     const insert = this.db.prep(
       `INSERT INTO accounts (id, external_id, account_number, name, account_type, is_postable, is_active,
                              currency, created_at, updated_at)
@@ -112,27 +147,20 @@ export class SqliteChart implements ChartOps {
     const setParent = this.db.prep(
       `UPDATE accounts SET parent_key = (SELECT key FROM accounts WHERE external_id = ?) WHERE external_id = ?`,
     );
-    let created = 0;
-    let updated = 0;
     // Numbers may move between accounts within one file: clear them first so UNIQUE holds midway.
-    for (const r of rows) if (find.get(r.external_id) !== undefined) clearNumber.run(r.external_id);
-    for (const r of rows) {
+    for (const r of changed) if (stored.has(r.external_id)) clearNumber.run(r.external_id);
+    for (const r of changed) {
       const flags = [r.account_type, +r.is_postable, +r.is_active, r.currency] as const;
-      if (find.get(r.external_id) === undefined) {
+      if (!stored.has(r.external_id))
         insert.run(newId('acct'), r.external_id, r.account_number, r.name, ...flags, ts, ts);
-        created++;
-      } else {
-        set.run(r.account_number, r.name, ...flags, ts, r.external_id);
-        updated++;
-      }
+      else set.run(r.account_number, r.name, ...flags, ts, r.external_id);
     }
-    for (const r of rows) setParent.run(r.parent_external_id, r.external_id);
-    return { created, updated };
+    for (const r of changed) setParent.run(r.parent_external_id, r.external_id);
+    const created = changed.filter((r) => !stored.has(r.external_id)).length;
+    return { created, updated: changed.length - created, unchanged: rows.length - changed.length };
   }
 
-  async importCounterparties(
-    load: () => Promise<CounterpartyRow[]>,
-  ): Promise<{ created: number; updated: number }> {
+  async importCounterparties(load: () => Promise<CounterpartyRow[]>): Promise<ImportCounts> {
     const rows = await load();
     return this.db.write(() => {
       const ts = this.db.stamp();
@@ -144,17 +172,23 @@ export class SqliteChart implements ChartOps {
         `INSERT INTO counterparties (id, counterparty_type, external_id, name, is_active, created_at, updated_at)
          VALUES (?, ?, ?, ?, ?, ?, ?)`,
       );
-      let created = 0;
-      let updated = 0;
+      const find = this.db.prep(
+        `SELECT name, is_active FROM counterparties WHERE counterparty_type = ? AND external_id = ?`,
+      );
+      let [created, updated, unchanged] = [0, 0, 0];
       for (const r of rows) {
-        if (upd.run(r.name, +r.is_active, ts, r.counterparty_type, r.external_id).changes > 0)
-          updated++;
-        else {
+        const had = find.get(r.counterparty_type, r.external_id) as
+          { name: string; is_active: number } | undefined;
+        if (!had) {
           ins.run(newId('cp'), r.counterparty_type, r.external_id, r.name, +r.is_active, ts, ts);
           created++;
+        } else if (had.name === r.name && had.is_active === +r.is_active) unchanged++;
+        else {
+          upd.run(r.name, +r.is_active, ts, r.counterparty_type, r.external_id);
+          updated++;
         }
       }
-      return { created, updated };
+      return { created, updated, unchanged };
     });
   }
 
@@ -177,10 +211,13 @@ export class SqliteChart implements ChartOps {
   }
 
   private lookUps(): Pick<ValidationContext, 'account' | 'counterparty'> {
-    const accountStmt = this.db.prep(
-      `SELECT key, id, external_id, account_number, name, account_type, is_active, is_postable, currency
-       FROM accounts WHERE external_id = ?`,
-    );
+    // By external id, else by account number: the chart keeps the two from naming different accounts.
+    const columns = `key, id, external_id, account_number, name, account_type, is_active, is_postable, currency`;
+    const byExternalId = this.db.prep(`SELECT ${columns} FROM accounts WHERE external_id = ?`);
+    const byNumber = this.db.prep(`SELECT ${columns} FROM accounts WHERE account_number = ?`);
+    const accountStmt = {
+      get: (ref: string): unknown => byExternalId.get(ref) ?? byNumber.get(ref),
+    };
     const cpStmt = this.db.prep(
       `SELECT id, counterparty_type, external_id, name, is_active FROM counterparties
        WHERE counterparty_type = ? AND external_id = ?`,

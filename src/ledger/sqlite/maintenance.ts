@@ -1,4 +1,5 @@
-import { treeProblems, type ChartShape } from '../../domain/chart.js';
+import { chartProblems, type ChartShape } from '../../domain/chart.js';
+import { exponentOf } from '../../domain/money.js';
 import { isBooksError, type Problem } from '../../domain/errors.js';
 import { clearDamaged, markDamaged } from './connection.js';
 import type { MaintenanceOps } from '../port.js';
@@ -235,7 +236,7 @@ export class SqliteMaintenance implements MaintenanceOps {
   }
 
   private chartTree(add: Add): void {
-    for (const p of treeProblems(this.shapes()))
-      add(`accounts[${p.external_id}]`, p.reason, p.message);
+    const exponent = exponentOf(this.db.entity().currency);
+    for (const p of chartProblems(this.shapes(), exponent)) add(p.path, p.reason, p.message);
   }
 }
