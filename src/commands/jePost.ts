@@ -109,7 +109,7 @@ async function jePost(ctx: Context, opts: JePostOptions): Promise<void> {
   try {
     const options = { idempotencyKey: key, dryRun: opts.dryRun };
     const entry = await waitingWrite(ctx, ledger, () => ledger.journal.post(body, options));
-    printPosted(ctx, entry, exponent, opts.dryRun);
+    await printPosted(ctx, ledger, entry, exponent, opts.dryRun);
   } catch (e) {
     if (alreadyPosted(ctx, e)) return;
     if (opts.file !== undefined)

@@ -39,7 +39,7 @@ export default command({
     };
     try {
       const entry = await waitingWrite(ctx, ledger, () => ledger.journal.reverse(opts.id, options));
-      printPosted(ctx, entry, currencyExponent(entry.currency) ?? 2, opts.dryRun);
+      await printPosted(ctx, ledger, entry, currencyExponent(entry.currency) ?? 2, opts.dryRun);
     } catch (e) {
       if (alreadyPosted(ctx, e)) return;
       throw opts.date ? e : closedDefault(e);

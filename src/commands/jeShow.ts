@@ -1,14 +1,17 @@
 import { command } from '../cli/command.js';
 import { currencyExponent } from '../domain/money.js';
 import { entryText } from '../render/entry.js';
+import { linkedNumbers } from './posting.js';
 
 export default command({
   args: [{ name: 'id', description: 'entry id or JE number' }],
   examples: ['books je show JE-1'],
   options: (raw) => ({ id: raw.args[0]! }),
   async run(ctx, { id }) {
-    const entry = await (await ctx.ledger()).journal.get(id);
+    const ledger = await ctx.ledger();
+    const entry = await ledger.journal.get(id);
     if (ctx.json) return ctx.outJson(entry);
-    ctx.out(entryText(entry, currencyExponent(entry.currency) ?? 2));
+    const numbers = await linkedNumbers(ledger, entry);
+    ctx.out(entryText(entry, currencyExponent(entry.currency) ?? 2, '', numbers));
   },
 });

@@ -24,15 +24,35 @@ export function alreadyPosted(ctx: Context, e: unknown): boolean {
 }
 
 /** Shows a posted (or would-be) entry; `--format json` prints the entry object itself. */
-export function printPosted(
+export async function printPosted(
   ctx: Context,
+  ledger: Ledger,
   entry: JournalEntry,
   exponent: number,
   dryRun: boolean,
-): void {
+): Promise<void> {
   if (ctx.json) return ctx.outJson(dryRun ? { dry_run: true, entry } : entry);
-  ctx.out(entryText(entry, exponent, dryRun ? 'Would post ' : 'Posted '));
+  const numbers = await linkedNumbers(ledger, entry);
+  ctx.out(entryText(entry, exponent, dryRun ? 'Would post ' : 'Posted ', numbers));
   if (dryRun) ctx.out('Dry run: nothing was posted.');
+}
+
+/**
+ * The JE numbers of the entries an entry is linked to (the one it reverses, those reversing it), by
+ * id, for people to read; ids stay in JSON. A ledger that cannot show an entry leaves its id.
+ */
+export async function linkedNumbers(
+  ledger: Ledger,
+  entry: JournalEntry,
+): Promise<Map<string, string>> {
+  const ids = [entry.original_journal_entry_id, ...entry.reversed_by_journal_entry_ids];
+  const numbers = new Map<string, string>();
+  for (const id of ids) {
+    if (!id || numbers.has(id)) continue;
+    const linked = await ledger.journal.get(id).catch(() => null);
+    if (linked) numbers.set(id, linked.je_number);
+  }
+  return numbers;
 }
 
 /**

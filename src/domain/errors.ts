@@ -78,15 +78,20 @@ export const errors = {
     problem: { reason: string; message: string },
     path = IDEMPOTENCY_KEY_PATH,
   ) => new BooksError('CAPI34', problem.message, [{ path, ...problem }]),
-  idempotencyKeyUsed: (existing: { id: string; je_number: string } | null) => {
-    const message = existing
+  /**
+   * A key already used within the hour: by `existing`, for this same request (`same`) or another.
+   * Only a repeat of the same request carries the entry's id, which clients take as "already posted".
+   */
+  idempotencyKeyUsed: (existing: { id: string; je_number: string }, same: boolean) => {
+    const message = same
       ? `idempotency key already used within the hour: it posted ${existing.je_number}`
-      : 'idempotency key already used within the hour for a different request';
+      : `idempotency key already used within the hour by ${existing.je_number}, for a different ` +
+        'request; give this entry a key of its own';
     return new BooksError(
       'CAPI34',
       message,
       [{ path: IDEMPOTENCY_KEY_PATH, reason: 'duplicate_idempotency_key', message }],
-      existing
+      same
         ? { existing_journal_entry_id: existing.id, existing_je_number: existing.je_number }
         : {},
     );

@@ -3,18 +3,27 @@ import { formatAmount } from '../domain/money.js';
 import { grid } from './table.js';
 import { cell } from './text.js';
 
-/** An entry as a bookkeeper reads it: header facts, then its lines in debit and credit columns. */
-export function entryText(e: JournalEntry, exponent: number, heading = ''): string {
+/**
+ * An entry as a bookkeeper reads it: header facts, then its lines in debit and credit columns. Linked
+ * entries are named by their JE numbers, given in `numbers` by id (an id not there is shown as is).
+ */
+export function entryText(
+  e: JournalEntry,
+  exponent: number,
+  heading = '',
+  numbers: ReadonlyMap<string, string> = new Map(),
+): string {
+  const named = (id: string) => cell(numbers.get(id) ?? id);
   const facts = [
     `${heading}${cell(e.je_number)}${e.id ? ` (${e.id})` : ''}  ${e.entry_date}  ${e.status}` +
       `${e.is_adjusting ? '  adjusting' : ''}`,
     e.memo ? `memo: ${cell(e.memo)}` : null,
     e.manual_entry_reason ? `reason: ${cell(e.manual_entry_reason)}` : null,
     e.original_journal_entry_id
-      ? `reverses: ${e.original_journal_entry_id} (${e.original_journal_entry_date})`
+      ? `reverses: ${named(e.original_journal_entry_id)} (${e.original_journal_entry_date})`
       : null,
     e.reversed_by_journal_entry_ids.length
-      ? `reversed by: ${e.reversed_by_journal_entry_ids.join(', ')}`
+      ? `reversed by: ${e.reversed_by_journal_entry_ids.map(named).join(', ')}`
       : null,
   ].filter((x): x is string => x !== null);
   const rows = e.lines.map((l) => [

@@ -66,3 +66,37 @@ describe('account numbers in JSON bodies', () => {
     }
   });
 });
+
+describe('entries named as people read them', () => {
+  it('je show and je reverse name linked entries by JE number (ids stay in JSON)', async () => {
+    const L = await standardLedger();
+    const post = [
+      'je',
+      'post',
+      '--date',
+      '2025-02-01',
+      '--debit',
+      'rent=5',
+      '--credit',
+      'checking=5',
+    ];
+    expect((await L.run([...post, '--idempotency-key', 'K1'])).exitCode).toBe(0);
+    const reversed = await L.run(['je', 'reverse', 'JE-1']);
+    expect(reversed.stdout).toContain('reverses: JE-1 (2025-02-01)');
+    const shown = await L.run(['je', 'show', 'JE-1']);
+    expect(shown.stdout).toContain('reversed by: JE-2\n');
+    expect(shown.stdout).not.toMatch(/reversed by: je_/);
+    const asJson = json(await L.run(['je', 'show', 'JE-1', '--format', 'json']));
+    expect(asJson.reversed_by_journal_entry_ids).toEqual([expect.stringMatching(/^je_/)]);
+    // A key used for another request names the entry it posted, too.
+    const again = await L.run([
+      ...post.slice(0, 3),
+      '2025-02-02',
+      ...post.slice(4),
+      '--idempotency-key',
+      'K1',
+    ]);
+    expect(again.exitCode).toBe(1);
+    expect(again.stderr).toContain('already used within the hour by JE-1, for a different request');
+  });
+});

@@ -166,11 +166,11 @@ export class SqliteJournal implements JournalOps {
       | undefined;
     if (used && this.db.now().getTime() - used.created_at_ms < IDEMPOTENCY_WINDOW_MS) {
       const same = used.request_hash === hash;
-      throw errors.idempotencyKeyUsed(
-        same
-          ? { id: used.journal_entry_id, je_number: used.je_number ?? used.journal_entry_id }
-          : null,
-      );
+      const existing = {
+        id: used.journal_entry_id,
+        je_number: used.je_number ?? used.journal_entry_id,
+      };
+      throw errors.idempotencyKeyUsed(existing, same);
     }
     return ctx;
   }
