@@ -55,12 +55,12 @@ const sumOf = (cells: Amount[]): Amount =>
 /**
  * The printed lines of a statement: each section's heading, its tree indented (a node with children
  * heads them, with its own amounts when it has any, and is totalled after them unless the total would
- * repeat its one child), the section's total (0 when empty), and the computed lines.
+ * repeat its one child), the section's total, and the computed lines. A cell is blank exactly where
+ * the report's JSON is null (nothing posted), totals included.
  */
 function statementLines(st: Statement, ids: string[], maxDepth: number): StatementLine[] {
   const out: StatementLine[] = [];
-  const row = (cells: Cells, zero = false) =>
-    ids.map((id) => cells[id] ?? (zero ? 0 : null)) as Amount[];
+  const row = (cells: Cells) => ids.map((id) => cells[id] ?? null) as Amount[];
   const blank = ids.map(() => null);
   const walk = (n: TreeNode, depth: number, shown: number) => {
     if (n.children.length === 0 || depth >= maxDepth) {
@@ -89,10 +89,10 @@ function statementLines(st: Statement, ids: string[], maxDepth: number): Stateme
             for (const g of c.children) walk(g, 2, 1);
           else walk(c, 1, 1);
         }
-      out.push({ label: `Total ${s.label}`, depth: 0, cells: row(s.amounts, true), kind: 'total' });
+      out.push({ label: `Total ${s.label}`, depth: 0, cells: row(s.amounts), kind: 'total' });
     }
     for (const a of st.after.get(i) ?? [])
-      out.push({ label: a.label, depth: 0, cells: row(a.amounts, true), kind: 'grand' });
+      out.push({ label: a.label, depth: 0, cells: row(a.amounts), kind: 'grand' });
   });
   return out;
 }
@@ -125,7 +125,7 @@ function sheetStatement(sheet: BalanceSheet): Statement {
   const equity = sheet.sections.find((s) => s.account_type === 'equity');
   const both: Cells = {};
   for (const p of sheet.periods) {
-    both[p.id] = sumOf([liabilities?.balances[p.id] ?? null, equity?.balances[p.id] ?? null]) ?? 0;
+    both[p.id] = sumOf([liabilities?.balances[p.id] ?? null, equity?.balances[p.id] ?? null]);
   }
   const total = { label: 'Total Liabilities and Equity', kind: 'total', amounts: both };
   return {
