@@ -86,16 +86,16 @@ async function generalLedger(ctx: Context, opts: Options): Promise<void> {
     end_date: end,
     reporting_currency: entity.currency,
   };
+  // The first event is read before anything is written: a refused query writes no partial report.
+  const events = ledger.reports.generalLedger(checked.query)[Symbol.asyncIterator]();
+  let next = await events.next();
+  const out = await openOutput(ctx, opts.output);
   const writer: GlWriter =
     ctx.format === 'json'
       ? glJsonWriter(head)
       : ctx.format === 'csv'
         ? glCsvWriter(exponent, opts.atoms)
-        : glTableWriter(head, exponent);
-  // The first event is read before anything is written: a refused query writes no partial report.
-  const events = ledger.reports.generalLedger(checked.query)[Symbol.asyncIterator]();
-  let next = await events.next();
-  const out = await openOutput(ctx, opts.output);
+        : glTableWriter(head, exponent, out.terminal);
   await writeTo(out, async () => {
     out.push(writer.begin());
     for (; !next.done; next = await events.next())

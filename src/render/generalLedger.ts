@@ -34,16 +34,55 @@ function clip(text: string, width: number): string {
   return t.length > width ? `${t.slice(0, width - 1)}…` : t;
 }
 
+/** A text in pieces of at most `width` characters, broken after a space where one is near. */
+export function wrap(text: string, width: number): string[] {
+  const t = cell(text);
+  const out: string[] = [];
+  let rest = t;
+  while (rest.length > width) {
+    const space = rest.lastIndexOf(' ', width);
+    const cut = space > width / 2 ? space + 1 : width;
+    out.push(rest.slice(0, cut).trimEnd());
+    rest = rest.slice(cut);
+  }
+  out.push(rest);
+  return out;
+}
+
 const memoOf = (l: GlLine) => [l.memo, l.line_memo].filter(Boolean).join(' — ');
 const partyOf = (l: GlLine) => l.counterparty_name ?? l.counterparty_external_id ?? '';
 
-/** The general ledger as printed: per account, opening, each line with its running balance, closing. */
-export function glTableWriter(head: GlHead, exponent: number): GlWriter {
+/**
+ * The general ledger as printed: per account, opening, each line with its running balance, closing.
+ * On a terminal (`fit`) a long JE number, memo or counterparty is cut to its column; anywhere else
+ * (a file, a pipe) nothing is cut: it goes on in its column on the lines below.
+ */
+export function glTableWriter(head: GlHead, exponent: number, fit = false): GlWriter {
   const money = (a: Atoms) => (a === null ? '' : formatAmount(a, exponent)).padStart(AMOUNT);
   const row = (date: string, je: string, memo: string, party: string, amounts: Atoms[]) =>
     [date.padEnd(10), je.padEnd(12), memo.padEnd(MEMO), party.padEnd(PARTY), ...amounts.map(money)]
       .join('  ')
       .trimEnd() + '\n';
+  const line = (l: GlLine): string => {
+    const amounts = [l.debit, l.credit, l.balance];
+    if (fit)
+      return row(
+        l.entry_date,
+        clip(l.je_number, 12),
+        clip(memoOf(l), MEMO),
+        clip(partyOf(l), PARTY),
+        amounts,
+      );
+    const [je, memo, party] = [
+      wrap(l.je_number, 12),
+      wrap(memoOf(l), MEMO),
+      wrap(partyOf(l), PARTY),
+    ];
+    let out = row(l.entry_date, je[0]!, memo[0]!, party[0]!, amounts);
+    for (let i = 1; i < Math.max(je.length, memo.length, party.length); i++)
+      out += row('', je[i] ?? '', memo[i] ?? '', party[i] ?? '', []);
+    return out;
+  };
   const columns = ['Debit', 'Credit', 'Balance'].map((c) => c.padStart(AMOUNT));
   return {
     begin: () => {
@@ -62,16 +101,7 @@ export function glTableWriter(head: GlHead, exponent: number): GlWriter {
         const opening = row('', '', 'Opening balance', '', [null, null, e.account.opening]);
         return `\n${title}\n${[...heads, ...columns].join('  ')}\n${opening}`;
       }
-      if (e.kind === 'line') {
-        const l = e.line;
-        return row(
-          l.entry_date,
-          clip(l.je_number, 12),
-          clip(memoOf(l), MEMO),
-          clip(partyOf(l), PARTY),
-          [l.debit, l.credit, l.balance],
-        );
-      }
+      if (e.kind === 'line') return line(e.line);
       return row('', '', 'Closing balance', '', [e.debit_total, e.credit_total, e.closing]);
     },
     end: () => '',

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { demoLedger, serve, standardLedger, type RunResult } from './helpers.js';
 
@@ -98,5 +100,55 @@ describe('entries named as people read them', () => {
     ]);
     expect(again.exitCode).toBe(1);
     expect(again.stderr).toContain('already used within the hour by JE-1, for a different request');
+  });
+});
+
+describe('the general ledger written to a file or a pipe', () => {
+  it('keeps every memo, JE number and name whole; only a terminal gets them cut to fit', async () => {
+    const L = await standardLedger();
+    const memo = 'Quarterly insurance premium for the delivery van and the bakery premises';
+    const r = await L.run([
+      'je',
+      'post',
+      '--date',
+      '2025-02-01',
+      '--memo',
+      memo,
+      '--je-number',
+      'INV-2025-000123-A',
+      '--debit',
+      'insurance=900',
+      '--credit',
+      'checking=900',
+    ]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const args = [
+      'report',
+      'gl',
+      '--account',
+      'checking',
+      '--start',
+      '2025-01-01',
+      '--end',
+      '2025-12-31',
+    ];
+    const piped = (await L.run(args)).stdout;
+    const file = join(L.dir, 'gl.txt');
+    expect((await L.run([...args, '--output', file])).exitCode).toBe(0);
+    for (const text of [piped, readFileSync(file, 'utf8')]) {
+      expect(text).not.toContain('…');
+      // The memo goes on in its column on the lines below; joined, it is whole.
+      const all = text.split('\n');
+      const at = all.findIndex((l) => l.startsWith('2025-02-01'));
+      const end = all.findIndex((l, i) => i > at && !l.startsWith(' '.repeat(12)));
+      const rows = all.slice(at, end).filter((l) => !l.includes('balance'));
+      expect(all[at + rows.length]).toContain('Closing balance');
+      expect(rows.length).toBeGreaterThan(1);
+      const memoColumn = rows.map((l) => l.slice(26, 56).trim()).join(' ');
+      expect(memoColumn).toBe(memo);
+      expect(rows.map((l) => l.slice(12, 24).trim()).join('')).toBe('INV-2025-000123-A');
+      // Amounts stay in their columns, on the entry's first line.
+      expect(rows[0]).toMatch(/^2025-02-01 .* 900\.00 +\S+$/);
+    }
   });
 });

@@ -1,3 +1,5 @@
+import { glTableWriter, wrap } from '../../src/render/generalLedger.js';
+import type { GlEvent } from '../../src/domain/generalLedger.js';
 import { describe, expect, it } from 'vitest';
 import { buildBalanceSheet, cutDates } from '../../src/domain/balanceSheet.js';
 import { splitPeriods } from '../../src/domain/periods.js';
@@ -170,5 +172,41 @@ describe('cumulate (the store sums months; the domain carries them to cut dates)
       net: [10n, 15n, 60n],
       count: [1, 2, 6],
     });
+  });
+});
+
+describe('the general ledger table', () => {
+  const head = {
+    entity: 'E',
+    start_date: '2025-01-01',
+    end_date: '2025-12-31',
+    reporting_currency: 'USD',
+  };
+  const line = {
+    kind: 'line' as const,
+    at: { key: 1, date: '2025-02-01', seq: 1, line_no: 1, balance: 0n, debits: 0n, credits: 0n },
+    line: {
+      entry_id: 'je_1',
+      je_number: 'JE-1',
+      entry_date: '2025-02-01',
+      memo: 'A memo far longer than the thirty characters of its column',
+      line_memo: null,
+      counterparty_type: null,
+      counterparty_external_id: null,
+      counterparty_name: null,
+      debit: 100,
+      credit: null,
+      balance: 100,
+    },
+  };
+  it('cuts a long memo to its column on a terminal, and wraps it whole anywhere else', () => {
+    const fitted = glTableWriter(head, 2, true).event(line as GlEvent);
+    expect(fitted.split('\n')).toHaveLength(2);
+    expect(fitted).toContain('A memo far longer than the th…');
+    const whole = glTableWriter(head, 2, false).event(line as GlEvent);
+    expect(whole.split('\n').length).toBeGreaterThan(2);
+    expect(whole).not.toContain('…');
+    expect(wrap('one two three four', 9)).toEqual(['one two', 'three', 'four']);
+    expect(wrap('abcdefghijkl', 5)).toEqual(['abcde', 'fghij', 'kl']);
   });
 });
