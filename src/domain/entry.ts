@@ -1,6 +1,13 @@
 import type { AccountType, Entity } from './accounts.js';
 import type { JeSeq } from './jeNumber.js';
 
+/**
+ * Where an entry came from: `manual_api` (the API, the CLI) or `csv_import` (a file). An import
+ * through the API says so in this header (a books extension; other services may ignore it).
+ */
+export const ENTRY_SOURCES = ['manual_api', 'csv_import'] as const;
+export const SOURCE_HEADER = 'X-Books-Source';
+
 export const MIN_LINES = 2;
 export const MAX_LINES = 1000;
 

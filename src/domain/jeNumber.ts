@@ -6,12 +6,19 @@ export type JeSeq = number | bigint;
 /**
  * The largest n of a caller's JE-n that moves the automatic numbering. Larger numbers are kept as
  * given but do not count, so that numbering always has room to go on (2^62 more entries) and never
- * leaves SQLite's 64-bit integers: no number a caller gives can stop it.
+ * leaves 64-bit integers: no number a caller gives can stop it.
  */
 export const MAX_COUNTED_SEQ = 2n ** 62n;
 
+/** The largest n a store keeps as a number (a signed 64-bit integer); beyond, JE-n is only text. */
+export const MAX_STORED_SEQ = 2n ** 63n - 1n;
+
 export type JeNumber =
-  | { ok: true; value: string; /** n of JE-n when it moves auto-numbering */ seq: JeSeq | null }
+  | {
+      ok: true;
+      value: string;
+      /** n of JE-n, when a store can keep it as a number */ seq: JeSeq | null;
+    }
   | { ok: false; message: string };
 
 /**
@@ -30,7 +37,7 @@ export function normaliseJeNumber(raw: string): JeNumber {
     seq =
       digits.length <= 15
         ? Number(digits)
-        : BigInt(digits) <= MAX_COUNTED_SEQ
+        : BigInt(digits) <= MAX_STORED_SEQ
           ? BigInt(digits)
           : null;
   }
@@ -49,4 +56,97 @@ export function nextSeq(seq: JeSeq): JeSeq {
 export function seqOf(v: number | bigint | null): JeSeq {
   if (v === null) return 0;
   return typeof v === 'bigint' && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v;
+}
+
+/** Where an entry's JE-n sits in the numbering: the n that counts, or the n that is only taken. */
+export interface NumberedEntry {
+  je_number: string;
+  /** n of JE-n when it moves the automatic numbering (automatic numbers, and callers' up to 2^62). */
+  counted: JeSeq | null;
+  /** n of JE-n when it is taken without moving it (numbers from files, callers' beyond 2^62). */
+  uncounted: JeSeq | null;
+}
+
+/**
+ * The numbering of entries as one writer assigns them: automatic numbers go on from the largest
+ * number that counts, and pass over every number already taken, whatever callers chose, so that
+ * numbering never collides and never stops. A number a caller gives through the API or the CLI
+ * counts (decisions.md: JE-(largest n + 1)) up to 2^62; a number from an imported file is kept but
+ * never steers the next one (a QuickBooks "Journal No." 5001 does not make the next entry JE-5002).
+ */
+export class JeNumbering {
+  private readonly taken = new Set<string>();
+  private readonly first: JeSeq;
+
+  /**
+   * @param last the largest n that counts so far
+   * @param takenAbove every n above `last` already taken by an entry whose number does not count
+   */
+  constructor(
+    private last: JeSeq,
+    takenAbove: Iterable<JeSeq>,
+  ) {
+    for (const n of takenAbove) this.taken.add(String(n));
+    this.first = last;
+  }
+
+  /**
+   * True when this numbering has given the number away (or passed over it as taken): every n from
+   * the first `last` to the current one. An entry still to come may not be given it.
+   */
+  used(seq: JeSeq): boolean {
+    return seq > this.first && seq <= this.last;
+  }
+
+  /** The number the next automatic entry would get, without taking it (a dry run's). */
+  peek(): string {
+    return `JE-${this.free()}`;
+  }
+
+  /** Numbers an entry: its own number (counted or not), or the next free automatic one. */
+  assign(number: string | null, seq: JeSeq | null, fromFile: boolean): NumberedEntry {
+    if (number === null) {
+      const n = this.free();
+      this.last = n;
+      return { je_number: `JE-${n}`, counted: n, uncounted: null };
+    }
+    if (seq === null) return { je_number: number, counted: null, uncounted: null };
+    if (fromFile || BigInt(seq) > MAX_COUNTED_SEQ) {
+      if (seq > this.last) this.taken.add(String(seq));
+      return { je_number: number, counted: null, uncounted: seq };
+    }
+    if (seq > this.last) this.last = seq;
+    return { je_number: number, counted: seq, uncounted: null };
+  }
+
+  private free(): JeSeq {
+    let n = nextSeq(this.last);
+    if (this.taken.size > 0) while (this.taken.has(String(n))) n = nextSeq(n);
+    return n;
+  }
+}
+
+/**
+ * What is wrong with how an entry's JE-n is kept for numbering, or null: its n must sit in exactly
+ * one of the two places (counted up to 2^62, or taken without counting), and nowhere for a number
+ * that is not JE-n. Automatic numbering relies on it to pass over taken numbers (books check).
+ */
+export function numberingProblem(
+  jeNumber: string,
+  counted: bigint | null,
+  uncounted: bigint | null,
+): string | null {
+  const m = /^JE-([1-9]\d*)$/.exec(jeNumber);
+  const n = m && BigInt(m[1]!) <= MAX_STORED_SEQ ? BigInt(m[1]!) : null;
+  const kept = counted ?? uncounted;
+  if (n === null) {
+    return kept === null ? null : `${jeNumber} is kept for numbering as ${kept}, but is not JE-n`;
+  }
+  if (counted !== null && uncounted !== null)
+    return `${jeNumber} is kept for numbering twice (${counted} and ${uncounted})`;
+  if (kept !== n) {
+    const as = kept === null ? 'not at all' : `as ${kept}`;
+    return `${jeNumber} is kept for numbering ${as}: automatic numbering could give it again`;
+  }
+  return null;
 }

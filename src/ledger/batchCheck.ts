@@ -11,10 +11,12 @@ export class BatchCheck {
   /** True once an entry of the file was invalid or had problems in its rows: nothing may post. */
   failed = false;
   private readonly numbers = new Set<string>();
+  /** Numbers the batch's writer has given to entries already written (set once it writes). */
+  given: (normalised: string) => boolean = () => false;
 
   constructor(private readonly ctx: ValidationContext) {
     const taken = ctx.jeNumberTaken;
-    ctx.jeNumberTaken = (n) => this.numbers.has(n) || taken(n);
+    ctx.jeNumberTaken = (n) => this.numbers.has(n) || this.given(n) || taken(n);
   }
 
   /** The valid entry, or the problems the rules found in it. */

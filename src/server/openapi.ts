@@ -252,7 +252,18 @@ export const OPERATIONS: Record<
   { parameters?: unknown[]; body?: string; status: number; schema: string }
 > = {
   'POST /v1/journal-entries': {
-    parameters: [idempotencyKey],
+    parameters: [
+      idempotencyKey,
+      {
+        name: 'X-Books-Source',
+        in: 'header',
+        required: false,
+        schema: { enum: ['manual_api', 'csv_import'] },
+        description:
+          'csv_import for an entry of an imported file: its source says so, and its JE number ' +
+          'does not steer automatic numbering (default manual_api)',
+      },
+    ],
     body: 'JournalEntryRequest',
     status: 201,
     schema: 'JournalEntry',

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { BooksError, entryInvalid, errors, type Problem } from '../domain/errors.js';
+import { ENTRY_SOURCES, SOURCE_HEADER } from '../domain/entry.js';
 import { idempotencyKeyProblem } from '../domain/idempotency.js';
 import type { Permission } from '../domain/keys.js';
 import { checkReportQuery, type ReportQuery } from '../domain/periods.js';
@@ -62,6 +63,16 @@ function idempotencyKey(req: IncomingMessage): string {
   const problem = idempotencyKeyProblem(given?.[0], header);
   if (problem) throw errors.idempotencyKeyRefused(problem, header);
   return given![0]!;
+}
+
+/** The entry's source as the X-Books-Source header gives it (manual_api when absent). */
+function entrySource(req: IncomingMessage): string {
+  const given = req.headersDistinct[SOURCE_HEADER.toLowerCase()];
+  if (!given) return 'manual_api';
+  if (given.length === 1 && (ENTRY_SOURCES as readonly string[]).includes(given[0]!))
+    return given[0]!;
+  const message = `${SOURCE_HEADER} is one of ${ENTRY_SOURCES.join(', ')}, given once`;
+  throw entryInvalid([{ path: SOURCE_HEADER, reason: 'invalid_source', message }]);
 }
 
 /** Query parameters, each at most once, else invalid_parameters naming them. */
@@ -167,12 +178,10 @@ export const ROUTES: readonly Route[] = [
     summary: 'Post a manual journal entry',
     handle: async ({ req, ledger, body }) => {
       const key = idempotencyKey(req);
+      const source = entrySource(req);
       return {
         status: 201,
-        body: await ledger.journal.post(await body(), {
-          idempotencyKey: key,
-          source: 'manual_api',
-        }),
+        body: await ledger.journal.post(await body(), { idempotencyKey: key, source }),
       };
     },
   }),

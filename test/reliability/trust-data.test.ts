@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { snapshot } from '../e2e/helpers.js';
 import { cli } from '../support/cli.js';
-import { copyTemplate } from '../support/ledgers.js';
+import { copyTemplate, exec } from '../support/ledgers.js';
 
 // The cases of the trust issue that are about data and files, run in-process through the same `run`
 // as the binary (each reproduced on the main of 2026-11-22 before its fix).
@@ -107,6 +107,101 @@ describe('numbers that cannot stop numbering', () => {
       JSON.parse((await L.run([...post('2025-02-04'), '--format', 'json'])).stdout).je_number,
     ).toBe('JE-9007199254740995');
     expect((await L.run(['check'])).exitCode).toBe(0);
+  });
+});
+
+describe('caller-chosen numbers never stop or steer numbering', () => {
+  const numberOf = async (L: ReturnType<typeof ledger>, ...args: string[]) => {
+    const r = await L.run([...post('2025-02-05'), ...args, '--format', 'json']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    return JSON.parse(r.stdout).je_number as string;
+  };
+
+  it('2^62 (counted) then 2^62 + 1 (kept): later posts and imports pass over it; check is clean', async () => {
+    const L = ledger();
+    expect(await numberOf(L, '--je-number', 'JE-4611686018427387904')).toBe(
+      'JE-4611686018427387904',
+    );
+    expect(await numberOf(L, '--je-number', 'JE-4611686018427387905')).toBe(
+      'JE-4611686018427387905',
+    );
+    expect(await numberOf(L)).toBe('JE-4611686018427387906');
+    const file = join(L.dir, 'more.csv');
+    writeFileSync(
+      file,
+      'entry,entry_date,gl_account_id,debit,credit\n1,2025-02-06,rent,1,\n1,,checking,,1\n',
+    );
+    const r = await L.run(['je', 'import', file]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(await numberOf(L)).toBe('JE-4611686018427387908');
+    expect((await L.run(['check'])).exitCode).toBe(0);
+  });
+
+  it('a number from a file is kept and never steers the next one (QuickBooks Journal No. 5001)', async () => {
+    const L = ledger();
+    expect(await numberOf(L)).toBe('JE-1');
+    const file = join(L.dir, 'qbo.csv');
+    writeFileSync(
+      file,
+      'Journal No.,Journal Date,Account Name,Debits,Credits\n' +
+        '5001,01/31/2025,Rent,10.00,\n5001,01/31/2025,Operating Checking,,10.00\n' +
+        '2,01/31/2025,Rent,11.00,\n2,01/31/2025,Operating Checking,,11.00\n',
+    );
+    const r = await L.run(['je', 'import', file, '--preset', 'qbo']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect((await L.run(['je', 'show', 'JE-5001'])).exitCode).toBe(0);
+    // JE-2 is the file's: the next automatic number passes over it.
+    expect(await numberOf(L)).toBe('JE-3');
+    expect((await L.run(['check'])).exitCode).toBe(0);
+  });
+
+  it('a file that names a number its own earlier entry was given is refused by row, before anything posts', async () => {
+    const L = ledger();
+    const file = join(L.dir, 'mixed.csv');
+    const before = snapshot(L.ledger);
+    // The same refusal whether the entry is checked before the import holds the write lock or after
+    // (the last entry of a file is checked after the others are written).
+    for (const tail of ['', 'c,,2025-02-01,rent,3,\nc,,2025-02-01,checking,,3\n']) {
+      writeFileSync(
+        file,
+        'entry,je_number,entry_date,gl_account_id,debit,credit\n' +
+          'a,,2025-02-01,rent,1,\na,,2025-02-01,checking,,1\n' +
+          'b,JE-1,2025-02-01,rent,2,\nb,,2025-02-01,checking,,2\n' +
+          tail,
+      );
+      const r = await L.run(['je', 'import', file]);
+      expect(r.exitCode).toBe(1);
+      expect(r.stderr).toContain(
+        'mixed.csv:4: CAPI33 duplicate_je_number: je_number: JE-1 is already used',
+      );
+      expect(snapshot(L.ledger)).toBe(before);
+    }
+    // A number the file names further on is not given to an earlier entry.
+    writeFileSync(
+      file,
+      'entry,je_number,entry_date,gl_account_id,debit,credit\n' +
+        'a,,2025-02-01,rent,1,\na,,2025-02-01,checking,,1\n' +
+        'b,JE-2,2025-02-01,rent,2,\nb,,2025-02-01,checking,,2\n' +
+        'c,,2025-02-01,rent,3,\nc,,2025-02-01,checking,,3\n',
+    );
+    expect((await L.run(['je', 'import', file])).exitCode).toBe(0);
+    const list = await L.run(['je', 'list', '--format', 'csv']);
+    const numbers = list.stdout
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((l) => l.split(',')[1]);
+    expect([...new Set(numbers)]).toEqual(['JE-1', 'JE-2', 'JE-3']);
+    expect((await L.run(['check'])).exitCode).toBe(0);
+  });
+
+  it('check names a number kept where numbering cannot see it', async () => {
+    const L = ledger();
+    await numberOf(L);
+    exec(L.ledger, `UPDATE journal_entries SET je_seq = NULL WHERE je_number = 'JE-1'`);
+    const r = await L.run(['check']);
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toContain('journal_entries[JE-1]: JE-1 is kept for numbering not at all');
   });
 });
 

@@ -52,12 +52,14 @@ export class ApiClient {
     path: string,
     body?: unknown,
     idempotencyKey?: string,
+    extra: Record<string, string> = {},
   ): Promise<unknown> {
     if (!this.opts.apiKey)
       throw new BooksError('CAPI11', `no API key: set ${this.opts.apiKeyEnv} for ${this.location}`);
     const headers: Record<string, string> = {
       Authorization: `Bearer ${this.opts.apiKey}`,
       Accept: 'application/json',
+      ...extra,
     };
     if (body !== undefined) headers['Content-Type'] = 'application/json';
     if (idempotencyKey !== undefined) headers['X-Idempotency-Key'] = idempotencyKey;

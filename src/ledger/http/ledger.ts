@@ -1,6 +1,6 @@
 import type { Entity, GlAccount } from '../../domain/accounts.js';
 import type { GlAccountHead, GlEvent, GlLine } from '../../domain/generalLedger.js';
-import type { JournalEntry } from '../../domain/entry.js';
+import { SOURCE_HEADER, type JournalEntry } from '../../domain/entry.js';
 import { errors, isBooksError } from '../../domain/errors.js';
 import { idempotencyKeyProblem } from '../../domain/idempotency.js';
 import type { ReportQuery } from '../../domain/periods.js';
@@ -20,6 +20,7 @@ import type {
 } from '../port.js';
 import { ApiClient, type ClientOptions } from './client.js';
 import { RemoteImportBatch } from './importBatch.js';
+
 import { Receipts } from '../sqlite/receipts.js';
 
 /** A page of the general ledger as the API answers it. */
@@ -123,11 +124,15 @@ export class HttpLedger implements Ledger {
     if (options.dryRun)
       throw errors.usage('--dry-run is not offered by a remote profile: the API has no dry run');
     this.checkKey(options.idempotencyKey);
+    // An import says so: its entries are csv_import, and their numbers do not steer numbering.
+    const source: Record<string, string> =
+      options.source === 'csv_import' ? { [SOURCE_HEADER]: 'csv_import' } : {};
     return (await this.client.request(
       'POST',
       '/v1/journal-entries',
       body,
       options.idempotencyKey,
+      source,
     )) as JournalEntry;
   }
 

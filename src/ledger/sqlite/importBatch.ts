@@ -4,6 +4,8 @@ import { BatchCheck } from '../batchCheck.js';
 import type { BatchResult, ImportBatch as ImportBatchPort } from '../port.js';
 import type { BatchWrites } from './batchWrites.js';
 import type { Db } from './db.js';
+import { BooksError } from '../../domain/errors.js';
+import { normaliseJeNumber } from '../../domain/jeNumber.js';
 import { indexTail } from './glIndex.js';
 import type { EntryMeta, EntryWriter, RunWrite } from './writer.js';
 
@@ -24,8 +26,8 @@ export class ImportBatch implements ImportBatchPort {
   private readonly check: BatchCheck;
   private writes: BatchWrites | null = null;
   private writer: EntryWriter | null = null;
-  /** Valid entries waiting for the write lock (at most one chunk of the file). */
-  private pending: { entry: ValidEntry; meta: EntryMeta }[] = [];
+  /** Valid entries waiting for the write lock (at most one chunk of the file), with their rows. */
+  private pending: { entry: ValidEntry; meta: EntryMeta; row: number }[] = [];
   private done = false;
   private readonly fingerprints: Fingerprints;
 
@@ -34,14 +36,14 @@ export class ImportBatch implements ImportBatchPort {
     private readonly makeWriter: (run: RunWrite) => EntryWriter,
     private readonly openWrites: () => Promise<BatchWrites>,
     ctx: ValidationContext,
-    private readonly options: { dryRun: boolean; allowDuplicates: boolean },
+    private readonly options: { dryRun: boolean; allowDuplicates: boolean; file?: string },
   ) {
     this.check = new BatchCheck(ctx);
     this.fingerprints = new Fingerprints(db);
   }
 
   /** Validates one entry and, while the batch is clean and not a dry run, queues it to be written. */
-  add(body: unknown, fingerprint: string, hasRowProblems: boolean): BatchResult {
+  add(body: unknown, fingerprint: string, hasRowProblems: boolean, row: number): BatchResult {
     const fpTaken = this.fingerprints.taken(fingerprint);
     if (fpTaken && !this.options.allowDuplicates) return { status: 'skipped' };
     const checked = this.check.entry(body, hasRowProblems);
@@ -54,7 +56,7 @@ export class ImportBatch implements ImportBatchPort {
       originalSeq: null,
     };
     if (this.writer) this.writer.write(checked.entry, meta);
-    else this.pending.push({ entry: checked.entry, meta });
+    else this.pending.push({ entry: checked.entry, meta, row });
     return { status: 'posted' };
   }
 
@@ -67,11 +69,33 @@ export class ImportBatch implements ImportBatchPort {
     }
     if (this.pending.length > 0 && !this.writes) {
       this.writes = await this.openWrites();
-      this.writer = this.makeWriter(this.writes.run);
-      for (const { entry, meta } of this.pending) this.writer.write(entry, meta);
+      const writer = (this.writer = this.makeWriter(this.writes.run));
+      // An entry may not take a number the batch gave to an earlier one of its own: checked here for
+      // the entries that waited for the lock, and by validation for those still to come.
+      this.check.given = (n) => {
+        const seq = normaliseJeNumber(n);
+        return seq.ok && seq.seq !== null && writer.numbers.used(seq.seq);
+      };
+      for (const { entry, meta, row } of this.pending) {
+        if (entry.je_number && this.check.given(entry.je_number)) {
+          this.pending = [];
+          await this.release();
+          throw this.numberGiven(entry.je_number, row);
+        }
+        writer.write(entry, meta);
+      }
       this.pending = [];
     }
     await this.writes?.ready();
+  }
+
+  /** The refusal of a file's number that the batch gave to an earlier entry of its own. */
+  private numberGiven(number: string, row: number): BooksError {
+    const file = this.options.file ?? 'the file';
+    const message = `${number} is already used by another entry (this import gave it to an earlier one)`;
+    return new BooksError('CAPI33', `${file}: 1 error; nothing was posted`, [
+      { file, row, path: 'je_number', reason: 'duplicate_je_number', message, code: 'CAPI33' },
+    ]);
   }
 
   /** Makes the batch visible (or, for a dry run or a failed batch, discards it). */

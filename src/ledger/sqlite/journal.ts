@@ -11,7 +11,6 @@ import {
   idempotencyKeyProblem,
   requestHash,
 } from '../../domain/idempotency.js';
-import { nextSeq } from '../../domain/jeNumber.js';
 import { reversalDateProblem, validateEntry } from '../../domain/validation.js';
 import type {
   EntryFilter,
@@ -214,7 +213,7 @@ export class SqliteJournal implements JournalOps {
   ): JournalEntry {
     const ts = inserted?.ts ?? this.db.stamp();
     const jeNumber =
-      inserted?.je_number ?? entry.je_number ?? `JE-${nextSeq(writerStart(this.db).lastJeSeq)}`;
+      inserted?.je_number ?? entry.je_number ?? writerStart(this.db).numbering.peek();
     return journalEntryOf(
       {
         id: inserted?.id ?? '',

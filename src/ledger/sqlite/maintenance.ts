@@ -1,4 +1,5 @@
 import { chartProblems, type ChartShape } from '../../domain/chart.js';
+import { numberingProblem } from '../../domain/jeNumber.js';
 import { exponentOf } from '../../domain/money.js';
 import { isBooksError, type Problem } from '../../domain/errors.js';
 import { clearDamaged, markDamaged } from './connection.js';
@@ -82,6 +83,7 @@ export class SqliteMaintenance implements MaintenanceOps {
           this.derivedTotals(add);
           this.glIndex(add);
           this.links(add);
+          this.numbering(add);
           this.chartTree(add);
         }
         return this.counts();
@@ -233,6 +235,24 @@ export class SqliteMaintenance implements MaintenanceOps {
       .all() as string[];
     for (const r of reversals)
       add(r, 'reversal_link', `${r} is marked reversed but no entry reverses it`);
+  }
+
+  /** Every JE-n kept where automatic numbering looks for it (see numberingProblem). */
+  private numbering(add: Add): void {
+    const rows = this.db
+      .prep(
+        `SELECT je_number, je_seq, je_seq_uncounted FROM journal_entries
+         WHERE je_seq IS NOT NULL OR je_seq_uncounted IS NOT NULL OR je_number GLOB 'JE-[1-9]*'`,
+      )
+      .safeIntegers(true)
+      .raw()
+      .iterate() as IterableIterator<[string, bigint | null, bigint | null]>;
+    let found = 0;
+    for (const [number, counted, uncounted] of rows) {
+      const problem = numberingProblem(number, counted, uncounted);
+      if (problem && found++ < 10) add(`journal_entries[${number}]`, 'je_numbering', problem);
+    }
+    if (found > 10) add('journal_entries', 'je_numbering', `… ${found - 10} more`);
   }
 
   private chartTree(add: Add): void {

@@ -149,4 +149,14 @@ export const MIGRATIONS: string[] = [
   INSERT INTO gl_index SELECT account_key, entry_date, entry_seq, line_no FROM journal_lines ORDER BY 1, 2, 3, 4;
   INSERT INTO gl_index_state SELECT COALESCE(MAX(seq), 0) FROM journal_entries;
   `,
+  `
+  -- A JE-n that does not move the automatic numbering (a number from an imported file, or a caller's
+  -- beyond 2^62) keeps its n here, so that automatic numbering passes over it instead of colliding.
+  ALTER TABLE journal_entries ADD COLUMN je_seq_uncounted INTEGER;
+  UPDATE journal_entries SET je_seq_uncounted = CAST(substr(je_number, 4) AS INTEGER)
+    WHERE je_seq IS NULL AND je_number GLOB 'JE-[1-9]*' AND NOT substr(je_number, 4) GLOB '*[^0-9]*'
+      AND (length(je_number) < 22 OR (length(je_number) = 22 AND substr(je_number, 4) <= '9223372036854775807'));
+  CREATE INDEX journal_entries_je_seq_uncounted ON journal_entries (je_seq_uncounted)
+    WHERE je_seq_uncounted IS NOT NULL;
+  `,
 ];

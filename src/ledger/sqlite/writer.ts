@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { ValidEntry } from '../../domain/entry.js';
-import { nextSeq, seqOf, type JeSeq } from '../../domain/jeNumber.js';
+import { JeNumbering, seqOf } from '../../domain/jeNumber.js';
 import type { Db } from './db.js';
 
 /** What a writer wrote for one entry: enough to answer without reading the entry back. */
@@ -43,6 +43,7 @@ const ENTRY_COLUMNS = [
   'id',
   'je_number',
   'je_seq',
+  'je_seq_uncounted',
   'entry_date',
   'currency',
   'memo',
@@ -174,18 +175,28 @@ class PendingRows {
   }
 }
 
-/** The ledger's largest sequence and JE numbers when a writer starts. */
+/** Where a writer starts: the ledger's largest sequence number, and its JE numbering. */
 export interface WriterStart {
   lastSeq: number;
-  lastJeSeq: JeSeq;
+  numbering: JeNumbering;
 }
 
-/** The largest sequence and JE numbers committed; a writer that holds the write lock numbers on from them. */
+/**
+ * The largest sequence number committed, and the JE numbering as it stands: the largest number that
+ * counts, and the numbers above it that entries took without counting. A writer that holds the write
+ * lock numbers on from them.
+ */
 export function writerStart(db: Db): WriterStart {
   const maxJe = db.prep(`SELECT MAX(je_seq) FROM journal_entries`).pluck().safeIntegers(true);
+  const last = seqOf(maxJe.get() as bigint | null);
+  const above = db
+    .prep(`SELECT je_seq_uncounted FROM journal_entries WHERE je_seq_uncounted > ?`)
+    .pluck()
+    .safeIntegers(true)
+    .all(last) as bigint[];
   return {
     lastSeq: (db.prep(`SELECT MAX(seq) FROM journal_entries`).pluck().get() as number | null) ?? 0,
-    lastJeSeq: seqOf(maxJe.get() as bigint | null),
+    numbering: new JeNumbering(last, above.map(seqOf)),
   };
 }
 
@@ -208,7 +219,7 @@ export class EntryWriter {
   /** The part of the totals that adjusting entries make. */
   private readonly adjusting = new MonthTotals();
   private lastSeq: number;
-  private lastJeSeq: JeSeq;
+  private readonly numbering: JeNumbering;
 
   constructor(
     private readonly run: RunWrite,
@@ -218,7 +229,7 @@ export class EntryWriter {
     this.entries = new PendingRows(run, 'journal_entries', ENTRY_COLUMNS);
     this.lines = new PendingRows(run, 'journal_lines', LINE_COLUMNS);
     this.lastSeq = start.lastSeq;
-    this.lastJeSeq = start.lastJeSeq;
+    this.numbering = start.numbering;
   }
 
   private stampMs = -1;
@@ -232,22 +243,22 @@ export class EntryWriter {
     return this.stampText;
   }
 
+  /** Numbers given and held so far (see JeNumbering). */
+  get numbers(): JeNumbering {
+    return this.numbering;
+  }
+
   write(entry: ValidEntry, meta: EntryMeta): Inserted {
     const ts = this.stamp();
     const seq = ++this.lastSeq;
     const id = newId('je');
-    let jeNumber = entry.je_number;
-    let jeSeq = entry.je_seq;
-    if (jeNumber === null) {
-      jeSeq = nextSeq(this.lastJeSeq);
-      jeNumber = `JE-${jeSeq}`;
-    }
-    if (jeSeq !== null && jeSeq > this.lastJeSeq) this.lastJeSeq = jeSeq;
+    const n = this.numbering.assign(entry.je_number, entry.je_seq, meta.source === 'csv_import');
     this.entries.buffer.push(
       seq,
       id,
-      jeNumber,
-      jeSeq,
+      n.je_number,
+      n.counted,
+      n.uncounted,
       entry.entry_date,
       entry.currency,
       entry.memo,
@@ -283,7 +294,7 @@ export class EntryWriter {
       if (entry.is_adjusting) this.adjusting.add(l.account.key, month, net);
     }
     if (this.entries.full || this.lines.full) this.flushRows();
-    return { seq, id, je_number: jeNumber, ts };
+    return { seq, id, je_number: n.je_number, ts };
   }
 
   /** Writes the pending rows; entries first, as lines reference them. */

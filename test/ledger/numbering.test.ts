@@ -1,0 +1,134 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { isBooksError } from '../../src/domain/errors.js';
+import { JeNumbering, MAX_COUNTED_SEQ } from '../../src/domain/jeNumber.js';
+import { SqliteLedger } from '../../src/ledger/sqlite/ledger.js';
+import { copyTemplate, exec } from '../support/ledgers.js';
+
+// Whatever numbers callers and files choose, automatic numbering never gives a number twice and never
+// stops; a number from a file never steers it.
+const LINES = [
+  { gl_account_id: 'rent', line_type: 'debit', amount_atoms: 100 },
+  { gl_account_id: 'checking', line_type: 'credit', amount_atoms: 100 },
+];
+
+const TWO_62 = MAX_COUNTED_SEQ;
+// Numbers where collisions live: small ones, those around 2^53 and 2^62, and past 2^63.
+const chosen = fc.oneof(
+  fc.bigInt({ min: 1n, max: 40n }),
+  fc.bigInt({ min: 2n ** 53n - 3n, max: 2n ** 53n + 3n }),
+  fc.bigInt({ min: TWO_62 - 3n, max: TWO_62 + 6n }),
+  fc.bigInt({ min: 2n ** 63n - 2n, max: 2n ** 64n }),
+);
+const step = fc.oneof(
+  fc.constant({ kind: 'auto' as const }),
+  fc.record({ kind: fc.constant('caller' as const), n: chosen }),
+  fc.record({ kind: fc.constant('file' as const), n: chosen }),
+);
+
+describe('JE numbering', () => {
+  it('never gives a number twice, whatever callers and files chose (the domain rule)', () => {
+    fc.assert(
+      fc.property(fc.array(step, { maxLength: 60 }), (steps) => {
+        const numbering = new JeNumbering(0, []);
+        const given = new Set<string>();
+        let lastAuto = 0n;
+        for (const s of steps) {
+          const number = s.kind === 'auto' ? null : `JE-${s.n}`;
+          // Validation refuses a number already taken: such a step is not posted.
+          if (number && given.has(number)) continue;
+          const seq = s.kind === 'auto' ? null : s.n < 2n ** 63n ? s.n : null;
+          const n = numbering.assign(number, seq, s.kind === 'file');
+          expect(given.has(n.je_number), n.je_number).toBe(false);
+          given.add(n.je_number);
+          if (s.kind === 'auto') {
+            const v = BigInt(n.je_number.slice(3));
+            expect(v > lastAuto).toBe(true);
+            lastAuto = v;
+          }
+        }
+      }),
+      { seed: 20261124, numRuns: 500 },
+    );
+  });
+
+  it('never collides in a ledger: callers’ numbers, files’ numbers, then automatic posts and an import', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 25 }), async (steps) => {
+        const { ledger: file } = copyTemplate('standard');
+        const l = SqliteLedger.open(file);
+        try {
+          let i = 0;
+          for (const s of steps) {
+            const body = {
+              entry_date: '2025-02-01',
+              lines: LINES,
+              ...(s.kind === 'auto' ? {} : { je_number: `JE-${s.n}` }),
+            };
+            const source = s.kind === 'file' ? 'csv_import' : 'manual_api';
+            try {
+              await l.journal.post(body, { idempotencyKey: `k${i++}`, source });
+            } catch (e) {
+              // Only a number already taken may be refused, and only as the caller's mistake.
+              expect(isBooksError(e) && e.code === 'CAPI33', String(e)).toBe(true);
+              expect((e as { errors: { reason: string }[] }).errors[0]!.reason).toBe(
+                'duplicate_je_number',
+              );
+            }
+          }
+          for (let k = 0; k < 3; k++)
+            await l.journal.post(
+              { entry_date: '2025-02-02', lines: LINES },
+              { idempotencyKey: `a${k}` },
+            );
+          const batch = await l.journal.beginImport({ dryRun: false, allowDuplicates: true });
+          for (let k = 0; k < 3; k++)
+            expect(
+              batch.add({ entry_date: '2025-02-03', lines: LINES }, `fp${k}`, false, k + 2),
+            ).toEqual({
+              status: 'posted',
+            });
+          await batch.ready();
+          await batch.commit();
+          expect((await l.maintenance.check()).problems).toEqual([]);
+        } finally {
+          await l.close();
+        }
+      }),
+      { seed: 20261124, numRuns: 40 },
+    );
+  }, 60_000);
+
+  it('a ledger of the previous schema keeps the numbers it holds out of automatic numbering', async () => {
+    const { ledger: file } = copyTemplate('standard');
+    const l = SqliteLedger.open(file);
+    for (const [k, n] of [
+      '4611686018427387904',
+      '4611686018427387905',
+      '99999999999999999999',
+    ].entries())
+      await l.journal.post(
+        { entry_date: '2025-02-01', lines: LINES, je_number: `JE-${n}` },
+        { idempotencyKey: `m${k}` },
+      );
+    await l.close();
+    // As schema 6 kept them: a number beyond 2^62 was only text.
+    exec(
+      file,
+      `DROP INDEX journal_entries_je_seq_uncounted;
+       ALTER TABLE journal_entries DROP COLUMN je_seq_uncounted;
+       PRAGMA user_version = 6`,
+    );
+    const again = SqliteLedger.open(file);
+    try {
+      const e = await again.journal.post(
+        { entry_date: '2025-02-02', lines: LINES },
+        { idempotencyKey: 'after' },
+      );
+      expect(e.je_number).toBe('JE-4611686018427387906');
+      expect((await again.maintenance.check()).problems).toEqual([]);
+    } finally {
+      await again.close();
+    }
+  });
+});
