@@ -155,7 +155,7 @@ describe('caller-chosen numbers never stop or steer numbering', () => {
     expect((await L.run(['check'])).exitCode).toBe(0);
   });
 
-  it('a file that names a number its own earlier entry was given is refused by row, before anything posts', async () => {
+  it('a file naming a number its own earlier entry was given is refused by row; nothing posts', async () => {
     const L = ledger();
     const file = join(L.dir, 'mixed.csv');
     const before = snapshot(L.ledger);
