@@ -9,6 +9,7 @@ type Load = () => Promise<{ default: CommandSpec<unknown> }>;
 const GROUPS: Record<string, string> = {
   accounts: 'Chart of accounts',
   counterparties: 'Customers, vendors and employees',
+  entity: 'The entity whose books the ledger keeps',
   je: 'Journal entries',
   report: 'Reports',
   keys: 'API keys of a local ledger, for books serve',
@@ -30,6 +31,11 @@ export const COMMANDS: readonly { path: string; summary: string; load: Load; ali
     path: 'books-start',
     summary: 'Apply the First Month of Books (no entries may be dated before it)',
     load: () => import('../commands/booksStart.js'),
+  },
+  {
+    path: 'entity show',
+    summary: 'Show the entity: currency, fiscal year, First Month of Books, lock date, counts',
+    load: () => import('../commands/entityShow.js'),
   },
   {
     path: 'accounts import',

@@ -73,3 +73,10 @@ export interface Entity {
   /** Posts dated on or before this date are refused (month-end close). */
   lock_date: string | null;
 }
+
+/** The entity as `books entity show` and `GET /v1/entity` give it: its settings and what it holds. */
+export interface EntityRecord extends Entity {
+  object: 'entity';
+  account_count: number;
+  entry_count: number;
+}

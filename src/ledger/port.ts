@@ -1,4 +1,4 @@
-import type { Counterparty, Entity, GlAccount } from '../domain/accounts.js';
+import type { Counterparty, Entity, EntityRecord, GlAccount } from '../domain/accounts.js';
 import type { BalanceSheet } from '../domain/balanceSheet.js';
 import type { ChartFile, CounterpartyRow } from '../domain/chart.js';
 import type { JournalEntry } from '../domain/entry.js';
@@ -32,6 +32,8 @@ export interface Ledger {
 
 export interface EntityOps {
   get(): Promise<Entity>;
+  /** The entity with the counts of its accounts and entries (`books entity show`, `GET /v1/entity`). */
+  record(): Promise<EntityRecord>;
   /** Applies the First Month of Books; refused when entries already exist before it. */
   setBooksStart(month: string): Promise<Entity>;
   /** Locks the books through a date; moving the lock earlier (reopening) must be asked for. */

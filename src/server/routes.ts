@@ -265,6 +265,23 @@ export const ROUTES: readonly Route[] = [
   }),
   route({
     method: 'GET',
+    path: '/v1/counterparties',
+    permission: READ_PERMISSION,
+    summary: 'Customers, vendors and employees',
+    handle: async ({ ledger }) => ({
+      status: 200,
+      body: { object: 'list', data: await ledger.chart.counterparties() },
+    }),
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/entity',
+    permission: READ_PERMISSION,
+    summary: "The key's entity: currency, fiscal year, First Month of Books, lock date, counts",
+    handle: async ({ ledger }) => ({ status: 200, body: await ledger.entity.record() }),
+  }),
+  route({
+    method: 'GET',
     path: '/v1/openapi.json',
     permission: null,
     summary: 'This description of the API (OpenAPI 3.1)',

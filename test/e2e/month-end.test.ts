@@ -152,3 +152,23 @@ describe('the general ledger written to a file or a pipe', () => {
     }
   });
 });
+
+describe('books entity show', () => {
+  it('shows the lock date and what the ledger holds, as a table and as JSON', async () => {
+    const L = await standardLedger();
+    expect((await L.run(['close', '--through', '2025-01-31'])).exitCode).toBe(0);
+    const table = await L.run(['entity', 'show']);
+    expect(table.stdout).toMatch(/^Closed through +31 Jan 2025$/m);
+    expect(table.stdout).toMatch(/^First Month of Books +2025-01$/m);
+    expect(json(await L.run(['entity', 'show', '--format', 'json']))).toMatchObject({
+      object: 'entity',
+      name: 'Test Co',
+      currency: 'USD',
+      books_start: '2025-01-01',
+      fiscal_year_start_month: 1,
+      lock_date: '2025-01-31',
+      entry_count: 0,
+      account_count: expect.any(Number),
+    });
+  });
+});

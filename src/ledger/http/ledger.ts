@@ -1,4 +1,4 @@
-import type { Entity, GlAccount } from '../../domain/accounts.js';
+import type { Counterparty, Entity, EntityRecord, GlAccount } from '../../domain/accounts.js';
 import type { GlAccountHead, GlEvent, GlLine } from '../../domain/generalLedger.js';
 import { SOURCE_HEADER, type JournalEntry } from '../../domain/entry.js';
 import { errors, isBooksError } from '../../domain/errors.js';
@@ -71,22 +71,17 @@ export class HttpLedger implements Ledger {
     this.location = this.client.location;
     const no = (operation: string) => () =>
       Promise.reject(errors.notOffered(operation, this.location));
-    const entity: Entity = {
-      id: '',
-      name: this.location,
-      currency: options.currency,
-      books_start: null,
-      fiscal_year_start_month: 1,
-      lock_date: null,
-    };
     this.entity = {
-      get: async () => entity,
+      get: () => this.entityOf(),
+      record: () => this.remote<EntityRecord>('/v1/entity', 'entity show'),
       setBooksStart: no('books-start'),
       closeThrough: no('close'),
     };
     this.chart = {
       accounts: () => this.accounts(),
-      counterparties: no('counterparties list'),
+      counterparties: async () =>
+        (await this.remote<{ data: Counterparty[] }>('/v1/counterparties', 'counterparties list'))
+          .data,
       importAccounts: no('accounts import'),
       importCounterparties: no('counterparties import'),
     };
@@ -114,6 +109,44 @@ export class HttpLedger implements Ledger {
       authenticate: no('serve'),
     };
     this.maintenance = { check: no('check'), rebuild: no('rebuild'), verifyFile: no('serve') };
+  }
+
+  private entityRead: Promise<Entity> | null = null;
+
+  /**
+   * The service's entity, read once (GET /v1/entity). A service that does not publish it gets the
+   * profile's currency, a calendar fiscal year and its address for a name; its First Month of Books
+   * and lock date are then its own to check.
+   */
+  private entityOf(): Promise<Entity> {
+    this.entityRead ??= this.remote<EntityRecord>('/v1/entity', 'entity show').then(
+      ({ id, name, currency, books_start, fiscal_year_start_month, lock_date }) => ({
+        ...{ id, name, currency, books_start, fiscal_year_start_month, lock_date },
+      }),
+      (e: unknown) => {
+        if (!isBooksError(e) || e.code !== 'usage') throw e;
+        return {
+          id: '',
+          name: this.location,
+          currency: this.options.currency,
+          books_start: null,
+          fiscal_year_start_month: 1,
+          lock_date: null,
+        };
+      },
+    );
+    return this.entityRead;
+  }
+
+  /** A GET of the service; a service without the route does not offer the operation (exit 2). */
+  private async remote<T>(path: string, operation: string): Promise<T> {
+    try {
+      return (await this.client.request('GET', path)) as T;
+    } catch (e) {
+      if (isBooksError(e) && e.code === 'not_found')
+        throw errors.notOffered(operation, this.location);
+      throw e;
+    }
   }
 
   private async accounts(): Promise<GlAccount[]> {
@@ -152,14 +185,8 @@ export class HttpLedger implements Ledger {
   }
 
   /** A report of the service; a service without its route does not offer it (exit 2). */
-  private async report<T>(name: string, params: URLSearchParams): Promise<T> {
-    try {
-      return (await this.client.request('GET', `/v1/reports/${name}?${params}`)) as T;
-    } catch (e) {
-      if (isBooksError(e) && e.code === 'not_found')
-        throw errors.notOffered(`report ${name}`, this.location);
-      throw e;
-    }
+  private report<T>(name: string, params: URLSearchParams): Promise<T> {
+    return this.remote<T>(`/v1/reports/${name}?${params}`, `report ${name}`);
   }
 
   /** The general ledger, page after page of the service's, as one stream. */

@@ -1,4 +1,4 @@
-import type { Entity } from '../../domain/accounts.js';
+import type { Entity, EntityRecord } from '../../domain/accounts.js';
 import { BooksError, errors } from '../../domain/errors.js';
 import type { EntityOps } from '../port.js';
 import { publicEntity, type Db } from './db.js';
@@ -16,6 +16,19 @@ export class SqliteEntity implements EntityOps {
 
   async get(): Promise<Entity> {
     return publicEntity(this.db.entity());
+  }
+
+  async record(): Promise<EntityRecord> {
+    return this.db.read(() => {
+      const count = (table: string) =>
+        this.db.prep(`SELECT COUNT(*) FROM ${table}`).pluck().get() as number;
+      return {
+        object: 'entity',
+        ...publicEntity(this.db.entity()),
+        account_count: count('accounts'),
+        entry_count: count('journal_entries'),
+      };
+    });
   }
 
   async setBooksStart(month: string): Promise<Entity> {

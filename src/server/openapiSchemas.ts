@@ -1,0 +1,242 @@
+/** The JSON Schemas (2020-12) of what `books serve` answers, for its OpenAPI description. */
+
+export type Schema = Record<string, unknown>;
+
+export const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
+export const str: Schema = { type: 'string' };
+export const strOrNull: Schema = { type: ['string', 'null'] };
+export const int: Schema = { type: 'integer' };
+const atomsOrNull: Schema = { type: ['integer', 'null'] };
+export const date: Schema = { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' };
+export const bool: Schema = { type: 'boolean' };
+export const arrayOf = (items: Schema): Schema => ({ type: 'array', items });
+const mapOf = (values: Schema): Schema => ({ type: 'object', additionalProperties: values });
+
+/** An object whose properties are all present and no other. */
+export function obj(properties: Record<string, Schema>, optional: string[] = []): Schema {
+  const required = Object.keys(properties).filter((k) => !optional.includes(k));
+  return { type: 'object', properties, required, additionalProperties: false };
+}
+
+const period = obj({ id: str, label: str, start_date: date, end_date: date });
+
+const node = (amounts: string, own: string, self: string): Schema =>
+  obj({
+    account_id: strOrNull,
+    account_number: strOrNull,
+    name: str,
+    is_postable: bool,
+    account_kind: str,
+    [amounts]: mapOf(atomsOrNull),
+    [own]: mapOf(atomsOrNull),
+    transaction_counts: mapOf(int),
+    children: arrayOf(ref(self)),
+  });
+
+const line = obj({
+  id: str,
+  object: { const: 'journal_entry_line' },
+  created_at: str,
+  updated_at: str,
+  is_deleted: bool,
+  journal_entry_id: str,
+  account_id: str,
+  account_number: strOrNull,
+  account_name: str,
+  account_type: str,
+  line_type: { enum: ['debit', 'credit'] },
+  amount_atoms: int,
+  memo: strOrNull,
+  counterparty_type: strOrNull,
+  counterparty_external_id: strOrNull,
+  counterparty_name: strOrNull,
+});
+
+const journalEntry = obj({
+  id: str,
+  object: { const: 'journal_entry' },
+  created_at: str,
+  updated_at: str,
+  is_deleted: bool,
+  je_number: str,
+  entry_date: date,
+  memo: strOrNull,
+  source: str,
+  total_debit_atoms: int,
+  total_credit_atoms: int,
+  currency: str,
+  lines: arrayOf(ref('JournalEntryLine')),
+  status: str,
+  manual_entry_reason: strOrNull,
+  policy_key: strOrNull,
+  tags: mapOf(str),
+  attachments: arrayOf(obj({ url: str, filename: str, content_type: str })),
+  is_adjusting: bool,
+  entry_type_label: str,
+  counterparty_name: strOrNull,
+  source_description: strOrNull,
+  source_svc_object: {
+    oneOf: [
+      { type: 'null' },
+      obj({ object_type: str, object_external_id: str, display_number: str }),
+    ],
+  },
+  original_journal_entry_id: strOrNull,
+  original_journal_entry_date: { oneOf: [{ type: 'null' }, date] },
+  reversed_by_journal_entry_ids: arrayOf(str),
+});
+
+const glLine = obj({
+  entry_id: str,
+  je_number: str,
+  entry_date: date,
+  memo: strOrNull,
+  line_memo: strOrNull,
+  counterparty_type: strOrNull,
+  counterparty_external_id: strOrNull,
+  counterparty_name: strOrNull,
+  debit: atomsOrNull,
+  credit: atomsOrNull,
+  balance: int,
+});
+
+const glBlock = obj(
+  {
+    account_id: str,
+    account_number: strOrNull,
+    name: str,
+    account_type: str,
+    opening: atomsOrNull,
+    lines: arrayOf(ref('GeneralLedgerLine')),
+    closing: int,
+    debit_total: int,
+    credit_total: int,
+  },
+  ['closing', 'debit_total', 'credit_total'],
+);
+
+const glAccount = obj({
+  id: str,
+  object: { const: 'gl_account' },
+  external_id: str,
+  account_number: strOrNull,
+  name: str,
+  account_type: str,
+  parent_id: strOrNull,
+  is_postable: bool,
+  is_active: bool,
+  account_kind: str,
+  currency: strOrNull,
+  created_at: str,
+  updated_at: str,
+});
+
+const problem: Schema = {
+  type: 'object',
+  properties: {
+    type: str,
+    title: str,
+    status: int,
+    code: str,
+    detail: str,
+    retryable: bool,
+    errors: arrayOf(obj({ path: str, reason: str, message: str })),
+  },
+  required: ['type', 'title', 'status', 'code', 'detail', 'retryable', 'errors'],
+};
+
+export const SCHEMAS: Record<string, Schema> = {
+  Problem: problem,
+  JournalEntryLine: line,
+  JournalEntry: journalEntry,
+  BalanceSheetNode: node('balances', 'own_balances', 'BalanceSheetNode'),
+  BalanceSheet: obj({
+    periods: arrayOf(period),
+    reporting_currency: str,
+    sections: arrayOf(
+      obj({
+        account_type: { enum: ['assets', 'liabilities', 'equity'] },
+        label: str,
+        balances: mapOf(atomsOrNull),
+        children: arrayOf(ref('BalanceSheetNode')),
+      }),
+    ),
+  }),
+  IncomeStatementNode: node('amounts', 'own_amounts', 'IncomeStatementNode'),
+  IncomeStatement: obj({
+    periods: arrayOf(period),
+    reporting_currency: str,
+    sections: arrayOf(
+      obj({
+        account_type: str,
+        label: str,
+        amounts: mapOf(atomsOrNull),
+        children: arrayOf(ref('IncomeStatementNode')),
+      }),
+    ),
+    summary: arrayOf(
+      obj({
+        account_kind: {
+          enum: ['gross_profit', 'net_operating_income', 'net_other_income', 'net_income'],
+        },
+        label: str,
+        amounts: mapOf(atomsOrNull),
+      }),
+    ),
+  }),
+  TrialBalance: obj({
+    as_of: date,
+    reporting_currency: str,
+    fiscal_year_start: date,
+    columns: arrayOf(str),
+    rows: arrayOf({
+      type: 'object',
+      properties: {
+        account_id: strOrNull,
+        account_number: strOrNull,
+        name: str,
+        account_type: strOrNull,
+        account_kind: { enum: ['regular', 'retained_earnings'] },
+      },
+      required: ['account_id', 'account_number', 'name', 'account_type', 'account_kind'],
+      // The amount columns are those `columns` names: debit and credit, or the worksheet's six.
+      additionalProperties: atomsOrNull,
+    }),
+    totals: mapOf(int),
+  }),
+  GeneralLedgerLine: glLine,
+  GeneralLedgerPage: obj({
+    object: { const: 'general_ledger_page' },
+    start_date: date,
+    end_date: date,
+    accounts: arrayOf(glBlock),
+    next_cursor: strOrNull,
+  }),
+  GlAccountList: obj({ object: { const: 'list' }, data: arrayOf(glAccount) }),
+  CounterpartyList: obj({
+    object: { const: 'list' },
+    data: arrayOf(
+      obj({
+        id: str,
+        object: { const: 'counterparty' },
+        counterparty_type: { enum: ['customer', 'vendor', 'employee'] },
+        external_id: str,
+        name: str,
+        is_active: bool,
+        created_at: str,
+        updated_at: str,
+      }),
+    ),
+  }),
+  Entity: obj({
+    object: { const: 'entity' },
+    id: str,
+    name: str,
+    currency: str,
+    books_start: { type: ['string', 'null'], format: 'date' },
+    fiscal_year_start_month: { type: 'integer', minimum: 1, maximum: 12 },
+    lock_date: { type: ['string', 'null'], format: 'date' },
+    account_count: int,
+    entry_count: int,
+  }),
+};
