@@ -33,7 +33,10 @@ export default command<Options>({
       flags: '--counterparty <TYPE:ID>',
       description: 'entries with a line naming this counterparty',
     },
-    { flags: '--search <text>', description: 'entries whose memo or JE number holds the text' },
+    {
+      flags: '--search <text>',
+      description: 'entries whose memo, a line memo or JE number holds the text (case aside)',
+    },
     { flags: '--limit <n>', description: 'at most this many entries, the first by date' },
     OUTPUT_FLAG,
   ],

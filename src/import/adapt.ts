@@ -98,7 +98,8 @@ export class Adapter {
     });
     const has = (f: Field) => seen.has(f);
     const out = new Set<string>();
-    if (this.reading.grouping.kind === 'consecutive' || has('entry')) out.add('entry');
+    const g0 = this.reading.grouping;
+    if (g0.kind === 'consecutive' || g0.blank || has('entry')) out.add('entry');
     for (const f of seen.keys()) {
       if (f === 'signed_amount') ['debit', 'credit'].forEach((c) => out.add(c));
       else if (f === 'counterparty_name')
@@ -150,6 +151,8 @@ export class Adapter {
     }
     if (this.reading.tags && v.line_memo) Object.assign(v, tagged(v.line_memo));
     const g = this.reading.grouping;
+    if (g.kind === 'column' && g.blank && !this.from.some((f) => f.field === 'entry'))
+      v.entry = this.numberedOrNot(v, g.blank, r.row);
     if (g.kind === 'consecutive') {
       const keys = g.keys.map((k) => v[k] ?? '');
       const blank = keys.every((k) => k === '');
@@ -201,6 +204,24 @@ export class Adapter {
     }
     const cells = this.out.map((c) => v[c as Field] ?? '');
     return { row: r.row, cells, problems: r.problems };
+  }
+
+  /** The blank-number fields of the row before, and the entry they began. */
+  private lastBlank: { keys: string; entry: string } | null = null;
+
+  /**
+   * The entry of a row grouped by its number: the number when there is one; without one, the entry
+   * of the row before when it too had none and the same `blank` fields, else a new entry.
+   */
+  private numberedOrNot(v: Partial<Record<Field, string>>, blank: Field[], row: number): string {
+    const number = (v.je_number ?? '').trim();
+    if (number) {
+      this.lastBlank = null;
+      return number;
+    }
+    const keys = blank.map((f) => v[f] ?? '').join('\u0000');
+    if (this.lastBlank?.keys !== keys) this.lastBlank = { keys, entry: `(no number, row ${row})` };
+    return this.lastBlank.entry;
   }
 
   /** A date in the file's order as YYYY-MM-DD; the order is found from the first date when not given. */

@@ -43,7 +43,16 @@ export interface Preset {
    * a new entry where the key columns change; with `continues`, a row whose keys are blank belongs
    * to the entry above.
    */
-  grouping: { kind: 'column' } | { kind: 'consecutive'; keys: Field[]; continues: boolean };
+  grouping:
+    | {
+        kind: 'column';
+        /**
+         * Rows whose grouping number is blank form entries by these fields instead, consecutive
+         * rows alike (QuickBooks groups a journal without a Journal No. by date and memo).
+         */
+        blank?: Field[];
+      }
+    | { kind: 'consecutive'; keys: Field[]; continues: boolean };
   dates: DateOrder;
   /** Line memos carry tags (`customer: C001, memo: text`), as books export hledger writes them. */
   tags?: boolean;
@@ -101,7 +110,7 @@ export const PRESETS: Record<string, Preset> = {
       'exchange rate',
     ],
     taxRates: ['tax rate', 'tax code'],
-    grouping: { kind: 'column' },
+    grouping: { kind: 'column', blank: ['entry_date', 'memo'] },
     dates: 'MDY',
   },
   sage: {

@@ -83,7 +83,7 @@ export interface EntryFilter {
   accounts?: string[] | undefined;
   /** Entries with a line naming this counterparty. */
   counterparty?: { type: string; external_id: string } | undefined;
-  /** Text in the entry's memo or JE number, case aside. */
+  /** Text in the entry's memo, one of its line memos or its JE number, case aside. */
   search?: string | undefined;
   /** At most this many entries, the first in date order. */
   limit?: number | undefined;

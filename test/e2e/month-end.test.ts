@@ -172,3 +172,27 @@ describe('books entity show', () => {
     });
   });
 });
+
+describe('je list --search', () => {
+  it('finds text in a line memo as in the entry memo or JE number', async () => {
+    const L = await standardLedger();
+    const body = {
+      entry_date: '2025-02-03',
+      memo: 'Weekly delivery',
+      lines: [
+        { gl_account_id: 'cogs', line_type: 'debit', amount_atoms: 500, memo: 'Croissant flour' },
+        { gl_account_id: 'checking', line_type: 'credit', amount_atoms: 500 },
+      ],
+    };
+    expect((await L.run(['je', 'post', '--file', '-'], JSON.stringify(body))).exitCode).toBe(0);
+    for (const text of ['CROISSANT', 'weekly', 'je-1']) {
+      const r = json(await L.run(['je', 'list', '--search', text, '--format', 'json']));
+      expect(
+        r.data.map((e: any) => e.je_number),
+        text,
+      ).toEqual(['JE-1']);
+    }
+    const none = json(await L.run(['je', 'list', '--search', 'baguette', '--format', 'json']));
+    expect(none.data).toEqual([]);
+  });
+});

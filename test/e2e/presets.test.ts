@@ -185,6 +185,29 @@ describe('--map, --date-format and --decimal-comma', () => {
 });
 
 describe('presets: what a review found', () => {
+  it('qbo: journals without a Journal No. (new entries) group by date and memo, and get numbers', async () => {
+    const { dir, run } = await demoChart();
+    const file = writeFile(
+      dir,
+      'new.csv',
+      'Journal No.,Journal Date,Memo,Account Name,Debits,Credits\n' +
+        ',02/01/2025,Rent,Rent,100.00,\n,02/01/2025,Rent,Operating Checking,,100.00\n' +
+        ',02/01/2025,Fees,Bank Fees,5.00,\n,02/01/2025,Fees,Operating Checking,,5.00\n' +
+        '7,02/02/2025,Numbered,Rent,1.00,\n7,02/02/2025,Numbered,Operating Checking,,1.00\n' +
+        ',02/01/2025,Rent,Rent,100.00,\n,02/01/2025,Rent,Operating Checking,,100.00\n',
+    );
+    const r = await run(['je', 'import', file, '--preset', 'qbo', '--format', 'json']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ posted: 4, lines: 8 });
+    const entries = JSON.parse((await run(['je', 'list', '--format', 'json'])).stdout).data;
+    expect(entries.map((e: any) => [e.memo, e.je_number, e.lines.length])).toEqual([
+      ['Rent', 'JE-1', 2],
+      ['Fees', 'JE-2', 2],
+      ['Rent', 'JE-3', 2],
+      ['Numbered', 'JE-7', 2],
+    ]);
+  });
+
   it('decimal commas refuse 12.50; QuickBooks numbers and tax codes; paths by section', async () => {
     const { dir, run } = await demoChart();
     const comma = writeFile(

@@ -175,8 +175,11 @@ function pageQuery(
     params.push(f.counterparty.type, f.counterparty.external_id);
   }
   if (f.search) {
-    where.push(`(instr(lower(e.memo), lower(?)) > 0 OR instr(lower(e.je_number), lower(?)) > 0)`);
-    params.push(f.search, f.search);
+    where.push(
+      `(instr(lower(e.memo), lower(?)) > 0 OR instr(lower(e.je_number), lower(?)) > 0
+        OR EXISTS (SELECT 1 FROM journal_lines x WHERE x.entry_seq = e.seq AND instr(lower(x.memo), lower(?)) > 0))`,
+    );
+    params.push(f.search, f.search, f.search);
   }
   const stmt = db
     .prepare(
