@@ -189,8 +189,9 @@ export interface CsvOptions {
 
 /**
  * A statement as tidy CSV: one row per node (section, depth, path, account_number, name,
- * account_kind, then one column per period id, and total where the statement has one), computed
- * lines as rows of their own; amounts in decimal major units or atoms, null empty.
+ * account_kind, then one column per period id, and total where the statement has one), a parent
+ * account's own amounts as a row `own` below it, computed lines as rows of their own; amounts in
+ * decimal major units or atoms, null empty.
  */
 function statementCsv(st: Statement, opts: CsvOptions): string {
   const ids = st.periods.map((p) => p.id);
@@ -214,6 +215,13 @@ function statementCsv(st: Statement, opts: CsvOptions): string {
       if (depth > maxDepth) return;
       const p = [...path, n.name];
       row(s.label, depth, p, n, st.amounts(n));
+      // A parent account's own lines get a row of their own beside its children (kind `own`), so
+      // that the rows below a node add up to it at every level.
+      const own = st.own(n);
+      if (n.children.length && depth < maxDepth && ids.some((id) => own[id] != null)) {
+        const self = { ...n, name: `${n.name} (own)`, account_kind: 'own', children: [] };
+        row(s.label, depth + 1, [...p, self.name], self, own);
+      }
       for (const c of n.children) walk(c, depth + 1, p);
     };
     for (const c of s.children) walk(c, 1, [s.label]);

@@ -196,3 +196,39 @@ describe('je list --search', () => {
     expect(none.data).toEqual([]);
   });
 });
+
+describe('statement CSV', () => {
+  it('the rows under every account add up to it: a parent account’s own balance has a row', async () => {
+    for (const report of ['balance-sheet', 'income-statement']) {
+      const r = await demo.run([
+        'report',
+        report,
+        '--end',
+        '2025-12-31',
+        '--format',
+        'csv',
+        '--atoms',
+      ]);
+      const [head, ...rows] = r.stdout
+        .trim()
+        .split('\n')
+        .map((l) => l.split(','));
+      const periods = head!.length - 6;
+      const byPath = new Map(rows.map((c) => [c[2]!, c]));
+      let checked = 0;
+      for (const [path, c] of byPath) {
+        if (c[5] !== 'regular') continue;
+        const below = rows.filter(
+          (x) => x[2]!.startsWith(`${path} > `) && x[1] === String(Number(c[1]) + 1),
+        );
+        if (below.length === 0) continue;
+        for (let p = 6; p < 6 + periods; p++) {
+          const sum = below.reduce((s, x) => s + BigInt(x[p] || 0), 0n);
+          expect(sum, `${report} ${path} column ${head![p]}`).toBe(BigInt(c[p] || 0));
+        }
+        checked++;
+      }
+      expect(checked, report).toBeGreaterThan(0);
+    }
+  });
+});
