@@ -19,6 +19,7 @@ type Line = {
   gl_account_id: string;
   line_type: 'debit' | 'credit';
   amount_atoms: number;
+  memo?: string;
   counterparty_type?: string;
   counterparty_external_id?: string;
 };
@@ -26,10 +27,11 @@ type Line = {
 interface Draft {
   date: string;
   memo: string;
+  adjusting: boolean;
   lines: Line[];
 }
 
-type Action = 'add' | 'review' | 'date' | 'memo' | 'remove' | 'cancel';
+type Action = 'add' | 'review' | 'date' | 'memo' | 'adjusting' | 'remove' | 'cancel';
 
 /** What the prompts check answers against: the ledger's entity, chart and counterparties. */
 interface Known {
@@ -66,6 +68,7 @@ export async function interactiveEntry(
   const draft: Draft = {
     date: await askDate(p, known, opts.date ?? localDate(ctx.now())),
     memo: opts.memo ?? (await p.input('Memo (optional)')),
+    adjusting: opts.adjusting,
     lines: [],
   };
   for (;;) {
@@ -76,6 +79,7 @@ export async function interactiveEntry(
     } else if (action === 'date') draft.date = await askDate(p, known, draft.date);
     else if (action === 'memo')
       draft.memo = await p.input('Memo (optional)', { default: draft.memo });
+    else if (action === 'adjusting') draft.adjusting = !draft.adjusting;
     else if (action === 'remove') await removeLine(p, draft, known);
     else if (action === 'cancel') {
       if (await p.confirm('Cancel this entry? Nothing will be posted.', false))
@@ -115,6 +119,9 @@ async function askAction(p: Prompter, draft: Draft): Promise<Action> {
     },
     { name: 'Change the date', value: 'date' },
     { name: 'Change the memo', value: 'memo' },
+    draft.adjusting
+      ? { name: 'Make it a regular entry (now adjusting)', value: 'adjusting' }
+      : { name: 'Make it an adjusting entry', value: 'adjusting' },
     { name: 'Remove a line…', value: 'remove' },
     { name: 'Cancel…', value: 'cancel' },
   ];
@@ -153,6 +160,8 @@ async function askLine(p: Prompter, known: Known, draft: Draft): Promise<Line> {
     line.counterparty_type = needed;
     line.counterparty_external_id = await askCounterparty(p, known, needed);
   }
+  const memo = await p.input('Line memo (optional)');
+  if (memo) line.memo = memo;
   return line;
 }
 
@@ -233,7 +242,7 @@ function bodyOf(draft: Draft, opts: JePostOptions): Record<string, unknown> {
     lines: draft.lines,
     ...(draft.memo ? { memo: draft.memo } : {}),
     ...(opts.jeNumber ? { je_number: opts.jeNumber } : {}),
-    ...(opts.adjusting ? { is_adjusting: true } : {}),
+    ...(draft.adjusting ? { is_adjusting: true } : {}),
     ...(opts.reason ? { manual_entry_reason: opts.reason } : {}),
   };
 }

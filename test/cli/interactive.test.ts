@@ -67,7 +67,7 @@ async function interactive(answers: (string | boolean)[]) {
     now: () => new Date('2025-03-10T12:00:00Z'),
     prompter: scripted(answers, t),
   });
-  return { ...r, ...t, changed: snapshot(ledger) !== before };
+  return { ...r, ...t, changed: snapshot(ledger) !== before, ledger, dir };
 }
 
 describe('interactive je post (on a terminal)', () => {
@@ -78,9 +78,11 @@ describe('interactive je post (on a terminal)', () => {
       'Rent',
       'Debit',
       '1,500',
+      '',
       'Add a line',
       'Operating Checking',
       'Credit',
+      '',
       '',
       'Review and post',
       true,
@@ -101,9 +103,11 @@ describe('interactive je post (on a terminal)', () => {
       'Debit',
       '200',
       'Harbor Cafe',
+      '',
       'Add a line',
       'Sales',
       'Credit',
+      '',
       '',
       'Review and post',
       true,
@@ -120,9 +124,11 @@ describe('interactive je post (on a terminal)', () => {
       'Rent',
       'Debit',
       '10',
+      '',
       'Add a line',
       'Savings',
       'Credit',
+      '',
       '',
       'Review and post',
       false,
@@ -136,6 +142,38 @@ describe('interactive je post (on a terminal)', () => {
     expect(r.stdout).toMatch(/Posted JE-1 .* 2025-03-04/);
   });
 
+  it('takes a memo for each line, and marks the entry adjusting (or not) from the choices', async () => {
+    const r = await interactive([
+      '',
+      'Accrued utilities',
+      'Utilities',
+      'Debit',
+      '410.25',
+      'Estimated from the February bill',
+      'Add a line',
+      'Accrued Liabilities',
+      'Credit',
+      '',
+      '',
+      'Make it an adjusting entry',
+      'Make it a regular entry',
+      'Make it an adjusting entry',
+      'Review and post',
+      true,
+    ]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.asked.filter((m) => m === 'Line memo (optional)')).toHaveLength(2);
+    const shown = await cli(['je', 'show', 'JE-1', '--ledger', r.ledger, '--format', 'json'], {
+      cwd: r.dir,
+    });
+    const entry = JSON.parse(shown.stdout);
+    expect(entry.is_adjusting).toBe(true);
+    expect(entry.lines.map((l: { memo: string | null }) => l.memo)).toEqual([
+      'Estimated from the February bill',
+      null,
+    ]);
+  });
+
   it('keeps the order of choices and never makes removing or cancelling the default; both ask to confirm', async () => {
     const r = await interactive([
       '',
@@ -143,6 +181,7 @@ describe('interactive je post (on a terminal)', () => {
       'Rent',
       'Credit',
       '10',
+      '',
       'Remove a line',
       '1. credit rent',
       false,
