@@ -2,34 +2,50 @@
 export const MAX_ATOMS = Number.MAX_SAFE_INTEGER;
 
 /**
- * The ISO 4217 codes Node's ICU knows, and the exponents that are not 2, as Intl.NumberFormat gives
- * them. Kept here rather than asked of Intl: building ICU's currency data costs about 15 ms of every
- * command's start. A unit test checks the table against Intl, so that it follows Node's data.
+ * The currency codes Node's ICU knows (ISO 4217, current and withdrawn, as CLDR lists them: the funds
+ * codes such as CLF and UYW included) and the exponents that are not 2, as Intl.NumberFormat gives
+ * them: one maintained source, the runtime's. Kept here rather than asked of Intl: building ICU's
+ * currency data costs about 15 ms of every command's start. A unit test holds the table to Intl,
+ * code by code, so that it follows Node's data.
  */
 const CODES = new Set(
   (
-    'AED AFN ALL AMD ANG AOA ARS AUD AWG AZN BAM BBD BDT BGN BHD BIF BMD BND BOB BRL BSD BTN BWP BYN ' +
-    'BZD CAD CDF CHF CLP CNY COP CRC CUC CUP CVE CZK DJF DKK DOP DZD EGP ERN ETB EUR FJD FKP GBP GEL ' +
-    'GHS GIP GMD GNF GTQ GYD HKD HNL HRK HTG HUF IDR ILS INR IQD IRR ISK JMD JOD JPY KES KGS KHR KMF ' +
-    'KPW KRW KWD KYD KZT LAK LBP LKR LRD LSL LYD MAD MDL MGA MKD MMK MNT MOP MRU MUR MVR MWK MXN MYR ' +
-    'MZN NAD NGN NIO NOK NPR NZD OMR PAB PEN PGK PHP PKR PLN PYG QAR RON RSD RUB RWF SAR SBD SCR SDG ' +
-    'SEK SGD SHP SLE SLL SOS SRD SSP STN SVC SYP SZL THB TJS TMT TND TOP TRY TTD TWD TZS UAH UGX USD ' +
-    'UYU UZS VES VND VUV WST XAF XCD XCG XDR XOF XPF XSU YER ZAR ZMW ZWG ZWL '
+    'ADP AED AFA AFN ALK ALL AMD ANG AOA AOK AON AOR ARA ARL ARM ARP ARS ATS AUD AWG AZM AZN BAD ' +
+    'BAM BAN BBD BDT BEC BEF BEL BGL BGM BGN BGO BHD BIF BMD BND BOB BOL BOP BOV BRB BRC BRE BRL ' +
+    'BRN BRR BRZ BSD BTN BUK BWP BYB BYN BYR BZD CAD CDF CHE CHF CHW CLE CLF CLP CNH CNX CNY COP ' +
+    'COU CRC CSD CSK CUC CUP CVE CYP CZK DDM DEM DJF DKK DOP DZD ECS ECV EEK EGP ERN ESA ESB ESP ' +
+    'ETB EUR FIM FJD FKP FRF GBP GEK GEL GHC GHS GIP GMD GNF GNS GQE GRD GTQ GWE GWP GYD HKD HNL ' +
+    'HRD HRK HTG HUF IDR IEP ILP ILR ILS INR IQD IRR ISJ ISK ITL JMD JOD JPY KES KGS KHR KMF KPW ' +
+    'KRH KRO KRW KWD KYD KZT LAK LBP LKR LRD LSL LTL LTT LUC LUF LUL LVL LVR LYD MAD MAF MCF MDC ' +
+    'MDL MGA MGF MKD MKN MLF MMK MNT MOP MRO MRU MTL MTP MUR MVP MVR MWK MXN MXP MXV MYR MZE MZM ' +
+    'MZN NAD NGN NIC NIO NLG NOK NPR NZD OMR PAB PEI PEN PES PGK PHP PKR PLN PLZ PTE PYG QAR RHD ' +
+    'ROL RON RSD RUB RUR RWF SAR SBD SCR SDD SDG SDP SEK SGD SHP SIT SKK SLE SLL SOS SRD SRG SSP ' +
+    'STD STN SUR SVC SYP SZL THB TJR TJS TMM TMT TND TOP TPE TRL TRY TTD TWD TZS UAH UAK UGS UGX ' +
+    'USD USN USS UYI UYP UYU UYW UZS VEB VED VEF VES VND VNN VUV WST XAF XAG XAU XBA XBB XBC XBD ' +
+    'XCD XCG XDR XEU XFO XFU XOF XPD XPF XPT XRE XSU XTS XUA XXX YDD YER YUD YUM YUN YUR ZAL ZAR ' +
+    'ZMK ZMW ZRN ZRZ ZWD ZWG ZWL ZWR '
   )
     .split(' ')
     .filter(Boolean),
 );
-const EXPONENTS: Record<string, number> = {
-  ...Object.fromEntries(
-    (
-      'AFN ALL BIF CLP COP DJF GNF HUF IDR IQD IRR ISK JPY KMF KPW KRW LAK LBP MGA MMK PKR PYG RWF ' +
-      'SLL SOS SYP UGX VND VUV XAF XOF XPF YER'
-    )
+const EXPONENTS: Record<string, number> = Object.fromEntries(
+  (
+    [
+      [
+        0,
+        'ADP AFN ALL BIF BYR CLP COP DJF ESP GNF HUF IDR IQD IRR ISK ITL JPY KMF KPW KRW LAK LBP LUF ' +
+          'MGA MGF MMK MRO PKR PYG RWF SLL SOS STD SYP TMM TRL UGX UYI VND VUV XAF XOF XPF YER ZMK ZWD ',
+      ],
+      [3, 'BHD JOD KWD LYD OMR TND '],
+      [4, 'CLF UYW '],
+    ] as const
+  ).flatMap(([exponent, codes]) =>
+    codes
       .split(' ')
-      .map((c) => [c, 0]),
+      .filter(Boolean)
+      .map((c) => [c, exponent]),
   ),
-  ...Object.fromEntries('BHD JOD KWD LYD OMR TND'.split(' ').map((c) => [c, 3])),
-};
+);
 
 /** ISO 4217 minor-unit exponent of a currency code (USD 2, JPY 0, BHD 3), or null for an unknown code. */
 export function currencyExponent(code: string): number | null {

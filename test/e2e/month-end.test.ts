@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { demoLedger, serve, standardLedger, type RunResult } from './helpers.js';
+import { books, demoLedger, serve, standardLedger, tempDir, type RunResult } from './helpers.js';
 
 const POST = 'customer_api:post_journal_entries';
 
@@ -230,5 +230,50 @@ describe('statement CSV', () => {
       }
       expect(checked, report).toBeGreaterThan(0);
     }
+  });
+});
+
+describe('currencies', () => {
+  it('CLF is an ISO 4217 code with 4 decimals: a ledger keeps its books in it', async () => {
+    const dir = tempDir();
+    const run = (args: string[]) =>
+      books([...args, '--ledger', join(dir, 'clf.sqlite')], { cwd: dir });
+    const init = await run([
+      'init',
+      '--currency',
+      'CLF',
+      '--first-month',
+      '2025-01',
+      '--chart',
+      'standard',
+    ]);
+    expect(init.exitCode, init.stderr).toBe(0);
+    const r = await run([
+      'je',
+      'post',
+      '--date',
+      '2025-02-01',
+      '--debit',
+      'rent=1.2345',
+      '--credit',
+      'checking=1.2345',
+      '--format',
+      'json',
+    ]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(json(r)).toMatchObject({ currency: 'CLF', total_debit_atoms: 12345 });
+    const five = await run([
+      'je',
+      'post',
+      '--date',
+      '2025-02-01',
+      '--debit',
+      'rent=1.23456',
+      '--credit',
+      'checking=1.23456',
+    ]);
+    expect([five.exitCode, five.stderr]).toEqual([1, expect.stringContaining('CLF has 4')]);
+    const bad = await run(['init', '--currency', 'XYZ']);
+    expect(bad.exitCode).toBe(2);
   });
 });

@@ -1,4 +1,15 @@
 import { describe, expect, it } from 'vitest';
+import { readAmount } from '../../src/domain/input.js';
+import { contextFromChart, validateEntry } from '../../src/domain/validation.js';
+
+const ENTITY = {
+  id: 'ent',
+  name: 'E',
+  currency: 'USD',
+  books_start: '2025-01-01',
+  fiscal_year_start_month: 1,
+  lock_date: null,
+};
 import {
   atomsToDecimal,
   currencyExponent,
@@ -84,17 +95,47 @@ describe('je_number normalisation', () => {
 });
 
 describe('the currency table', () => {
-  it('holds every code Intl knows, with the digits Intl.NumberFormat gives each', () => {
-    const intl = Intl.supportedValuesOf('currency');
-    expect([...CURRENCY_CODES].sort()).toEqual([...intl].sort());
-    for (const code of intl) {
+  /** Every code Node's ICU has a currency name for: its list, current and withdrawn codes alike. */
+  const icuCodes = () => {
+    const names = new Intl.DisplayNames('en', { type: 'currency', fallback: 'none' });
+    const letters = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
+    const codes: string[] = [];
+    for (const a of letters)
+      for (const b of letters)
+        for (const c of letters) if (names.of(a + b + c) !== undefined) codes.push(a + b + c);
+    return codes;
+  };
+
+  it('holds every code ICU lists, with the digits Intl.NumberFormat gives each', () => {
+    const codes = icuCodes();
+    expect([...CURRENCY_CODES].sort()).toEqual(codes);
+    expect(codes).toEqual(expect.arrayContaining(Intl.supportedValuesOf('currency')));
+    for (const code of codes) {
       const digits = new Intl.NumberFormat('en', {
         style: 'currency',
         currency: code,
       }).resolvedOptions().maximumFractionDigits;
       expect(currencyExponent(code), code).toBe(digits);
     }
+    expect(currencyExponent('CLF')).toBe(4);
     expect(currencyExponent('XYZ')).toBe(null);
     expect(currencyExponent('usd')).toBe(null);
+  });
+
+  it('lets every code it lists be an entity’s currency, amounts read to its exponent', () => {
+    for (const code of CURRENCY_CODES) {
+      const exponent = currencyExponent(code)!;
+      const entity = { ...ENTITY, currency: code };
+      const ctx = contextFromChart(entity, [], null);
+      const body = { entry_date: '2025-02-01', currency: code, lines: [] };
+      const currencyProblems = validateEntry(body, ctx).problems.filter(
+        (p) => p.path === 'currency',
+      );
+      expect(currencyProblems, code).toEqual([]);
+      const smallest = exponent === 0 ? '1' : `0.${'0'.repeat(exponent - 1)}1`;
+      expect(readAmount(smallest, exponent, code), code).toEqual({ ok: true, value: 1 });
+      const tooFine = `0.${'0'.repeat(exponent)}1`;
+      expect(readAmount(tooFine, exponent, code).ok, code).toBe(false);
+    }
   });
 });
