@@ -20,11 +20,13 @@ export default command<Options>({
     OUTPUT_FLAG,
   ],
   formats: ['table'],
-  help: `Writes the journal in the peer's own language: every account declared with its type, one
-transaction per entry with the JE number as its code (beancount: je_number metadata), debits
-positive and credits negative with the currency's decimals, counterparties and line memos as tags
-(beancount: metadata), adjusting entries tagged "adjusting". hledger bs / is and bean-check read the
-same balances as books. Entries stream: any size of ledger exports in constant memory.`,
+  help: `Writes the journal in the peer's own language: every account declared with its type (names
+unique: one whose name is taken gets its number), one transaction per entry with the JE number as
+its code (beancount: je_number metadata), debits positive and credits negative with the currency's
+decimals, counterparties, line memos and reasons as tags (beancount: metadata), adjusting entries
+tagged "adjusting". hledger bs / is and bean-check read the same balances as books, and
+hledger print -O csv | books je import - --preset hledger brings the same entries back into a
+ledger with the same chart. Entries stream: any size of ledger exports in constant memory.`,
   examples: [
     'books export hledger --output books.journal',
     'books export beancount --from 2025-01-01 --to 2025-12-31 --output books.beancount',

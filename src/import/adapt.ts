@@ -2,6 +2,7 @@ import type { Counterparty, GlAccount } from '../domain/accounts.js';
 import { isIsoDate } from '../domain/dates.js';
 import type { Problem } from '../domain/errors.js';
 import { AccountMatcher } from './accountMatcher.js';
+import { ENTRY_TAG_FIELDS, entryTags, exportedAccounts, lineTags } from './peerTags.js';
 import type { CsvBatch, CsvRecord } from './csv.js';
 import { problem } from './entries.js';
 import { columnKey, FIELDS, noTax, type DateOrder, type Field, type Reading } from './presets.js';
@@ -26,6 +27,10 @@ export class Adapter {
   private entry = 0;
   private lastKeys: string | null = null;
   private readonly accounts: AccountMatcher;
+  /** The ledger's accounts by the names its own hledger export gives them, read first. */
+  private readonly exported: Map<string, GlAccount> | null;
+  /** Where the transaction's tags are (hledger's comment column), when the preset has them. */
+  private entryTagsAt: number | null = null;
   private readonly parties: Map<string, Counterparty[]>;
 
   constructor(
@@ -36,6 +41,7 @@ export class Adapter {
   ) {
     this.order = reading.dates;
     this.accounts = new AccountMatcher(chart);
+    this.exported = reading.tags ? exportedAccounts(chart) : null;
     this.parties = new Map();
     for (const c of counterparties) {
       const k = c.name.trim().toLowerCase();
@@ -62,6 +68,10 @@ export class Adapter {
     const seen = new Map<Field, string>();
     raw.forEach((name, at) => {
       const key = columnKey(name);
+      if (key === this.reading.tags?.entryColumn) {
+        this.entryTagsAt = at;
+        return;
+      }
       // --map and the preset's columns first, then what the preset ignores, then the native names.
       const mapped = key in this.reading.columns ? this.reading.columns[key] : undefined;
       const native = FIELDS.includes(key as Field) ? (key as Field) : undefined;
@@ -97,6 +107,7 @@ export class Adapter {
     }
     if (this.reading.tags)
       ['counterparty_type', 'counterparty_external_id'].forEach((c) => out.add(c));
+    if (this.entryTagsAt !== null) ENTRY_TAG_FIELDS.forEach((c) => out.add(c));
     this.out = [...out];
     for (const [f, name] of seen) {
       if (f === 'signed_amount') ['debit', 'credit'].forEach((c) => this.sourceOf.set(c, name));
@@ -138,7 +149,8 @@ export class Adapter {
       const message = `tax '${rate}' would need tax lines books does not make; post the tax as lines of its own`;
       (r.problems ??= []).push(this.problem(r.row, t.name, 'tax_rate', message));
     }
-    if (this.reading.tags && v.line_memo) Object.assign(v, tagged(v.line_memo));
+    if (this.reading.tags && v.line_memo) Object.assign(v, lineTags(v.line_memo));
+    if (this.entryTagsAt !== null) Object.assign(v, entryTags(r.cells[this.entryTagsAt] ?? ''));
     const g = this.reading.grouping;
     if (g.kind === 'column' && g.blank && !this.from.some((f) => f.field === 'entry'))
       v.entry = this.numberedOrNot(v, g.blank, r.row);
@@ -177,7 +189,9 @@ export class Adapter {
         s === null ? [v.signed_amount, ''] : s.credit ? ['', s.amount] : [s.amount, ''];
     }
     let account: GlAccount | undefined;
-    if (v.gl_account_id) {
+    const exported = v.gl_account_id ? this.exported?.get(v.gl_account_id) : undefined;
+    if (exported) [account, v.gl_account_id] = [exported, exported.external_id];
+    else if (v.gl_account_id) {
       const m = this.accounts.find(v.gl_account_id);
       if ('account' in m) [account, v.gl_account_id] = [m.account, m.account.external_id];
       else add('gl_account_id', m.reason, m.message);
@@ -262,23 +276,6 @@ export class Adapter {
       message: `'${name}' names ${hits.map((c) => `${c.counterparty_type}:${c.external_id}`).join(' and ')}`,
     };
   }
-}
-
-/**
- * A line memo's tags, as books export hledger writes them: `customer: C001` (or vendor, employee)
- * names the counterparty, `memo: text` the memo; other text stays the memo.
- */
-function tagged(text: string): Partial<Record<Field, string>> {
-  const out: Partial<Record<Field, string>> = {};
-  const memo: string[] = [];
-  for (const part of text.split(',').map((p) => p.trim())) {
-    const m = /^(customer|vendor|employee|memo):\s*(.*)$/.exec(part);
-    if (!m) memo.push(part);
-    else if (m[1] === 'memo') memo.push(m[2]!);
-    else [out.counterparty_type, out.counterparty_external_id] = [m[1]!, m[2]!];
-  }
-  out.line_memo = memo.filter(Boolean).join(', ');
-  return out;
 }
 
 /** A date in an order, as YYYY-MM-DD, or null. DMY also reads `30 Jun 2025`. */

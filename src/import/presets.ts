@@ -54,8 +54,12 @@ export interface Preset {
       }
     | { kind: 'consecutive'; keys: Field[]; continues: boolean };
   dates: DateOrder;
-  /** Line memos carry tags (`customer: C001, memo: text`), as books export hledger writes them. */
-  tags?: boolean;
+  /**
+   * Comments carry tags as books export hledger writes them: a posting's (`customer: C001, memo:
+   * text`) in the line memo, the transaction's (`je`, `memo`, `reason`, `adjusting`) in this column;
+   * and account names are first read as that export names the ledger's accounts.
+   */
+  tags?: { entryColumn: string };
 }
 
 /** A header cell as presets name it: case, surrounding spaces, a leading `*` and inner runs of spaces aside. */
@@ -139,10 +143,10 @@ export const PRESETS: Record<string, Preset> = {
       commodity: 'currency',
       'posting-comment': 'line_memo',
     },
-    ignored: ['date2', 'status', 'comment', 'credit', 'debit', 'posting-status'],
+    ignored: ['date2', 'status', 'credit', 'debit', 'posting-status'],
     grouping: { kind: 'column' },
     dates: 'ISO',
-    tags: true,
+    tags: { entryColumn: 'comment' },
   },
 };
 
@@ -173,7 +177,7 @@ export interface Reading {
   grouping: Preset['grouping'];
   dates: DateOrder | null;
   decimalComma: boolean;
-  tags: boolean;
+  tags: Preset['tags'] | null;
 }
 
 /** Reads `--map SOURCE=FIELD` (or `SOURCE=-` to ignore) flags; a bad one is a usage error naming it. */
@@ -219,6 +223,6 @@ export function readingOf(flags: {
     grouping: base?.grouping ?? { kind: 'column' },
     dates,
     decimalComma,
-    tags: base?.tags ?? false,
+    tags: base?.tags ?? null,
   };
 }

@@ -1,78 +1,18 @@
-import type { AccountType, Entity, GlAccount } from '../domain/accounts.js';
+import type { Entity, GlAccount } from '../domain/accounts.js';
 import type { JournalEntry } from '../domain/entry.js';
 import { atomsToDecimal, exponentOf } from '../domain/money.js';
+import { plainCode, plainDescription, ROOTS, tagsText, type Peer } from '../domain/peerJournal.js';
 
-export type Peer = 'hledger' | 'beancount';
-
-/** The peer's top-level account of each type, and hledger's type letter for its declaration. */
-const ROOTS: Record<AccountType, { hledger: string; beancount: string; type: string }> = {
-  bank: { hledger: 'Assets', beancount: 'Assets', type: 'C' },
-  accounts_receivable: { hledger: 'Assets', beancount: 'Assets', type: 'A' },
-  other_current_asset: { hledger: 'Assets', beancount: 'Assets', type: 'A' },
-  fixed_asset: { hledger: 'Assets', beancount: 'Assets', type: 'A' },
-  other_asset: { hledger: 'Assets', beancount: 'Assets', type: 'A' },
-  accounts_payable: { hledger: 'Liabilities', beancount: 'Liabilities', type: 'L' },
-  credit_card: { hledger: 'Liabilities', beancount: 'Liabilities', type: 'L' },
-  other_current_liability: { hledger: 'Liabilities', beancount: 'Liabilities', type: 'L' },
-  long_term_liability: { hledger: 'Liabilities', beancount: 'Liabilities', type: 'L' },
-  equity: { hledger: 'Equity', beancount: 'Equity', type: 'E' },
-  income: { hledger: 'Revenues', beancount: 'Income', type: 'R' },
-  other_income: { hledger: 'Revenues', beancount: 'Income', type: 'R' },
-  cost_of_goods_sold: { hledger: 'Expenses', beancount: 'Expenses', type: 'X' },
-  expense: { hledger: 'Expenses', beancount: 'Expenses', type: 'X' },
-  other_expense: { hledger: 'Expenses', beancount: 'Expenses', type: 'X' },
-};
-
-/**
- * One name component in the peer's rules. hledger: any text but `:` and runs of two spaces (which
- * end an account name) or a tab. Beancount: a capital letter or digit, then letters, digits and dashes.
- */
-function component(peer: Peer, text: string): string {
-  if (peer === 'hledger')
-    return (
-      text
-        .replace(/[:\t\r\n;]/g, '-')
-        .replace(/ {2,}/g, ' ')
-        .trim() || 'Unnamed'
-    );
-  const word = text
-    .normalize('NFKD')
-    .replace(/[^A-Za-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '');
-  const first = word.charAt(0);
-  return !first ? 'Unnamed' : /[0-9]/.test(first) ? word : first.toUpperCase() + word.slice(1);
-}
-
-/**
- * Each account's full name in the peer's language: its root by type, then the names of its parents
- * and its own. Names that would collide are told apart by the account number (or external id).
- */
-export function peerAccountNames(peer: Peer, accounts: GlAccount[]): Map<string, string> {
-  const byId = new Map(accounts.map((a) => [a.id, a]));
-  const names = new Map<string, string>();
-  const used = new Set<string>();
-  const nameOf = (a: GlAccount): string => {
-    const known = names.get(a.id);
-    if (known) return known;
-    const parent = a.parent_id ? byId.get(a.parent_id) : undefined;
-    const base = parent ? nameOf(parent) : ROOTS[a.account_type][peer];
-    let name = `${base}:${component(peer, a.name)}`;
-    if (used.has(name))
-      name = `${base}:${component(peer, `${a.account_number ?? a.external_id} ${a.name}`)}`;
-    used.add(name);
-    names.set(a.id, name);
-    return name;
-  };
-  for (const a of accounts) nameOf(a);
-  return names;
-}
+export { peerAccountNames, type Peer } from '../domain/peerJournal.js';
 
 const quoted = (s: string) =>
   `"${s
     .replace(/\\/g, '\\\\')
     .replace(/"/g, '\\"')
     .replace(/[\r\n]+/g, ' ')}"`;
-const oneLine = (s: string) => s.replace(/[\r\n]+/g, ' ');
+// Control characters are what this expression is for.
+// eslint-disable-next-line no-control-regex
+const oneLine = (s: string) => s.replace(/[\u0000-\u001f\u007f\u0085\u2028\u2029]+/g, ' ');
 
 /** The text before the first entry: a header, the currency, and every account declared with its type. */
 export function exportHead(
@@ -115,7 +55,9 @@ export function exportHead(
 /**
  * One entry as a transaction: the JE number as hledger's code (beancount: metadata), the memo as
  * its description, lines as postings with exact amounts (debits positive, credits negative),
- * counterparties and line memos as tags or metadata, adjusting entries tagged.
+ * counterparties and line memos as tags or metadata, adjusting entries tagged. hledger's tags carry
+ * every value exactly (see tagValue): a memo or JE number that its description or code cannot hold
+ * as it is goes in a tag too, and the reason always does, so that the import reads the entry back.
  */
 export function exportEntry(peer: Peer, e: JournalEntry, names: Map<string, string>): string {
   const exponent = exponentOf(e.currency);
@@ -124,21 +66,33 @@ export function exportEntry(peer: Peer, e: JournalEntry, names: Map<string, stri
   const width = Math.max(...e.lines.map((l) => names.get(l.account_id)!.length)) + 4;
   const out: string[] = [];
   if (peer === 'hledger') {
-    // A code ends at `)` and a description at `;` (a comment): neither may hold them.
-    const code = e.je_number.replace(/\)/g, ']');
-    const head = `${e.entry_date} (${code}) ${oneLine(e.memo ?? '').replace(/;/g, ',')}`.trimEnd();
-    out.push(e.is_adjusting ? `${head}  ; adjusting:` : head);
+    const memo = e.memo ?? '';
+    const code = plainCode(e.je_number) ? ` (${e.je_number})` : '';
+    // A description that would not read back as the memo is only for people: the tag carries it.
+    const description = plainDescription(memo)
+      ? memo
+      : oneLine(memo)
+          .replace(/;/g, ',')
+          .replace(/^[\s*!(]+/, '')
+          .trim();
+    const tags: [string, string][] = [];
+    if (e.is_adjusting) tags.push(['adjusting', '']);
+    if (!code) tags.push(['je', e.je_number]);
+    if (description !== memo) tags.push(['memo', memo]);
+    if (e.manual_entry_reason !== null) tags.push(['reason', e.manual_entry_reason]);
+    const head = `${e.entry_date}${code} ${description}`.trimEnd();
+    out.push(tags.length ? `${head}  ; ${tagsText(tags)}` : head);
     for (const l of e.lines) {
-      const tag = [
-        ...(l.counterparty_type ? [`${l.counterparty_type}: ${l.counterparty_external_id}`] : []),
-        ...(l.memo ? [`memo: ${oneLine(l.memo).replace(/,/g, ';')}`] : []),
-      ];
+      const tag: [string, string][] = [];
+      if (l.counterparty_type) tag.push([l.counterparty_type, l.counterparty_external_id ?? '']);
+      if (l.memo) tag.push(['memo', l.memo]);
       const posting = `    ${names.get(l.account_id)!.padEnd(width)}${amount(l.amount_atoms, l.line_type)}`;
-      out.push(tag.length ? `${posting}  ; ${tag.join(', ')}` : posting);
+      out.push(tag.length ? `${posting}  ; ${tagsText(tag)}` : posting);
     }
   } else {
     out.push(`${e.entry_date} * ${quoted(e.memo ?? '')}${e.is_adjusting ? ' #adjusting' : ''}`);
     out.push(`  je_number: ${quoted(e.je_number)}`);
+    if (e.manual_entry_reason !== null) out.push(`  reason: ${quoted(e.manual_entry_reason)}`);
     for (const l of e.lines) {
       out.push(`  ${names.get(l.account_id)!.padEnd(width)}${amount(l.amount_atoms, l.line_type)}`);
       if (l.counterparty_type)
