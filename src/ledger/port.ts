@@ -142,6 +142,11 @@ export interface ReportOps {
    * goes on after a position when given one (the API's cursor).
    */
   generalLedger(query: GeneralLedgerQuery, from?: GlCursor): AsyncIterable<GlEvent>;
+  /**
+   * What the API's general-ledger cursors are signed with: a secret kept in the ledger (so that any
+   * server over it accepts a cursor another gave) and the entity it is scoped to.
+   */
+  cursorKey(): Promise<{ secret: Buffer; scope: string }>;
 }
 
 export interface KeyOps {

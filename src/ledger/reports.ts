@@ -67,6 +67,10 @@ export interface Sums {
     since: string;
     counterparty: NonNullable<GeneralLedgerQuery['counterparty']>;
   }): Promise<Map<number, { all: bigint; allCount: number; recent: bigint; recentCount: number }>>;
+  /** The entity the ledger's books are of. */
+  entity(): Promise<Entity>;
+  /** A random secret kept in the ledger under this name, made once: the same for every process. */
+  secret(name: string): Promise<Buffer>;
 }
 
 /** Raises the refusal of a query's problems as the API's invalid_parameters. */
@@ -113,6 +117,11 @@ export class ReportsFromSums implements ReportOps {
 
   balanceSheet(query: ReportQuery): Promise<BalanceSheet> {
     return this.statement(query, buildBalanceSheet);
+  }
+
+  async cursorKey(): Promise<{ secret: Buffer; scope: string }> {
+    const [secret, entity] = await Promise.all([this.sums.secret('gl_cursor'), this.sums.entity()]);
+    return { secret, scope: entity.id };
   }
 
   incomeStatement(query: ReportQuery): Promise<IncomeStatement> {

@@ -1,4 +1,4 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import { BooksError } from '../domain/errors.js';
 import type { GlAccountHead, GlEvent, GlLine, GlPosition } from '../domain/generalLedger.js';
 import type { GeneralLedgerQuery } from '../domain/reportQueries.js';
@@ -24,19 +24,23 @@ export interface GlPage {
 }
 
 /**
- * The key cursors are signed with: made when the server starts, so a cursor is good for the server
- * that gave it (a restarted server refuses it, and the client starts over).
+ * What a cursor is signed with: the ledger's own secret (every server over the ledger has it, so a
+ * cursor is good on any of them) and the entity it was given for (never another's, on a database of
+ * many entities).
  */
-const SECRET = randomBytes(32);
+export interface CursorKey {
+  secret: Buffer;
+  scope: string;
+}
 
 /** What a cursor is good for: the query it was given under (the same window, accounts, counterparty). */
 function queryText(q: GeneralLedgerQuery): string {
   return JSON.stringify([q.start_date, q.end_date, q.accounts, q.counterparty]);
 }
 
-function signature(payload: string, q: GeneralLedgerQuery): string {
-  return createHmac('sha256', SECRET)
-    .update(`${payload}\n${queryText(q)}`)
+function signature(payload: string, q: GeneralLedgerQuery, key: CursorKey): string {
+  return createHmac('sha256', key.secret)
+    .update(`${payload}\n${key.scope}\n${queryText(q)}`)
     .digest('base64url');
 }
 
@@ -44,16 +48,16 @@ function signature(payload: string, q: GeneralLedgerQuery): string {
  * A cursor as the API hands it out: opaque text, the position it stands for (base64url JSON) and a
  * signature over it and the query, so that it cannot be forged or used with another query.
  */
-export function encodeCursor(c: GlCursor, q: GeneralLedgerQuery): string {
+export function encodeCursor(c: GlCursor, q: GeneralLedgerQuery, key: CursorKey): string {
   const plain =
     'seq' in c
       ? { ...c, balance: String(c.balance), debits: String(c.debits), credits: String(c.credits) }
       : c;
   const payload = Buffer.from(JSON.stringify(plain)).toString('base64url');
-  return `${payload}.${signature(payload, q)}`;
+  return `${payload}.${signature(payload, q, key)}`;
 }
 
-export function decodeCursor(text: string, q: GeneralLedgerQuery): GlCursor {
+export function decodeCursor(text: string, q: GeneralLedgerQuery, signer: CursorKey): GlCursor {
   const bad = () =>
     new BooksError('invalid_parameters', 'cursor is not one this service gave for this query', [
       {
@@ -64,7 +68,7 @@ export function decodeCursor(text: string, q: GeneralLedgerQuery): GlCursor {
     ]);
   const [payload, sig, more] = text.split('.');
   if (!payload || !sig || more !== undefined) throw bad();
-  const expected = Buffer.from(signature(payload, q));
+  const expected = Buffer.from(signature(payload, q, signer));
   const given = Buffer.from(sig);
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw bad();
   let c: Record<string, unknown>;
@@ -104,7 +108,8 @@ export async function generalLedgerPage(
   limit: number,
   cursor?: string,
 ): Promise<GlPage> {
-  const from = cursor === undefined ? undefined : decodeCursor(cursor, query);
+  const key = await reports.cursorKey();
+  const from = cursor === undefined ? undefined : decodeCursor(cursor, query, key);
   const events = reports.generalLedger(query, from)[Symbol.asyncIterator]();
   const accounts: Block[] = [];
   let lines = 0;
@@ -114,7 +119,7 @@ export async function generalLedgerPage(
     for (let e = await events.next(); !e.done; e = await events.next()) {
       const ev: GlEvent = e.value;
       if (lines >= limit && ev.kind !== 'end') {
-        next_cursor = encodeCursor(ev.kind === 'account' ? { key: ev.key } : last!, query);
+        next_cursor = encodeCursor(ev.kind === 'account' ? { key: ev.key } : last!, query, key);
         break;
       }
       if (ev.kind === 'account') accounts.push({ ...ev.account, lines: [] });

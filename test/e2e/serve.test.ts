@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { books, serve, standardLedger, type Served } from './helpers.js';
+import { books, demoLedger, serve, standardLedger, type Served } from './helpers.js';
 
 const POST = 'customer_api:post_journal_entries';
 const READ = 'customer_api:read';
@@ -322,6 +322,60 @@ describe('books serve beside other processes', () => {
       expect((await post('storage', '2025-04-01')).status).toBe(201);
     } finally {
       await s.stop();
+    }
+  });
+});
+
+describe('two books serve over one ledger file', () => {
+  it('a general-ledger cursor from one is good on the other; a tampered one is refused by both', async () => {
+    const demo = await demoLedger();
+    const k = (await key(demo.ledger, READ)).key;
+    const [a, b] = [await serve(demo.ledger), await serve(demo.ledger)];
+    const page = async (s: Served, cursor?: string, limit = '12') => {
+      const q = new URLSearchParams({
+        start_date: '2025-01-01',
+        end_date: '2025-03-31',
+        account: 'cash',
+        limit,
+        ...(cursor ? { cursor } : {}),
+      });
+      const r = await fetch(`${s.url}/v1/reports/general-ledger?${q}`, {
+        headers: { Authorization: `Bearer ${k}` },
+      });
+      return { status: r.status, body: (await r.json()) as any };
+    };
+    const linesOf = (p: any) =>
+      p.accounts.flatMap((x: any) =>
+        x.lines.map((l: any) => [x.account_id, l.je_number, l.balance]),
+      );
+    try {
+      const whole = await page(a, undefined, '10000');
+      expect(whole.body.next_cursor).toBe(null);
+      // Page after page, alternating servers.
+      const got: unknown[] = [];
+      let cursor: string | undefined;
+      for (let i = 0; ; i++) {
+        const p = await page(i % 2 ? b : a, cursor);
+        expect(p.status, JSON.stringify(p.body)).toBe(200);
+        got.push(...linesOf(p.body));
+        cursor = p.body.next_cursor ?? undefined;
+        if (!cursor) break;
+      }
+      expect(got.length).toBeGreaterThan(36);
+      expect(got).toEqual(linesOf(whole.body));
+      const first = await page(a);
+      const [payload, sig] = (first.body.next_cursor as string).split('.');
+      const forged = JSON.parse(Buffer.from(payload!, 'base64url').toString());
+      forged.balance = '1';
+      const tampered = `${Buffer.from(JSON.stringify(forged)).toString('base64url')}.${sig}`;
+      for (const s of [a, b]) {
+        const r = await page(s, tampered);
+        expect(r.status).toBe(400);
+        expect(r.body.errors[0].reason).toBe('invalid_cursor');
+      }
+    } finally {
+      await a.stop();
+      await b.stop();
     }
   });
 });

@@ -211,6 +211,7 @@ describe("the general ledger's index, kept behind the journal", () => {
        CREATE INDEX journal_lines_account ON journal_lines (account_key, entry_date, entry_seq, line_no);
        DROP INDEX journal_entries_je_seq_uncounted;
        ALTER TABLE journal_entries DROP COLUMN je_seq_uncounted;
+       DROP TABLE ledger_secrets;
        PRAGMA user_version = 5`,
     );
     const again = SqliteLedger.open(file);

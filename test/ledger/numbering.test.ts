@@ -117,6 +117,7 @@ describe('JE numbering', () => {
       file,
       `DROP INDEX journal_entries_je_seq_uncounted;
        ALTER TABLE journal_entries DROP COLUMN je_seq_uncounted;
+       DROP TABLE ledger_secrets;
        PRAGMA user_version = 6`,
     );
     const again = SqliteLedger.open(file);

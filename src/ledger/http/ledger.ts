@@ -101,6 +101,7 @@ export class HttpLedger implements Ledger {
           new URLSearchParams({ as_of: q.as_of, adjustments: q.adjustments }),
         ),
       generalLedger: (q) => this.generalLedger(q),
+      cursorKey: no('a general ledger cursor'),
     };
     this.keys = {
       create: no('keys create'),

@@ -159,4 +159,10 @@ export const MIGRATIONS: string[] = [
   CREATE INDEX journal_entries_je_seq_uncounted ON journal_entries (je_seq_uncounted)
     WHERE je_seq_uncounted IS NOT NULL;
   `,
+  `
+  -- Secrets of the ledger itself, made once: the key general-ledger cursors are signed with lives
+  -- here, so that a cursor one books serve gave is good on every server over the same ledger.
+  CREATE TABLE ledger_secrets (name TEXT PRIMARY KEY, value BLOB NOT NULL) WITHOUT ROWID;
+  INSERT INTO ledger_secrets VALUES ('gl_cursor', randomblob(32));
+  `,
 ];

@@ -19,6 +19,21 @@ export class SqliteSums implements Sums {
     private readonly chart: SqliteChart,
   ) {}
 
+  async entity(): Promise<Entity> {
+    return publicEntity(this.db.entity());
+  }
+
+  async secret(name: string): Promise<Buffer> {
+    return this.db.kept(`secret ${name}`, () => {
+      const value = this.db
+        .prep(`SELECT value FROM ledger_secrets WHERE name = ?`)
+        .pluck()
+        .get(name) as Buffer | undefined;
+      if (!value) throw new Error(`the ledger has no secret '${name}'`);
+      return value;
+    });
+  }
+
   async snapshot(cutsFor: (entity: Entity) => string[]): Promise<SumsSnapshot> {
     return this.db.read(() => {
       const entity = publicEntity(this.db.entity());
