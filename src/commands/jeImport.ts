@@ -158,10 +158,15 @@ async function importFile(
         drafts.fatal.forEach((p) => tally.report(p));
         break;
       }
-      for (const d of drafts)
-        tally.take(d, batch.add(d.body, d.fingerprint, d.problems.length > 0, d.row));
+      const chunk = drafts.map((d) => ({
+        body: d.body,
+        fingerprint: d.fingerprint,
+        hasRowProblems: d.problems.length > 0,
+        row: d.row,
+      }));
+      const results = await batch.add(chunk);
+      drafts.forEach((d, i) => tally.take(d, results[i]!));
       progress.update(bytes, `${tally.summary.posted + tally.summary.skipped} entries`);
-      await batch.ready();
     }
   } catch (e) {
     await batch.rollback();

@@ -65,3 +65,65 @@ export function cumulate(
 export function sortedCuts(dates: Iterable<string>): string[] {
   return [...new Set(dates)].sort();
 }
+
+/** Sums of (account, month) net atoms and line counts, added up exactly in memory. */
+export class MonthTotals {
+  // By account key, then month: numbers as keys, so adding a line builds no key string.
+  private readonly map = new Map<
+    number,
+    Map<string, { net: number; big: bigint; count: number }>
+  >();
+
+  add(account: number, month: string, net: number): void {
+    let months = this.map.get(account);
+    if (!months) this.map.set(account, (months = new Map()));
+    const cur = months.get(month);
+    if (!cur) months.set(month, { net, big: 0n, count: 1 });
+    else {
+      cur.count++;
+      // A number holds the sum exactly while it stays below 2^53; beyond, it moves to the bigint.
+      const sum = cur.net + net;
+      if (Number.isSafeInteger(sum)) cur.net = sum;
+      else {
+        cur.big += BigInt(cur.net) + BigInt(net);
+        cur.net = 0;
+      }
+    }
+  }
+
+  *entries(): IterableIterator<[number, string, bigint, number]> {
+    for (const [account, months] of this.map)
+      for (const [month, t] of months) yield [account, month, t.big + BigInt(t.net), t.count];
+  }
+
+  /** One account-month's sum and count, or undefined when nothing was added to it. */
+  get(account: number, month: string): [bigint, number] | undefined {
+    const t = this.map.get(account)?.get(month);
+    return t && [t.big + BigInt(t.net), t.count];
+  }
+
+  clear(): void {
+    this.map.clear();
+  }
+}
+
+/**
+ * What an entry adds to the derived monthly totals: each line's debit (positive) or credit (negative)
+ * to its account's month, and the same again to the adjusting part when the entry is adjusting.
+ */
+export function addEntryTotals(
+  totals: MonthTotals,
+  adjusting: MonthTotals,
+  entry: {
+    entry_date: string;
+    is_adjusting: boolean;
+    lines: { account: { key: number }; line_type: 'debit' | 'credit'; amount_atoms: number }[];
+  },
+): void {
+  const month = entry.entry_date.slice(0, 7);
+  for (const l of entry.lines) {
+    const net = l.line_type === 'debit' ? l.amount_atoms : -l.amount_atoms;
+    totals.add(l.account.key, month, net);
+    if (entry.is_adjusting) adjusting.add(l.account.key, month, net);
+  }
+}

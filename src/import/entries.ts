@@ -95,8 +95,10 @@ const untrimmed = (text: string) => text.trim() !== text;
  */
 function fingerprinted(body: Record<string, unknown>): Record<string, unknown> {
   const lines = body.lines as Record<string, unknown>[];
-  const texts = [body.memo, body.manual_entry_reason, ...lines.map((l) => l.memo)];
-  if (!texts.some((t) => typeof t === 'string' && untrimmed(t))) return body;
+  const spaced = (t: unknown) => typeof t === 'string' && untrimmed(t);
+  let any = spaced(body.memo) || spaced(body.manual_entry_reason);
+  for (let i = 0; !any && i < lines.length; i++) any = spaced(lines[i]!.memo);
+  if (!any) return body;
   const trimmed = (o: Record<string, unknown>, fields: string[]) => {
     const out = { ...o };
     for (const f of fields) {

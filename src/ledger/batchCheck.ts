@@ -14,14 +14,22 @@ export class BatchCheck {
   /** Numbers the batch's writer has given to entries already written (set once it writes). */
   given: (normalised: string) => boolean = () => false;
 
-  constructor(private readonly ctx: ValidationContext) {
+  /** A context for the file's entries: `ctx`'s look-ups, with the file's own numbers taken too. */
+  context(ctx: ValidationContext): ValidationContext {
     const taken = ctx.jeNumberTaken;
-    ctx.jeNumberTaken = (n) => this.numbers.has(n) || this.given(n) || taken(n);
+    return {
+      ...ctx,
+      jeNumberTaken: (n: string) => this.numbers.has(n) || this.given(n) || taken(n),
+    };
   }
 
-  /** The valid entry, or the problems the rules found in it. */
-  entry(body: unknown, hasRowProblems: boolean): { entry: ValidEntry } | { problems: Problem[] } {
-    const { entry, problems } = validateEntry(body, this.ctx);
+  /** The valid entry, or the problems the rules found in it, checked in a context from `context`. */
+  entry(
+    body: unknown,
+    hasRowProblems: boolean,
+    ctx: ValidationContext,
+  ): { entry: ValidEntry } | { problems: Problem[] } {
+    const { entry, problems } = validateEntry(body, ctx);
     if (!entry) {
       this.failed = true;
       return { problems };

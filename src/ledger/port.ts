@@ -92,12 +92,26 @@ export interface EntryFilter {
 export type BatchResult =
   { status: 'posted' | 'would_post' | 'skipped' } | { status: 'invalid'; problems: Problem[] };
 
-/** A batch import in progress: every entry is added (validated) first, then the batch commits or rolls back. */
+/** One entry of an import's file, as the batch takes it. */
+export interface ImportEntry {
+  /** The `POST /v1/journal-entries` body it stands for. */
+  body: unknown;
+  /** Its stable identity: a re-run of the file finds it posted by this. */
+  fingerprint: string;
+  /** Its rows already had problems (cells that could not be read): it is checked, never written. */
+  hasRowProblems: boolean;
+  /** The file's row of its first line. */
+  row: number;
+}
+
+/**
+ * A batch import in progress: the file's entries are added a chunk at a time, in file order, then
+ * the batch commits or rolls back. A local ledger writes clean entries as they come (all of it
+ * becoming visible at commit, or none).
+ */
 export interface ImportBatch {
-  /** Validates one entry of the file; a local ledger also writes it while the batch is clean. */
-  add(body: unknown, fingerprint: string, hasRowProblems: boolean, row: number): BatchResult;
-  /** Resolves when the batch can take more entries (its writes may be behind); call between chunks of the file. */
-  ready(): Promise<void>;
+  /** Validates a chunk of entries (each chunk's look-ups fetched at once); resolves when more may come. */
+  add(chunk: ImportEntry[]): Promise<BatchResult[]>;
   /** Makes the batch visible; returns the rows of entries found already posted while committing. */
   commit(): Promise<{ alreadyPosted: number[] }>;
   rollback(): Promise<void>;

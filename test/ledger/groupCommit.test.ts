@@ -158,9 +158,15 @@ describe('one open ledger over many requests (as books serve)', () => {
     withLedger(async (ledger) => {
       // The chart and entity the server keeps between requests must not carry one import's numbers.
       const batch = await ledger.journal.beginImport({ dryRun: true, allowDuplicates: false });
-      expect(batch.add(entry(100, { je_number: 'INV-7' }), 'f1', false, 2)).toEqual({
-        status: 'would_post',
-      });
+      const chunk = [
+        {
+          body: entry(100, { je_number: 'INV-7' }),
+          fingerprint: 'f1',
+          hasRowProblems: false,
+          row: 2,
+        },
+      ];
+      expect(await batch.add(chunk)).toEqual([{ status: 'would_post' }]);
       await batch.rollback();
       const posted = await ledger.journal.post(entry(100, { je_number: 'INV-7' }), {
         idempotencyKey: 'after-dry-run',

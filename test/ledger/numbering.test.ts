@@ -82,13 +82,13 @@ describe('JE numbering', () => {
               { idempotencyKey: `a${k}` },
             );
           const batch = await l.journal.beginImport({ dryRun: false, allowDuplicates: true });
-          for (let k = 0; k < 3; k++)
-            expect(
-              batch.add({ entry_date: '2025-02-03', lines: LINES }, `fp${k}`, false, k + 2),
-            ).toEqual({
-              status: 'posted',
-            });
-          await batch.ready();
+          const chunk = [0, 1, 2].map((k) => ({
+            body: { entry_date: '2025-02-03', lines: LINES },
+            fingerprint: `fp${k}`,
+            hasRowProblems: false,
+            row: k + 2,
+          }));
+          expect(await batch.add(chunk)).toEqual(chunk.map(() => ({ status: 'posted' })));
           await batch.commit();
           expect((await l.maintenance.check()).problems).toEqual([]);
         } finally {

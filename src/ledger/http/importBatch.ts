@@ -4,7 +4,8 @@ import { BooksError, isBooksError } from '../../domain/errors.js';
 import { parseJsonBody, toJson } from '../../domain/json.js';
 import { contextFromChart } from '../../domain/validation.js';
 import { BatchCheck } from '../batchCheck.js';
-import type { BatchResult, ImportBatch, ImportOptions, JournalOps } from '../port.js';
+import type { ValidationContext } from '../../domain/entry.js';
+import type { BatchResult, ImportBatch, ImportEntry, ImportOptions, JournalOps } from '../port.js';
 import type { PendingReceipt, Receipts } from '../sqlite/receipts.js';
 
 /** Within this time of sending, a request is sent again to learn its answer (the service keeps a key an hour). */
@@ -19,7 +20,8 @@ const ASK_WITHIN_MS = 50 * 60 * 1000;
  */
 export class RemoteImportBatch implements ImportBatch {
   private readonly queue: { body: unknown; fingerprint: string; row: number }[] = [];
-  private readonly check: BatchCheck;
+  private readonly check = new BatchCheck();
+  private readonly ctx: ValidationContext;
 
   constructor(
     private readonly journal: Pick<JournalOps, 'post'>,
@@ -29,7 +31,7 @@ export class RemoteImportBatch implements ImportBatch {
     private readonly receipts: Receipts,
     private readonly options: ImportOptions,
   ) {
-    this.check = new BatchCheck(contextFromChart(entity, accounts, null));
+    this.ctx = this.check.context(contextFromChart(entity, accounts, null));
     this.file = options.file ?? 'input';
   }
 
@@ -37,10 +39,19 @@ export class RemoteImportBatch implements ImportBatch {
   /** Fingerprints that the settling of an earlier run's requests posted in this run. */
   private readonly postedNow = new Set<string>();
 
-  add(body: unknown, fingerprint: string, hasRowProblems: boolean, row: number): BatchResult {
+  async add(chunk: ImportEntry[]): Promise<BatchResult[]> {
+    return chunk.map((e) => this.one(e.body, e.fingerprint, e.hasRowProblems, e.row));
+  }
+
+  private one(
+    body: unknown,
+    fingerprint: string,
+    hasRowProblems: boolean,
+    row: number,
+  ): BatchResult {
     if (!this.options.allowDuplicates && this.receipts.has(this.location, fingerprint))
       return { status: 'skipped' };
-    const checked = this.check.entry(body, hasRowProblems);
+    const checked = this.check.entry(body, hasRowProblems, this.ctx);
     if ('problems' in checked) return { status: 'invalid', problems: checked.problems };
     this.queue.push({ body, fingerprint, row });
     return { status: 'would_post' };
@@ -158,8 +169,6 @@ export class RemoteImportBatch implements ImportBatch {
       { uncertain_rows: rows },
     );
   }
-
-  async ready(): Promise<void> {}
 
   async rollback(): Promise<void> {
     this.queue.length = 0;

@@ -8,7 +8,7 @@ import type { RunWrite } from './writer.js';
 import type { ThreadReply, ThreadRequest } from './writerThread.js';
 
 /** The open write transaction of an import batch: where its statements run, and how it ends. */
-export interface BatchWrites {
+export interface WriteChannel {
   run: RunWrite;
   /** Resolves when more statements may be queued; rejects once a write has failed. */
   ready(): Promise<void>;
@@ -24,7 +24,7 @@ export interface BatchWrites {
 export function writesHere(
   db: Database.Database,
   prep: (sql: string) => Database.Statement,
-): BatchWrites {
+): WriteChannel {
   db.pragma('foreign_keys = OFF');
   try {
     db.exec('BEGIN IMMEDIATE');
@@ -55,7 +55,7 @@ const MAX_IN_FLIGHT = 8;
  * resolves; statements are queued to it in order and run there as they arrive; commit waits for the
  * last of them. Null where the thread's script is not built (running from the TypeScript sources).
  */
-export async function writesOnThread(path: string): Promise<BatchWrites | null> {
+export async function writesOnThread(path: string): Promise<WriteChannel | null> {
   if (!existsSync(THREAD_SCRIPT)) return null;
   const thread = new ThreadWrites(new Worker(THREAD_SCRIPT, { workerData: { path } }));
   try {
@@ -68,7 +68,7 @@ export async function writesOnThread(path: string): Promise<BatchWrites | null> 
   return thread;
 }
 
-class ThreadWrites implements BatchWrites {
+class ThreadWrites implements WriteChannel {
   readonly started: Promise<void>;
   private readonly known = new Map<string, number>();
   private defs: string[] = [];

@@ -8,6 +8,7 @@ import {
   type CounterpartyRow,
 } from '../../domain/chart.js';
 import type { AccountRef, CounterpartyRef, ValidationContext } from '../../domain/entry.js';
+import type { Facts, Wants } from '../store.js';
 import { closeMatches, describeAccount } from '../../domain/input.js';
 import { exponentOf } from '../../domain/money.js';
 import type { ReportAccount } from '../../domain/statement.js';
@@ -193,21 +194,32 @@ export class SqliteChart implements ChartOps {
   }
 
   /**
-   * Look-ups for entry validation. The accounts and counterparties found are kept between calls while
-   * the ledger is unchanged (Db.kept), so a server reads them once; each call gets an object of its own
-   * (an import wraps its jeNumberTaken), and JE numbers are always asked of the ledger.
+   * What validation of some entries needs: their accounts and counterparties (kept between calls while
+   * the ledger is unchanged, see Db.kept, so a server reads them once), and which of their JE numbers
+   * are taken (always asked of the ledger).
    */
-  validationContext(): ValidationContext {
+  facts(wants: Wants): Facts {
     const { account, counterparty } = this.db.kept('validation look-ups', () => this.lookUps());
+    const accounts = new Map<string, AccountRef>();
+    for (const ref of wants.accounts) {
+      const a = account(ref);
+      if (a) accounts.set(ref, a);
+    }
+    const counterparties = new Map<string, CounterpartyRef>();
+    for (const key of wants.counterparties) {
+      const [type, id] = key.split('\u0000') as [string, string];
+      const c = counterparty(type, id);
+      if (c) counterparties.set(key, c);
+    }
     const jeStmt = this.db.prep(`SELECT 1 FROM journal_entries WHERE je_number = ?`).pluck();
-    return {
-      entity: this.db.entity(),
-      account,
-      counterparty,
-      jeNumberTaken: (n) => jeStmt.get(n) !== undefined,
-      // Read only on a miss, which is an error's path.
-      resembling: (ref) => closeMatches(ref, this.accountsSync()).map(describeAccount),
-    };
+    const takenNumbers = new Set<string>();
+    for (const n of wants.jeNumbers) if (jeStmt.get(n) !== undefined) takenNumbers.add(n);
+    return { accounts, counterparties, takenNumbers };
+  }
+
+  /** The accounts a reference that names none resembles, described for a message. */
+  resembling(ref: string): string[] {
+    return closeMatches(ref, this.accountsSync()).map(describeAccount);
   }
 
   private lookUps(): Pick<ValidationContext, 'account' | 'counterparty'> {

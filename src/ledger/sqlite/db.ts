@@ -89,6 +89,23 @@ export class Db {
     return this.finish(fn);
   }
 
+  /**
+   * read() for a function that awaits: the store answers synchronously, so nothing else runs on the
+   * connection between BEGIN and COMMIT (only the microtasks of fn itself).
+   */
+  async readAsync<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.sqlite.inTransaction) return fn();
+    this.prep('BEGIN DEFERRED').run();
+    try {
+      const result = await fn();
+      this.prep('COMMIT').run();
+      return result;
+    } catch (e) {
+      if (this.sqlite.inTransaction) this.prep('ROLLBACK').run();
+      throw storageError(e, this.location);
+    }
+  }
+
   private finish<T>(fn: () => T): T {
     try {
       const result = fn();

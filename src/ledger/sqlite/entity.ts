@@ -1,5 +1,5 @@
 import type { Entity, EntityRecord } from '../../domain/accounts.js';
-import { BooksError, errors } from '../../domain/errors.js';
+import { booksStartRule, lockRule } from '../../domain/entityRules.js';
 import type { EntityOps } from '../port.js';
 import { publicEntity, type Db } from './db.js';
 
@@ -32,21 +32,13 @@ export class SqliteEntity implements EntityOps {
   }
 
   async setBooksStart(month: string): Promise<Entity> {
-    const start = `${month}-01`;
     return this.db.write(() => {
       const earlier = this.db
         .prep(
           `SELECT je_number, entry_date FROM journal_entries WHERE entry_date < ? ORDER BY entry_date LIMIT 1`,
         )
-        .get(start) as { je_number: string; entry_date: string } | undefined;
-      if (earlier) {
-        const { je_number: n, entry_date: d } = earlier;
-        throw new BooksError(
-          'CAPI33',
-          `${n} is dated ${d}, before ${start}; the books cannot start after posted entries`,
-          [{ path: 'first_month', reason: 'entries_before_start', message: `${n} is dated ${d}` }],
-        );
-      }
+        .get(`${month}-01`) as { je_number: string; entry_date: string } | undefined;
+      const start = booksStartRule(month, earlier);
       this.db.prep(`UPDATE entity SET books_start = ?, updated_at = ?`).run(start, this.db.stamp());
       return publicEntity(this.db.entity());
     });
@@ -58,12 +50,7 @@ export class SqliteEntity implements EntityOps {
   ): Promise<{ previous: string | null; entity: Entity }> {
     return this.db.write(() => {
       const previous = this.db.entity().lock_date;
-      if (previous && date < previous && !reopen) {
-        throw errors.usage(
-          `the books are closed through ${previous}; moving the lock back to ${date} reopens a closed period: ` +
-            'add --reopen to do so',
-        );
-      }
+      lockRule(previous, date, reopen);
       this.db.prep(`UPDATE entity SET lock_date = ?, updated_at = ?`).run(date, this.db.stamp());
       return { previous, entity: publicEntity(this.db.entity()) };
     });

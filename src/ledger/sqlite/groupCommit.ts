@@ -30,6 +30,8 @@ type Outcome = { ok: unknown } | { error: unknown };
 export class GroupCommit {
   private waiting: Waiting[] = [];
   private scheduled = false;
+  /** A group's transaction is open (its writes may await; no other group may begin meanwhile). */
+  private flushing = false;
   private waitingSince = 0;
   private pause = RETRY_FIRST_MS;
   /** The connection's busy timeout: how long writes may wait for the lock in all. */
@@ -43,7 +45,7 @@ export class GroupCommit {
     private readonly guard: () => Error | null = () => null,
   ) {}
 
-  run<T>(op: () => T): Promise<T> {
+  run<T>(op: () => T | Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.waiting.push({ op, resolve: resolve as (value: never) => void, reject });
       this.schedule(0);
@@ -55,13 +57,15 @@ export class GroupCommit {
     this.scheduled = true;
     const go = () => {
       this.scheduled = false;
-      this.flush();
+      if (this.flushing) return this.schedule(RETRY_FIRST_MS);
+      this.flushing = true;
+      void this.flush().finally(() => (this.flushing = false));
     };
     if (ms === 0) setImmediate(go);
     else setTimeout(go, ms);
   }
 
-  private flush(): void {
+  private async flush(): Promise<void> {
     if (this.waiting.length === 0) return;
     const refused = this.guard();
     const locked = refused ?? this.begin();
@@ -73,7 +77,7 @@ export class GroupCommit {
     const results: Outcome[] = [];
     for (const w of group) {
       // A savepoint even for a lone write: one that fails half-way (a full disk) must leave nothing behind.
-      results.push(this.inSavepoint(w.op));
+      results.push(await this.inSavepoint(w.op));
       if (!this.db.inTransaction) return this.lost(group, results[results.length - 1]!);
     }
     try {
@@ -135,9 +139,9 @@ export class GroupCommit {
     }
   }
 
-  private inSavepoint(op: () => unknown): Outcome {
+  private async inSavepoint(op: () => unknown): Promise<Outcome> {
     this.sql('SAVEPOINT grouped').run();
-    const r = attempt(op);
+    const r = await attempt(op);
     // SQLite may have rolled the transaction back already (then the savepoint is gone with it).
     if (!this.db.inTransaction) return r;
     if ('error' in r) this.sql('ROLLBACK TO grouped').run();
@@ -153,9 +157,9 @@ export class GroupCommit {
   }
 }
 
-function attempt(op: () => unknown): Outcome {
+async function attempt(op: () => unknown): Promise<Outcome> {
   try {
-    return { ok: op() };
+    return { ok: await op() };
   } catch (error) {
     return { error };
   }

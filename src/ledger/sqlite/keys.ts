@@ -1,6 +1,11 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { errors } from '../../domain/errors.js';
-import { keyId, type ApiKeyInfo, type Permission } from '../../domain/keys.js';
+import {
+  keyId,
+  keyPermissions,
+  mintKey,
+  type ApiKeyInfo,
+  type Permission,
+} from '../../domain/keys.js';
 import type { KeyOps } from '../port.js';
 import type { Db } from './db.js';
 
@@ -15,11 +20,7 @@ export class SqliteKeys implements KeyOps {
     name: string | null,
     permissions: Permission[],
   ): Promise<ApiKeyInfo & { key: string }> {
-    let id: string;
-    // An id is typed after `books keys revoke`, where a leading '-' would read as an option.
-    do id = randomBytes(9).toString('base64url');
-    while (id.startsWith('-'));
-    const key = `bk.${id}.${randomBytes(32).toString('base64url')}`;
+    const { id, key, hash } = mintKey();
     const created = this.db.stamp();
     const perms = [...new Set(permissions)].sort() as Permission[];
     this.db.write(() =>
@@ -27,7 +28,7 @@ export class SqliteKeys implements KeyOps {
         .prep(
           `INSERT INTO api_keys (id, name, key_hash, permissions, created_at) VALUES (?, ?, ?, ?, ?)`,
         )
-        .run(id, name, sha256(key), JSON.stringify(perms), created),
+        .run(id, name, hash, JSON.stringify(perms), created),
     );
     return { id, name, permissions: perms, created_at: created, revoked_at: null, key };
   }
@@ -69,22 +70,14 @@ export class SqliteKeys implements KeyOps {
     return row;
   }
 
-  /**
-   * Hashes are compared in constant time, an unknown id against a hash of zeros. The id is not the
-   * secret (keys list shows it); whether its row was kept may show in the time, the secret part does not.
-   */
   async authenticate(key: string): Promise<Permission[] | null> {
     const id = keyId(key);
     const row = id ? this.keyRow(id) : undefined;
-    const given = Buffer.from(sha256(key), 'hex');
-    const stored = Buffer.from(row?.key_hash ?? '0'.repeat(64), 'hex');
-    const same = timingSafeEqual(given, stored);
-    return row && same && row.revoked_at === null
-      ? (JSON.parse(row.permissions) as Permission[])
-      : null;
+    const stored = row && {
+      key_hash: row.key_hash,
+      permissions: JSON.parse(row.permissions) as Permission[],
+      revoked_at: row.revoked_at,
+    };
+    return keyPermissions(key, stored);
   }
-}
-
-function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
 }

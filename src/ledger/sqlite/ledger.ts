@@ -8,7 +8,9 @@ import { accessProblem, connect, damaged, storageError } from './connection.js';
 import { Db, type Clock } from './db.js';
 import { SqliteEntity, type EntityInit } from './entity.js';
 import { GroupCommit } from './groupCommit.js';
-import { SqliteJournal } from './journal.js';
+import { JournalFromStore } from '../journal.js';
+import { localProcesses } from '../processes.js';
+import { SqliteJournalStore } from './journal.js';
 import { SqliteKeys } from './keys.js';
 import { SqliteMaintenance } from './maintenance.js';
 import { APPLICATION_ID, MIGRATIONS } from './schema.js';
@@ -32,7 +34,7 @@ export class SqliteLedger implements Ledger {
   readonly location: string;
   readonly entity: SqliteEntity;
   readonly chart: SqliteChart;
-  readonly journal: SqliteJournal;
+  readonly journal: JournalFromStore;
   readonly reports: ReportsFromSums;
   readonly keys: SqliteKeys;
   readonly maintenance: SqliteMaintenance;
@@ -43,10 +45,13 @@ export class SqliteLedger implements Ledger {
     this.db = new Db(sqlite, location, now);
     this.entity = new SqliteEntity(this.db);
     this.chart = new SqliteChart(this.db);
-    this.journal = new SqliteJournal(
-      this.db,
-      this.chart,
-      new GroupCommit(sqlite, location, this.db.stillHere),
+    this.journal = new JournalFromStore(
+      new SqliteJournalStore(
+        this.db,
+        this.chart,
+        new GroupCommit(sqlite, location, this.db.stillHere),
+      ),
+      localProcesses,
     );
     this.reports = new ReportsFromSums(new SqliteSums(this.db, this.chart));
     this.keys = new SqliteKeys(this.db);

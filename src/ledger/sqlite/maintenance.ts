@@ -1,6 +1,14 @@
 import { chartProblems, type ChartShape } from '../../domain/chart.js';
 import { numberingProblem } from '../../domain/jeNumber.js';
 import { exponentOf } from '../../domain/money.js';
+import {
+  brokenReversal,
+  derivedStructure,
+  invalidLine,
+  totalsDrift,
+  unbalancedEntry,
+  type TotalsDrift,
+} from '../../domain/check.js';
 import { isBooksError, type Problem } from '../../domain/errors.js';
 import { clearDamaged, markDamaged } from './connection.js';
 import type { MaintenanceOps } from '../port.js';
@@ -8,12 +16,7 @@ import type { Db } from './db.js';
 import { rebuild } from './rebuild.js';
 import { MONTH_TOTALS_FROM_LINES } from './sql.js';
 
-type Add = (path: string, reason: string, message: string) => void;
-
-type Drift = { external_id: string; month: string } & Record<
-  'net' | 'n' | 'adj_net' | 'adj_n' | 'tnet' | 'tn' | 'tadj_net' | 'tadj_n',
-  number | null
->;
+type Add = (p: Problem) => void;
 
 /** `books check` and `books rebuild` of a ledger file. */
 export class SqliteMaintenance implements MaintenanceOps {
@@ -73,7 +76,7 @@ export class SqliteMaintenance implements MaintenanceOps {
   /** Every invariant the ledger relies on, in one read transaction; an empty list means the file is sound. */
   async check(): Promise<{ problems: Problem[]; checked: Record<string, number> }> {
     const problems: Problem[] = [];
-    const add: Add = (path, reason, message) => problems.push({ path, reason, message });
+    const add: Add = (p) => problems.push(p);
     let checked: Record<string, number> = {};
     try {
       checked = this.db.read(() => {
@@ -90,7 +93,7 @@ export class SqliteMaintenance implements MaintenanceOps {
       });
     } catch (e) {
       if (!isBooksError(e) || e.code !== 'damaged') throw e;
-      add('file', 'damaged', e.message);
+      add({ path: 'file', reason: 'damaged', message: e.message });
     }
     const damage = problems.filter((p) => p.path === 'file');
     if (damage.length) markDamaged(this.db.location, damage[0]!.message);
@@ -114,7 +117,8 @@ export class SqliteMaintenance implements MaintenanceOps {
   private fileIntegrity(add: Add): boolean {
     const rows = this.damage('integrity_check');
     if (rows.length) {
-      for (const r of rows) add('file', 'integrity', `the file is damaged: ${r}`);
+      for (const r of rows)
+        add({ path: 'file', reason: 'integrity', message: `the file is damaged: ${r}` });
       return false;
     }
     for (const r of this.db.sqlite.pragma('foreign_key_check') as {
@@ -122,7 +126,8 @@ export class SqliteMaintenance implements MaintenanceOps {
       rowid: number;
       parent: string;
     }[]) {
-      add(r.table, 'foreign_key', `${r.table} row ${r.rowid} points at a missing ${r.parent} row`);
+      const message = `${r.table} row ${r.rowid} points at a missing ${r.parent} row`;
+      add({ path: r.table, reason: 'foreign_key', message });
     }
     return true;
   }
@@ -145,25 +150,14 @@ export class SqliteMaintenance implements MaintenanceOps {
       n: number;
       line_count: number;
     }[];
-    for (const u of unbalanced) {
-      const message =
-        `${u.je_number}: debits ${u.d}, credits ${u.c}, recorded total ${u.total_atoms}, ` +
-        `${u.n} lines (recorded ${u.line_count})`;
-      add(u.je_number, 'unbalanced', message);
-    }
+    for (const u of unbalanced) add(unbalancedEntry(u));
     const badLines = this.db
       .prep(
         `SELECT e.je_number, l.line_no FROM journal_lines l JOIN journal_entries e ON e.seq = l.entry_seq
          WHERE l.amount_atoms < 1 OR l.line_type NOT IN ('debit', 'credit') OR l.entry_date != e.entry_date`,
       )
       .all() as { je_number: string; line_no: number }[];
-    for (const b of badLines) {
-      add(
-        `${b.je_number}.lines[${b.line_no - 1}]`,
-        'invalid_line',
-        `${b.je_number} line ${b.line_no} has an invalid side or amount, or another date than its entry`,
-      );
-    }
+    for (const b of badLines) add(invalidLine(b.je_number, b.line_no));
   }
 
   private derivedTotals(add: Add): void {
@@ -184,14 +178,8 @@ export class SqliteMaintenance implements MaintenanceOps {
          ) x LEFT JOIN accounts a ON a.key = x.account_key
          WHERE x.net IS NOT x.tnet OR x.n IS NOT x.tn OR x.adj_net IS NOT x.tadj_net OR x.adj_n IS NOT x.tadj_n`,
       )
-      .all() as Drift[];
-    for (const d of drift) {
-      const message =
-        `derived total for account '${d.external_id}' in ${d.month} is ${d.tnet ?? 'missing'} atoms over ` +
-        `${d.tn ?? 0} lines (adjusting ${d.tadj_net ?? 0} over ${d.tadj_n ?? 0}); the lines say ${d.net ?? 0} ` +
-        `over ${d.n ?? 0} (adjusting ${d.adj_net ?? 0} over ${d.adj_n ?? 0})`;
-      add(`account_month_totals[${d.external_id}, ${d.month}]`, 'derived_mismatch', message);
-    }
+      .all() as TotalsDrift[];
+    for (const d of drift) add(totalsDrift(d));
   }
 
   /** The general ledger's index holds exactly the lines of the entries through its mark (glIndex.ts). */
@@ -203,9 +191,8 @@ export class SqliteMaintenance implements MaintenanceOps {
       .get() as number;
     const through = marks[0];
     if (marks.length !== 1 || through === undefined || through > last) {
-      const message = `the general ledger's index is marked through ${marks.join(', ') || 'nothing'}`;
-      add('gl_index_state', 'derived_mismatch', `${message}; books rebuild rebuilds it`);
-      return;
+      const what = `the general ledger's index is marked through ${marks.join(', ') || 'nothing'}`;
+      return add(derivedStructure('gl_index_state', what));
     }
     const same = ['account_key', 'entry_date', 'entry_seq', 'line_no']
       .map((c) => `g.${c} = l.${c}`)
@@ -220,8 +207,8 @@ export class SqliteMaintenance implements MaintenanceOps {
        WHERE g.entry_seq > ? OR NOT EXISTS (SELECT 1 FROM journal_lines l WHERE ${same})`,
     );
     if (missing || extra) {
-      const message = `the general ledger's index lacks ${missing} lines and holds ${extra} that are not lines`;
-      add('gl_index', 'derived_mismatch', `${message}; books rebuild rebuilds it`);
+      const what = `the general ledger's index lacks ${missing} lines and holds ${extra} that are not lines`;
+      add(derivedStructure('gl_index', what));
     }
   }
 
@@ -233,8 +220,7 @@ export class SqliteMaintenance implements MaintenanceOps {
       )
       .pluck()
       .all() as string[];
-    for (const r of reversals)
-      add(r, 'reversal_link', `${r} is marked reversed but no entry reverses it`);
+    for (const r of reversals) add(brokenReversal(r));
   }
 
   /** Every JE-n kept where automatic numbering looks for it (see numberingProblem). */
@@ -250,13 +236,15 @@ export class SqliteMaintenance implements MaintenanceOps {
     let found = 0;
     for (const [number, counted, uncounted] of rows) {
       const problem = numberingProblem(number, counted, uncounted);
-      if (problem && found++ < 10) add(`journal_entries[${number}]`, 'je_numbering', problem);
+      if (problem && found++ < 10)
+        add({ path: `journal_entries[${number}]`, reason: 'je_numbering', message: problem });
     }
-    if (found > 10) add('journal_entries', 'je_numbering', `… ${found - 10} more`);
+    if (found > 10)
+      add({ path: 'journal_entries', reason: 'je_numbering', message: `… ${found - 10} more` });
   }
 
   private chartTree(add: Add): void {
     const exponent = exponentOf(this.db.entity().currency);
-    for (const p of chartProblems(this.shapes(), exponent)) add(p.path, p.reason, p.message);
+    for (const p of chartProblems(this.shapes(), exponent)) add(p);
   }
 }

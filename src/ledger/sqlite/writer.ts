@@ -1,21 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { ValidEntry } from '../../domain/entry.js';
-import { JeNumbering, seqOf } from '../../domain/jeNumber.js';
+import { seqOf, type NumberedEntry } from '../../domain/jeNumber.js';
+import { addEntryTotals, MonthTotals } from '../../domain/totals.js';
+import type { EntryMeta, EntrySink, Inserted, NumberingFacts } from '../store.js';
 import type { Db } from './db.js';
-
-/** What a writer wrote for one entry: enough to answer without reading the entry back. */
-export interface Inserted {
-  seq: number;
-  id: string;
-  je_number: string;
-  ts: string;
-}
-
-export interface EntryMeta {
-  source: string;
-  fingerprint: string | null;
-  originalSeq: number | null;
-}
 
 let idPool = Buffer.alloc(0);
 let idPoolAt = 0;
@@ -74,47 +62,6 @@ const LINE_COLUMNS = [
  * of driver and VDBE set-up, which a million lines would otherwise pay a million times.
  */
 const ROWS_PER_STATEMENT = 64;
-
-/** Sums of (account, month) net atoms and line counts, added up exactly in memory. */
-export class MonthTotals {
-  // By account key, then month: numbers as keys, so adding a line builds no key string.
-  private readonly map = new Map<
-    number,
-    Map<string, { net: number; big: bigint; count: number }>
-  >();
-
-  add(account: number, month: string, net: number): void {
-    let months = this.map.get(account);
-    if (!months) this.map.set(account, (months = new Map()));
-    const cur = months.get(month);
-    if (!cur) months.set(month, { net, big: 0n, count: 1 });
-    else {
-      cur.count++;
-      // A number holds the sum exactly while it stays below 2^53; beyond, it moves to the bigint.
-      const sum = cur.net + net;
-      if (Number.isSafeInteger(sum)) cur.net = sum;
-      else {
-        cur.big += BigInt(cur.net) + BigInt(net);
-        cur.net = 0;
-      }
-    }
-  }
-
-  *entries(): IterableIterator<[number, string, bigint, number]> {
-    for (const [account, months] of this.map)
-      for (const [month, t] of months) yield [account, month, t.big + BigInt(t.net), t.count];
-  }
-
-  /** One account-month's sum and count, or undefined when nothing was added to it. */
-  get(account: number, month: string): [bigint, number] | undefined {
-    const t = this.map.get(account)?.get(month);
-    return t && [t.big + BigInt(t.net), t.count];
-  }
-
-  clear(): void {
-    this.map.clear();
-  }
-}
 
 /** Runs one write statement with its parameters, on this connection or on a writer thread's. */
 export type RunWrite = (sql: string, params: unknown[]) => void;
@@ -175,18 +122,11 @@ class PendingRows {
   }
 }
 
-/** Where a writer starts: the ledger's largest sequence number, and its JE numbering. */
-export interface WriterStart {
-  lastSeq: number;
-  numbering: JeNumbering;
-}
-
 /**
- * The largest sequence number committed, and the JE numbering as it stands: the largest number that
- * counts, and the numbers above it that entries took without counting. A writer that holds the write
- * lock numbers on from them.
+ * The JE numbering as it stands: the largest number that counts, and the numbers above it that
+ * entries took without counting. A writer that holds the write lock numbers on from them.
  */
-export function writerStart(db: Db): WriterStart {
+export function numberingFacts(db: Db): NumberingFacts {
   const maxJe = db.prep(`SELECT MAX(je_seq) FROM journal_entries`).pluck().safeIntegers(true);
   const last = seqOf(maxJe.get() as bigint | null);
   const above = db
@@ -194,10 +134,12 @@ export function writerStart(db: Db): WriterStart {
     .pluck()
     .safeIntegers(true)
     .all(last) as bigint[];
-  return {
-    lastSeq: (db.prep(`SELECT MAX(seq) FROM journal_entries`).pluck().get() as number | null) ?? 0,
-    numbering: new JeNumbering(last, above.map(seqOf)),
-  };
+  return { last, takenAbove: above.map(seqOf) };
+}
+
+/** The largest storage sequence number committed; a writer that holds the write lock goes on from it. */
+export function lastSeq(db: Db): number {
+  return (db.prep(`SELECT MAX(seq) FROM journal_entries`).pluck().get() as number | null) ?? 0;
 }
 
 const BUMP_TOTALS = `INSERT INTO account_month_totals
@@ -207,29 +149,28 @@ const BUMP_TOTALS = `INSERT INTO account_month_totals
     adj_line_count = adj_line_count + excluded.adj_line_count`;
 
 /**
- * Writes valid entries, their lines and the derived monthly totals inside the caller's write
- * transaction. Sequence numbers and JE numbers are assigned here, from the ledger's maxima when the
- * transaction took the write lock (no other writer can take them meanwhile). Rows are buffered;
- * `flush` writes what is pending and must run before the transaction commits.
+ * Writes checked and numbered entries, their lines and the monthly totals they add (the domain's
+ * MonthTotals) inside the caller's write transaction, on this connection or a writer thread's.
+ * Sequence numbers go on from the ledger's largest when the transaction took the write lock. Rows
+ * are buffered into multi-row statements; `flush` writes what is pending (then `afterFlush`, with
+ * the last sequence number and its entry's lines) and must run before the transaction commits.
  */
-export class EntryWriter {
+export class EntryWriter implements EntrySink {
   private readonly entries: PendingRows;
   private readonly lines: PendingRows;
   private readonly totals = new MonthTotals();
   /** The part of the totals that adjusting entries make. */
   private readonly adjusting = new MonthTotals();
-  private lastSeq: number;
-  private readonly numbering: JeNumbering;
+  private lastLines = 0;
 
   constructor(
     private readonly run: RunWrite,
-    start: WriterStart,
+    private lastSeq: number,
     private readonly now: () => Date,
+    private readonly afterFlush: (lastSeq: number, lines: number) => void = () => {},
   ) {
     this.entries = new PendingRows(run, 'journal_entries', ENTRY_COLUMNS);
     this.lines = new PendingRows(run, 'journal_lines', LINE_COLUMNS);
-    this.lastSeq = start.lastSeq;
-    this.numbering = start.numbering;
   }
 
   private stampMs = -1;
@@ -243,16 +184,10 @@ export class EntryWriter {
     return this.stampText;
   }
 
-  /** Numbers given and held so far (see JeNumbering). */
-  get numbers(): JeNumbering {
-    return this.numbering;
-  }
-
-  write(entry: ValidEntry, meta: EntryMeta): Inserted {
+  write(entry: ValidEntry, n: NumberedEntry, meta: EntryMeta): Inserted {
     const ts = this.stamp();
     const seq = ++this.lastSeq;
     const id = newId('je');
-    const n = this.numbering.assign(entry.je_number, entry.je_seq, meta.source === 'csv_import');
     this.entries.buffer.push(
       seq,
       id,
@@ -274,7 +209,6 @@ export class EntryWriter {
       ts,
     );
     this.entries.added();
-    const month = entry.entry_date.slice(0, 7);
     const lines = entry.lines;
     for (let i = 0; i < lines.length; i++) {
       const l = lines[i]!;
@@ -289,10 +223,9 @@ export class EntryWriter {
         entry.entry_date,
       );
       this.lines.added();
-      const net = l.line_type === 'debit' ? l.amount_atoms : -l.amount_atoms;
-      this.totals.add(l.account.key, month, net);
-      if (entry.is_adjusting) this.adjusting.add(l.account.key, month, net);
     }
+    addEntryTotals(this.totals, this.adjusting, entry);
+    this.lastLines = lines.length;
     if (this.entries.full || this.lines.full) this.flushRows();
     return { seq, id, je_number: n.je_number, ts };
   }
@@ -304,7 +237,7 @@ export class EntryWriter {
   }
 
   /** Writes every pending row and adds the accumulated monthly totals to the derived table. */
-  flush(): void {
+  async flush(): Promise<void> {
     this.flushRows();
     for (const [account, month, net, count] of this.totals.entries()) {
       const adj = this.adjusting.get(account, month);
@@ -312,5 +245,6 @@ export class EntryWriter {
     }
     this.totals.clear();
     this.adjusting.clear();
+    this.afterFlush(this.lastSeq, this.lastLines);
   }
 }

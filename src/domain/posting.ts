@@ -1,0 +1,153 @@
+import type { Entity } from './accounts.js';
+import type { AccountRef, CounterpartyRef, ValidationContext } from './entry.js';
+import { entryInvalid, errors } from './errors.js';
+import { IDEMPOTENCY_WINDOW_MS } from './idempotency.js';
+import { normaliseJeNumber } from './jeNumber.js';
+import { isObj } from './rules.js';
+import { reversalDateProblem } from './validation.js';
+
+/** An idempotency key as a ledger keeps it once its entry posted. */
+export interface UsedKey {
+  request_hash: string;
+  journal_entry_id: string;
+  created_at_ms: number;
+  /** The JE number of the entry the key posted (null if that entry is gone). */
+  je_number: string | null;
+}
+
+/**
+ * The checks a write of an entry runs before its content, in the order decisions.md gives: the
+ * First Month of Books (CAPI67), a rebuild under way (CAPI73), then the idempotency key: used within
+ * the hour is CAPI34, naming the entry it posted (as "already posted" only for the same request).
+ * Throws the first refusal; read inside the write's own transaction, so that no other writer can
+ * change what they read before it commits.
+ */
+export function writeGates(
+  entity: Entity,
+  rebuilding: boolean,
+  used: UsedKey | undefined,
+  requestHash: string,
+  nowMs: number,
+): void {
+  if (!entity.books_start) throw errors.noBooksStart();
+  if (rebuilding) throw errors.rebuilding(1);
+  if (used && nowMs - used.created_at_ms < IDEMPOTENCY_WINDOW_MS) {
+    const existing = {
+      id: used.journal_entry_id,
+      je_number: used.je_number ?? used.journal_entry_id,
+    };
+    throw errors.idempotencyKeyUsed(existing, used.request_hash === requestHash);
+  }
+}
+
+/** The checks of an import before anything of it is read: First Month of Books, then a rebuild. */
+export function importGates(entity: Entity, rebuilding: boolean): void {
+  if (!entity.books_start) throw errors.noBooksStart();
+  if (rebuilding) throw errors.rebuilding(1);
+}
+
+/** What validation of these request bodies needs to look up in the ledger. */
+export function wantsOf(bodies: unknown[]): {
+  accounts: Set<string>;
+  counterparties: Set<string>;
+  jeNumbers: Set<string>;
+} {
+  const wants = {
+    accounts: new Set<string>(),
+    counterparties: new Set<string>(),
+    jeNumbers: new Set<string>(),
+  };
+  for (const body of bodies) {
+    if (!isObj(body)) continue;
+    if (typeof body.je_number === 'string') {
+      const n = normaliseJeNumber(body.je_number);
+      if (n.ok) wants.jeNumbers.add(n.value);
+    }
+    if (!Array.isArray(body.lines)) continue;
+    for (const l of body.lines as unknown[]) {
+      if (!isObj(l)) continue;
+      if (typeof l.gl_account_id === 'string' && l.gl_account_id)
+        wants.accounts.add(l.gl_account_id);
+      const { counterparty_type: t, counterparty_external_id: id } = l;
+      if (typeof t === 'string' && typeof id === 'string')
+        wants.counterparties.add(`${t}\u0000${id}`);
+    }
+  }
+  return wants;
+}
+
+/**
+ * The validation context over what was looked up for some entries: accounts by the references they
+ * give, counterparties, and the JE numbers among theirs already taken. `resembling` names accounts
+ * like one that names none (read only on that error's path).
+ */
+export function contextOf(
+  entity: Entity,
+  facts: {
+    accounts: Map<string, AccountRef>;
+    counterparties: Map<string, CounterpartyRef>;
+    takenNumbers: Set<string>;
+  },
+  resembling?: (ref: string) => string[],
+): ValidationContext {
+  return {
+    entity,
+    account: (ref) => facts.accounts.get(ref),
+    counterparty: (type, id) => facts.counterparties.get(`${type}\u0000${id}`),
+    jeNumberTaken: (n) => facts.takenNumbers.has(n),
+    ...(resembling ? { resembling } : {}),
+  };
+}
+
+/** A stored entry as its reversal reads it. */
+export interface Reversible {
+  je_number: string;
+  entry_date: string;
+  currency: string;
+  is_adjusting: boolean;
+  reversed_by: string[];
+  lines: {
+    gl_account_id: string;
+    line_type: 'debit' | 'credit';
+    amount_atoms: number;
+    memo: string | null;
+    counterparty_type: string | null;
+    counterparty_external_id: string | null;
+  }[];
+}
+
+/**
+ * The request body of the entry that reverses a stored one: its lines on the other side, on `date`
+ * (the original's own by default), with a memo naming it. Refused (CAPI33) when the entry is already
+ * reversed, or when the date is before the original's.
+ */
+export function reversalBody(
+  original: Reversible,
+  date: string | undefined,
+): Record<string, unknown> {
+  if (original.reversed_by.length) {
+    const message = `${original.je_number} is already reversed by ${original.reversed_by.join(', ')}`;
+    throw entryInvalid([{ path: 'id', reason: 'already_reversed', message }]);
+  }
+  const on = date ?? original.entry_date;
+  const tooEarly = reversalDateProblem(original, on);
+  if (tooEarly) throw entryInvalid([tooEarly]);
+  return {
+    entry_date: on,
+    currency: original.currency,
+    memo: `Reversal of ${original.je_number}`,
+    is_adjusting: original.is_adjusting,
+    lines: original.lines.map((l) => ({
+      gl_account_id: l.gl_account_id,
+      line_type: l.line_type === 'debit' ? 'credit' : 'debit',
+      amount_atoms: l.amount_atoms,
+      ...(l.memo !== null ? { memo: l.memo } : {}),
+      ...(l.counterparty_type !== null
+        ? {
+            counterparty_type: l.counterparty_type,
+            counterparty_external_id: l.counterparty_external_id,
+          }
+        : {}),
+    })),
+  };
+}

@@ -1,0 +1,160 @@
+import type { ValidEntry } from '../domain/entry.js';
+import { BooksError } from '../domain/errors.js';
+import { JeNumbering, normaliseJeNumber } from '../domain/jeNumber.js';
+import { contextOf, importGates, wantsOf } from '../domain/posting.js';
+import { rebuildRunning, type Processes } from '../domain/rebuild.js';
+import { BatchCheck } from './batchCheck.js';
+import { hintsFor } from './journal.js';
+import type { BatchResult, ImportBatch, ImportEntry, ImportOptions } from './port.js';
+import type { BatchWrites, EntityState, EntryMeta, EntrySink, ImportStore } from './store.js';
+
+/**
+ * One all-or-nothing import into a ledger, on any store. The file comes in chunks; each chunk's
+ * look-ups (accounts, counterparties, JE numbers, fingerprints) are fetched at once, then every
+ * entry is checked by the domain's rules. The write lock is held for writing only: the store's
+ * batch transaction is begun when the first entry is ready to be written, and given back at once
+ * when an entry turns out invalid (validation goes on, to list every problem, without it). Entries
+ * are written as they come while the batch is clean; commit makes the batch visible only when
+ * nothing was wrong. A number or fingerprint that another writer takes meanwhile is refused by the
+ * store's unique keys, and the import fails whole.
+ */
+export class ImportSession implements ImportBatch {
+  private readonly check = new BatchCheck();
+  private writes: BatchWrites | null = null;
+  private sink: EntrySink | null = null;
+  private numbering: JeNumbering | null = null;
+  /** Valid entries waiting for the write lock (at most one chunk of the file), with their rows. */
+  private pending: { entry: ValidEntry; meta: EntryMeta; row: number }[] = [];
+  private done = false;
+  /** What accounts unknown to the ledger resemble, for messages, asked once per reference. */
+  private readonly hints = new Map<string, string[]>();
+
+  private constructor(
+    private readonly store: ImportStore,
+    private readonly entity: EntityState,
+    private readonly options: ImportOptions,
+    private readonly processes: Processes,
+    private readonly nowMs: () => number,
+  ) {}
+
+  /** Starts an import, refused at once when nothing could post (no First Month of Books, a rebuild). */
+  static async begin(
+    store: ImportStore,
+    options: ImportOptions,
+    nowMs: () => number,
+    processes: Processes,
+  ): Promise<ImportSession> {
+    const entity = await store.entity();
+    importGates(entity, rebuildRunning(entity, nowMs(), processes));
+    return new ImportSession(store, entity, options, processes, nowMs);
+  }
+
+  async add(chunk: ImportEntry[]): Promise<BatchResult[]> {
+    const bodies = chunk.map((e) => e.body);
+    const wants = wantsOf(bodies);
+    const [facts, taken] = await Promise.all([
+      this.store.facts(wants),
+      this.store.fingerprintsTaken(chunk.map((e) => e.fingerprint)),
+    ]);
+    for (const [ref, near] of await hintsFor(this.store, facts.accounts, wants.accounts)) {
+      if (this.hints.size < 10_000) this.hints.set(ref, near);
+    }
+    const ctx = this.check.context(
+      contextOf(this.entity, facts, (ref) => this.hints.get(ref) ?? []),
+    );
+    const results = chunk.map((e) => this.one(e, taken.has(e.fingerprint), ctx));
+    await this.ready();
+    return results;
+  }
+
+  /** Checks one entry and, while the batch is clean and not a dry run, writes or queues it. */
+  private one(e: ImportEntry, fpTaken: boolean, ctx: ReturnType<typeof contextOf>): BatchResult {
+    if (fpTaken && !this.options.allowDuplicates) return { status: 'skipped' };
+    const checked = this.check.entry(e.body, e.hasRowProblems, ctx);
+    if ('problems' in checked) return { status: 'invalid', problems: checked.problems };
+    if (this.check.failed || this.options.dryRun) return { status: 'would_post' };
+    // A duplicate posted on purpose (--allow-duplicates) carries no fingerprint: the first one keeps it.
+    const meta = {
+      source: 'csv_import',
+      fingerprint: fpTaken ? null : e.fingerprint,
+      originalSeq: null,
+    };
+    if (this.sink) this.write(checked.entry, meta);
+    else this.pending.push({ entry: checked.entry, meta, row: e.row });
+    return { status: 'posted' };
+  }
+
+  private write(entry: ValidEntry, meta: EntryMeta): void {
+    const numbered = this.numbering!.assign(entry.je_number, entry.je_seq, true);
+    this.sink!.write(entry, numbered, meta);
+  }
+
+  /** Takes the write lock for the entries waiting, or gives it back once the batch has failed. */
+  private async ready(): Promise<void> {
+    if (this.check.failed || this.options.dryRun) {
+      this.pending = [];
+      await this.release();
+      return;
+    }
+    if (this.pending.length > 0 && !this.writes) {
+      const writes = (this.writes = await this.store.openWrites());
+      const entity = await writes.entity();
+      importGates(entity, rebuildRunning(entity, this.nowMs(), this.processes));
+      const facts = await writes.numbering();
+      const numbering = (this.numbering = new JeNumbering(facts.last, facts.takenAbove));
+      this.sink = writes.sink();
+      // An entry may not take a number the batch gave to an earlier one of its own: checked here for
+      // the entries that waited for the lock, and by validation for those still to come.
+      this.check.given = (n) => {
+        const seq = normaliseJeNumber(n);
+        return seq.ok && seq.seq !== null && numbering.used(seq.seq);
+      };
+      for (const { entry, meta, row } of this.pending) {
+        if (entry.je_number && this.check.given(entry.je_number)) {
+          this.pending = [];
+          await this.release();
+          throw this.numberGiven(entry.je_number, row);
+        }
+        this.write(entry, meta);
+      }
+      this.pending = [];
+    }
+    await this.writes?.ready();
+  }
+
+  /** The refusal of a file's number that the batch gave to an earlier entry of its own. */
+  private numberGiven(number: string, row: number): BooksError {
+    const file = this.options.file ?? 'the file';
+    const message = `${number} is already used by another entry (this import gave it to an earlier one)`;
+    return new BooksError('CAPI33', `${file}: 1 error; nothing was posted`, [
+      { file, row, path: 'je_number', reason: 'duplicate_je_number', message, code: 'CAPI33' },
+    ]);
+  }
+
+  /** Makes the batch visible (or, for a dry run or a failed batch, discards it). */
+  async commit(): Promise<{ alreadyPosted: number[] }> {
+    if (this.done) return { alreadyPosted: [] };
+    await this.ready();
+    this.done = true;
+    if (!this.writes || this.check.failed || this.options.dryRun) {
+      await this.release();
+      return { alreadyPosted: [] };
+    }
+    await this.sink!.flush();
+    await this.writes.commit();
+    return { alreadyPosted: [] };
+  }
+
+  async rollback(): Promise<void> {
+    this.done = true;
+    this.pending = [];
+    await this.release();
+  }
+
+  private async release(): Promise<void> {
+    const writes = this.writes;
+    this.writes = null;
+    this.sink = null;
+    await writes?.rollback();
+  }
+}

@@ -1,0 +1,147 @@
+import type { Entity } from '../domain/accounts.js';
+import type { AccountRef, CounterpartyRef, JournalEntry, ValidEntry } from '../domain/entry.js';
+import type { JeSeq, NumberedEntry } from '../domain/jeNumber.js';
+import type { UsedKey } from '../domain/posting.js';
+import type { EntryFilter } from './port.js';
+
+/**
+ * What a store offers the store-neutral journal (ledger/journal.ts): transactions, look-ups fetched
+ * for many entries at once, and the writing of entries already checked and numbered. A store
+ * persists and sums; every rule is the domain's, applied by the journal. SQLite implements it over
+ * one file, PostgreSQL (next) over a database of many entities: every method may go to a server.
+ */
+export interface JournalStore {
+  /**
+   * Runs fn in one transaction that holds the entity's write lock (taken up front: writers queue,
+   * and numbers and keys read inside are final until it commits). Writes requested together may
+   * share one transaction, each all or nothing on its own (a savepoint): fn must touch the ledger
+   * only through `tx`.
+   */
+  write<T>(fn: (tx: WriteTx) => Promise<T>): Promise<T>;
+  /** Runs fn in one read transaction: a consistent view, no lock (a dry run's). */
+  read<T>(fn: (tx: ReadTx) => Promise<T>): Promise<T>;
+  /** One entry by id or JE number as the API answers for it (not_found otherwise). */
+  get(idOrNumber: string): Promise<JournalEntry>;
+  /** Entries in date order, streamed (memory does not grow with the ledger). */
+  list(filter: EntryFilter): AsyncIterable<JournalEntry>;
+  /** What an import of a batch needs of the store (see ImportStore). */
+  importStore(sizeHint: number | null | undefined): Promise<ImportStore>;
+  now(): Date;
+}
+
+/** The entity as a write reads it, inside its transaction: its settings and its rebuild mark. */
+export interface EntityState extends Entity {
+  rebuild_started_at: string | null;
+  rebuild_owner: string | null;
+}
+
+/** What validation of some entries asks of the ledger, named as the entries name it. */
+export interface Wants {
+  /** Account references: an external id, else an account number. */
+  accounts: Set<string>;
+  /** Counterparties as `type\u0000external_id`. */
+  counterparties: Set<string>;
+  /** Normalised JE numbers the entries give. */
+  jeNumbers: Set<string>;
+}
+
+/** The answers to Wants: what exists of it. */
+export interface Facts {
+  accounts: Map<string, AccountRef>;
+  counterparties: Map<string, CounterpartyRef>;
+  takenNumbers: Set<string>;
+}
+
+/** An entry as stored, for its reversal: its identity, and its lines named as a request names them. */
+export interface StoredEntry {
+  seq: number;
+  id: string;
+  je_number: string;
+  entry_date: string;
+  currency: string;
+  is_adjusting: boolean;
+  /** JE numbers of the entries that reverse it. */
+  reversed_by: string[];
+  lines: {
+    gl_account_id: string;
+    line_type: 'debit' | 'credit';
+    amount_atoms: number;
+    memo: string | null;
+    counterparty_type: string | null;
+    counterparty_external_id: string | null;
+  }[];
+}
+
+/** Where numbering stands: the largest JE-n that counts, and the n above it already taken. */
+export interface NumberingFacts {
+  last: JeSeq;
+  takenAbove: JeSeq[];
+}
+
+export interface ReadTx {
+  entity(): Promise<EntityState>;
+  facts(wants: Wants): Promise<Facts>;
+  /** Accounts resembling a reference that names none, described for a message (an error's path). */
+  resembling(ref: string): Promise<string[]>;
+  usedKey(key: string): Promise<UsedKey | undefined>;
+  entry(idOrNumber: string): Promise<StoredEntry | undefined>;
+  numbering(): Promise<NumberingFacts>;
+}
+
+export interface WriteTx extends ReadTx {
+  /** A writer of entries in this transaction. */
+  sink(): EntrySink;
+  markReversed(seq: number): Promise<void>;
+  recordKey(key: string, requestHash: string, entryId: string): Promise<void>;
+}
+
+/** Where a write of an entry came from, and what it links to. */
+export interface EntryMeta {
+  source: string;
+  fingerprint: string | null;
+  originalSeq: number | null;
+}
+
+/** What a store wrote of an entry: enough to answer without reading it back. */
+export interface Inserted {
+  seq: number;
+  id: string;
+  je_number: string;
+  ts: string;
+}
+
+/**
+ * Writes checked and numbered entries, their lines and the monthly totals they add (the domain's
+ * MonthTotals) inside the transaction it was made in. Rows may be buffered: `flush` writes what is
+ * pending and runs before the transaction commits.
+ */
+export interface EntrySink {
+  write(entry: ValidEntry, numbered: NumberedEntry, meta: EntryMeta): Inserted;
+  flush(): Promise<void>;
+}
+
+/**
+ * What an all-or-nothing import asks of the store: look-ups for a chunk of the file, read without
+ * the write lock, and one write transaction for the whole batch, begun when the first entry is
+ * ready and held while the rest streams in.
+ */
+export interface ImportStore {
+  entity(): Promise<EntityState>;
+  facts(wants: Wants): Promise<Facts>;
+  resembling(ref: string): Promise<string[]>;
+  /** Which of these fingerprints entries already posted carry. */
+  fingerprintsTaken(fingerprints: string[]): Promise<Set<string>>;
+  /** Takes the write lock for the batch (the rebuild mark read again under it). */
+  openWrites(): Promise<BatchWrites>;
+}
+
+/** The open write transaction of an import batch. */
+export interface BatchWrites {
+  entity(): Promise<EntityState>;
+  numbering(): Promise<NumberingFacts>;
+  sink(): EntrySink;
+  /** Resolves when more entries may be written (the store's writes may be behind). */
+  ready(): Promise<void>;
+  commit(): Promise<void>;
+  rollback(): Promise<void>;
+}
