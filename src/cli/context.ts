@@ -1,8 +1,8 @@
 import type { Readable, Writable } from 'node:stream';
 import { resolveTarget, type Env, type Target } from '../config/config.js';
 import { toJson } from '../domain/json.js';
-import { createLedger, openLedger, type LedgerInit } from '../ledger/open.js';
-import type { Ledger } from '../ledger/port.js';
+import { createLedger, openLedger, openStore, type LedgerInit } from '../ledger/open.js';
+import type { Ledger, LedgerStore } from '../ledger/port.js';
 import type { Prompter } from './prompter.js';
 
 export type Format = 'table' | 'json' | 'csv';
@@ -71,6 +71,14 @@ export class Context {
     return this.opened;
   }
 
+  private openedStore: LedgerStore | null = null;
+
+  /** The store the flags, environment and config name (books serve); null for a remote profile. */
+  async store(): Promise<LedgerStore | null> {
+    this.openedStore ??= await openStore(this.target(), { env: this.env, clock: this.now });
+    return this.openedStore;
+  }
+
   /** Creates a new local ledger file (books init); refuses a path that exists. */
   async createLedger(path: string, init: LedgerInit): Promise<Ledger> {
     this.opened = await createLedger(path, init, { env: this.env, clock: this.now });
@@ -137,6 +145,7 @@ export class Context {
   async dispose(): Promise<void> {
     if (!this.outputClosed) await this.flush().catch(() => {});
     await this.opened?.close();
+    await this.openedStore?.close();
   }
 }
 

@@ -97,7 +97,7 @@ async function jeImport(ctx: Context, opts: Options): Promise<void> {
   // Ctrl-C while the file is read and checked: nothing has posted, and the ledger stays as it was.
   let committing = false;
   const interrupted = () => {
-    if (committing && ledger.kind === 'local') return; // one transaction: it completes, or not at all
+    if (committing && ledger.capabilities.atomicImport) return; // one transaction: all or nothing
     ctx.err(
       committing
         ? 'interrupted: the entries sent so far are posted (receipts remember them); ' +
@@ -142,7 +142,7 @@ async function importFile(
   const tally = new Tally(
     name,
     opts.dryRun,
-    ledger.kind === 'remote',
+    !ledger.capabilities.atomicImport,
     (c) => adapter?.column(c) ?? c,
   );
   try {

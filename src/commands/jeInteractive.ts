@@ -260,7 +260,7 @@ async function review(
 ): Promise<boolean> {
   let problems: Problem[] = [];
   try {
-    if (ledger.kind === 'local')
+    if (ledger.capabilities.dryRun)
       ctx.err(
         entryText(
           await ledger.journal.post(body, { idempotencyKey: key, dryRun: true }),

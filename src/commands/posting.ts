@@ -95,7 +95,7 @@ export async function waitingWrite<T>(
     if (!ctx.io.stderr.isTTY) return;
     const what = rebuilding
       ? 'books rebuild to finish'
-      : ledger.kind === 'local'
+      : ledger.capabilities.waitsHere
         ? 'the ledger: another process is writing to it (an import or a rebuild)'
         : `${ledger.location} to answer`;
     ctx.err(`waiting for ${what}…`);
@@ -105,7 +105,7 @@ export async function waitingWrite<T>(
       try {
         return await write();
       } catch (e) {
-        const retry = ledger.kind === 'local' && isBooksError(e) && e.code === 'CAPI73';
+        const retry = ledger.capabilities.waitsHere && isBooksError(e) && e.code === 'CAPI73';
         if (!retry || Date.now() - started + pause > REBUILD_WAIT_MS) throw e;
         rebuilding = true;
         await sleep(pause);

@@ -23,13 +23,14 @@ disconnected. Stops on SIGINT or SIGTERM after the requests in flight.`,
     requestTimeoutSeconds: wholeFlag('--request-timeout', str(raw, 'requestTimeout'), 1, 3600)!,
   }),
   async run(ctx, opts) {
-    const ledger = await ctx.ledger();
-    if (ledger.kind !== 'local') throw errors.notOffered('serve', ledger.location);
-    for (const p of await ledger.maintenance.verifyFile())
+    const store = await ctx.store();
+    const target = ctx.target();
+    if (!store) throw errors.notOffered('serve', target.kind === 'remote' ? target.url : '');
+    for (const p of await store.verify())
       ctx.err(`${p.message}: writes are refused, reads may fail`);
     const { apiServer } = await import('../server/server.js');
     const server = apiServer({
-      ledger,
+      store,
       log: (line) => ctx.err(line),
       requestTimeoutMs: opts.requestTimeoutSeconds * 1000,
     });

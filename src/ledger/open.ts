@@ -1,5 +1,5 @@
 import type { Target } from '../config/config.js';
-import type { Ledger } from './port.js';
+import type { Ledger, LedgerStore } from './port.js';
 
 /** What a new local ledger starts with. */
 export interface LedgerInit {
@@ -43,4 +43,17 @@ export async function createLedger(
 ): Promise<Ledger> {
   const { SqliteLedger } = await import('./sqlite/ledger.js');
   return SqliteLedger.create(path, init, { clock: ctx.clock });
+}
+
+/**
+ * The store a location names, for what works on a whole store (books serve): a ledger file is a
+ * store of one entity. A remote profile is a ledger, not a store: it has no store to serve.
+ */
+export async function openStore(target: Target, ctx: OpenContext): Promise<LedgerStore | null> {
+  if (target.kind === 'remote') return null;
+  const [{ SqliteLedger }, { SqliteStore }] = await Promise.all([
+    import('./sqlite/ledger.js'),
+    import('./sqlite/store.js'),
+  ]);
+  return new SqliteStore(SqliteLedger.open(target.path, { clock: ctx.clock }));
 }

@@ -9,6 +9,7 @@ import type { IncomeStatement } from '../domain/incomeStatement.js';
 import type { ReportQuery } from '../domain/periods.js';
 import type { GeneralLedgerQuery, TrialBalanceQuery } from '../domain/reportQueries.js';
 import type { TrialBalance } from '../domain/trialBalance.js';
+import type { LedgerInit } from './open.js';
 import type { GlCursor } from './reports.js';
 
 /**
@@ -18,7 +19,8 @@ import type { GlCursor } from './reports.js';
  * that commands and exit codes never care which store they hold.
  */
 export interface Ledger {
-  readonly kind: 'local' | 'remote';
+  /** What this ledger can do beyond the port's core: commands ask this, never which store it is. */
+  readonly capabilities: Capabilities;
   /** Where the ledger is, for messages (a file path or a base URL). */
   readonly location: string;
   readonly entity: EntityOps;
@@ -27,6 +29,37 @@ export interface Ledger {
   readonly reports: ReportOps;
   readonly keys: KeyOps;
   readonly maintenance: MaintenanceOps;
+  close(): Promise<void>;
+}
+
+/** What a ledger offers beyond the operations every ledger has. */
+export interface Capabilities {
+  /** An import is one transaction: all of it posts, or none (otherwise it posts entry by entry). */
+  atomicImport: boolean;
+  /** The ledger itself answers a dry run of a post or reversal (`--dry-run`). */
+  dryRun: boolean;
+  /** A write waits here, in this process, for the write lock or a rebuild (a service is asked again). */
+  waitsHere: boolean;
+}
+
+/**
+ * A place that holds ledgers: a SQLite file (one entity) or a database of many entities. What the
+ * commands that work on a ledger get from it is a Ledger; `books serve` works through the store,
+ * each request acting on the entity its key belongs to.
+ */
+export interface LedgerStore {
+  /** Where the store is, for messages (a file path, a database URL without its password). */
+  readonly location: string;
+  /** The entities the store holds. */
+  entities(): Promise<{ id: string; slug: string | null; name: string }[]>;
+  /** Opens an entity's ledger: the one named (by slug or id), or the only one. */
+  open(entity?: string): Promise<Ledger>;
+  /** Creates an entity with its books, named by `slug` (a store of one entity refuses). */
+  create(slug: string, init: LedgerInit): Promise<Ledger>;
+  /** The ledger of an API key's entity and the key's permissions, or null for a key not valid here. */
+  authenticate(key: string): Promise<{ ledger: Ledger; permissions: Permission[] } | null>;
+  /** A quick check of the store's storage before serving: damage is marked and said. */
+  verify(): Promise<Problem[]>;
   close(): Promise<void>;
 }
 

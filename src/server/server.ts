@@ -7,13 +7,14 @@ import {
   type ErrorCode,
 } from '../domain/errors.js';
 import { MAX_BODY_BYTES, parseJsonBody, toJson } from '../domain/json.js';
-import type { Ledger } from '../ledger/port.js';
+import type { Ledger, LedgerStore } from '../ledger/port.js';
 import { ROUTES, type Reply, type Route } from './routes.js';
 
 export { MAX_BODY_BYTES };
 
 export interface ServeOptions {
-  ledger: Ledger;
+  /** Where the ledgers are: each request acts on the ledger of its key's entity. */
+  store: LedgerStore;
   /** One line per request, never with headers or bodies. */
   log: (line: string) => void;
   /** Time a client has to send a whole request; its headers get at most 10 s of it. */
@@ -80,7 +81,7 @@ export function apiServer(opts: ServeOptions): Server {
   };
   return createServer(options, (req, res) => {
     const started = process.hrtime.bigint();
-    handle(req, res, opts.ledger)
+    handle(req, res, opts.store)
       .catch((e: unknown) => send(res, problemOf(e)))
       .finally(() => {
         const ms = Number(process.hrtime.bigint() - started) / 1e6;
@@ -99,7 +100,11 @@ function match(path: string): { route: Route; params: string[] }[] {
   });
 }
 
-async function handle(req: IncomingMessage, res: ServerResponse, ledger: Ledger): Promise<void> {
+async function handle(
+  req: IncomingMessage,
+  res: ServerResponse,
+  store: LedgerStore,
+): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://localhost');
   const found = match(url.pathname);
   if (found.length === 0) throw errors.notFound(`no route ${url.pathname}`);
@@ -119,16 +124,28 @@ async function handle(req: IncomingMessage, res: ServerResponse, ledger: Ledger)
     return send(res, { status: 405, body });
   }
   const needed = hit.route.permission;
+  let ledger: Ledger | null = null;
   if (needed) {
     // The scheme is case-insensitive (RFC 9110 11.1).
     const auth = /^Bearer +(\S+)$/i.exec(req.headers.authorization ?? '');
-    const permissions = auth ? await ledger.keys.authenticate(auth[1]!) : null;
-    if (!permissions) throw errors.unauthenticated();
-    if (!permissions.includes(needed)) throw errors.forbidden(needed);
+    const granted = auth ? await store.authenticate(auth[1]!) : null;
+    if (!granted) throw errors.unauthenticated();
+    if (!granted.permissions.includes(needed)) throw errors.forbidden(needed);
+    ledger = granted.ledger;
   }
   send(
     res,
-    await hit.route.handle({ req, url, params: hit.params, ledger, body: () => readJson(req) }),
+    await hit.route.handle({
+      req,
+      url,
+      params: hit.params,
+      // A route open to all (the API's description) acts on no entity, and has no ledger.
+      get ledger(): Ledger {
+        if (!ledger) throw new Error(`${hit.route.path} is open to all and has no ledger`);
+        return ledger;
+      },
+      body: () => readJson(req),
+    }),
   );
 }
 

@@ -8,6 +8,7 @@ import { isBooksError } from '../../src/domain/errors.js';
 import { HttpLedger } from '../../src/ledger/http/ledger.js';
 import type { Ledger } from '../../src/ledger/port.js';
 import { SqliteLedger } from '../../src/ledger/sqlite/ledger.js';
+import { SqliteStore } from '../../src/ledger/sqlite/store.js';
 import { OPERATIONS, openApi } from '../../src/server/openapi.js';
 import { ROUTES } from '../../src/server/routes.js';
 import { apiServer } from '../../src/server/server.js';
@@ -35,7 +36,7 @@ export async function servedStore(file: string): Promise<Required<OpenedStore>> 
   const mint = async (...p: ('customer_api:post_journal_entries' | 'customer_api:read')[]) =>
     (await local.keys.create('contract', p)).key;
   const keys = { both: await mint(POST, READ), read: await mint(READ), post: await mint(POST) };
-  const server = apiServer({ ledger: local, log: () => {} });
+  const server = apiServer({ store: new SqliteStore(local), log: () => {} });
   server.prependListener('request', record);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

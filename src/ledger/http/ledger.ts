@@ -55,7 +55,7 @@ export interface HttpOptions extends ClientOptions {
  * the First Month of Books and lock date are the service's to check.
  */
 export class HttpLedger implements Ledger {
-  readonly kind = 'remote' as const;
+  readonly capabilities = { atomicImport: false, dryRun: false, waitsHere: false };
   readonly location: string;
   readonly entity: EntityOps;
   readonly chart: ChartOps;

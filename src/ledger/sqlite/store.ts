@@ -1,0 +1,51 @@
+import { errors } from '../../domain/errors.js';
+import type { LedgerStore } from '../port.js';
+import type { SqliteLedger } from './ledger.js';
+
+/**
+ * A ledger file as a store: it holds one entity, whose ledger is opened once and shared (books serve
+ * answers every request on it).
+ */
+export class SqliteStore implements LedgerStore {
+  readonly location: string;
+
+  constructor(private readonly ledger: SqliteLedger) {
+    this.location = ledger.location;
+  }
+
+  async entities(): Promise<{ id: string; slug: string | null; name: string }[]> {
+    const e = await this.ledger.entity.get();
+    return [{ id: e.id, slug: null, name: e.name }];
+  }
+
+  async open(entity?: string): Promise<SqliteLedger> {
+    if (entity !== undefined) {
+      const e = await this.ledger.entity.get();
+      if (entity !== e.id)
+        throw errors.usage(
+          `${this.location} is a ledger file: it holds one entity (${e.name}), not '${entity}'`,
+        );
+    }
+    return this.ledger;
+  }
+
+  async create(slug: string): Promise<SqliteLedger> {
+    throw errors.usage(
+      `${this.location} is a ledger file: it holds one entity already; create '${slug}' with ` +
+        'books init --ledger NEW_FILE',
+    );
+  }
+
+  async authenticate(key: string) {
+    const permissions = await this.ledger.keys.authenticate(key);
+    return permissions ? { ledger: this.ledger, permissions } : null;
+  }
+
+  verify() {
+    return this.ledger.maintenance.verifyFile();
+  }
+
+  close(): Promise<void> {
+    return this.ledger.close();
+  }
+}
