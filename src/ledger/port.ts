@@ -1,6 +1,7 @@
 import type { Counterparty, Entity, EntityRecord, GlAccount } from '../domain/accounts.js';
 import type { BalanceSheet } from '../domain/balanceSheet.js';
 import type { ChartFile, CounterpartyRow } from '../domain/chart.js';
+import type { DumpCounts, DumpRecord } from '../domain/dump.js';
 import type { JournalEntry } from '../domain/entry.js';
 import type { Problem } from '../domain/errors.js';
 import type { ApiKeyInfo, Permission } from '../domain/keys.js';
@@ -216,4 +217,14 @@ export interface MaintenanceOps {
   verifyFile(): Promise<Problem[]>;
   /** Recomputes the derived totals from the journal lines; posts wait with CAPI73 meanwhile. */
   rebuild(): Promise<{ totals: number; lines: number }>;
+  /**
+   * The whole ledger of the entity as records (domain/dump.ts), in the same words on every store,
+   * streamed from one consistent reading: the basis of moving books between stores.
+   */
+  dump(): AsyncIterable<DumpRecord>;
+  /**
+   * Restores a dump into this ledger, which holds nothing yet: all of it or nothing, every record
+   * checked; derived data is computed from the lines. Returns the dump's counts.
+   */
+  restore(records: AsyncIterable<unknown>): Promise<DumpCounts>;
 }

@@ -109,7 +109,13 @@ export class HttpLedger implements Ledger {
       revoke: no('keys revoke'),
       authenticate: no('serve'),
     };
-    this.maintenance = { check: no('check'), rebuild: no('rebuild'), verifyFile: no('serve') };
+    this.maintenance = {
+      check: no('check'),
+      rebuild: no('rebuild'),
+      verifyFile: no('serve'),
+      dump: () => ({ [Symbol.asyncIterator]: () => ({ next: no('dump') }) }),
+      restore: no('restore'),
+    };
   }
 
   private entityRead: Promise<Entity> | null = null;

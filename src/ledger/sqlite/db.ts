@@ -106,6 +106,35 @@ export class Db {
     }
   }
 
+  /**
+   * write() for a function that awaits (a restore reading its records as they come): one IMMEDIATE
+   * transaction, committed when fn resolves. Nothing else may use the connection meanwhile.
+   */
+  async writeAsync<T>(fn: () => Promise<T>): Promise<T> {
+    this.ownWrites++;
+    this.writing++;
+    try {
+      const gone = this.stillHere();
+      if (gone) throw gone;
+      try {
+        this.prep('BEGIN IMMEDIATE').run();
+      } catch (e) {
+        throw storageError(e, this.location);
+      }
+      try {
+        const result = await fn();
+        this.prep('COMMIT').run();
+        return result;
+      } catch (e) {
+        if (this.sqlite.inTransaction) this.prep('ROLLBACK').run();
+        throw storageError(e, this.location);
+      }
+    } finally {
+      this.writing--;
+      this.ownWrites++;
+    }
+  }
+
   private finish<T>(fn: () => T): T {
     try {
       const result = fn();

@@ -9,11 +9,13 @@ import {
   unbalancedEntry,
   type TotalsDrift,
 } from '../../domain/check.js';
+import type { DumpCounts, DumpRecord } from '../../domain/dump.js';
 import { isBooksError, type Problem } from '../../domain/errors.js';
 import { clearDamaged, markDamaged } from './connection.js';
 import type { MaintenanceOps } from '../port.js';
 import type { Db } from './db.js';
 import { rebuild } from './rebuild.js';
+import { dumpLedger, restoreLedger } from './transfer.js';
 import { MONTH_TOTALS_FROM_LINES } from './sql.js';
 
 type Add = (p: Problem) => void;
@@ -71,6 +73,14 @@ export class SqliteMaintenance implements MaintenanceOps {
 
   async rebuild(): Promise<{ totals: number; lines: number }> {
     return rebuild(this.db);
+  }
+
+  dump(): AsyncIterable<DumpRecord> {
+    return dumpLedger(this.db.location);
+  }
+
+  restore(records: AsyncIterable<unknown>): Promise<DumpCounts> {
+    return restoreLedger(this.db, records);
   }
 
   /** Every invariant the ledger relies on, in one read transaction; an empty list means the file is sound. */

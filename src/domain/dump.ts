@@ -1,0 +1,263 @@
+import { ACCOUNT_TYPES, COUNTERPARTY_TYPES } from './accounts.js';
+import { isIsoDate } from './dates.js';
+import { BooksError } from './errors.js';
+import { isPermission, type Permission } from './keys.js';
+import type { JeSeq } from './jeNumber.js';
+
+/**
+ * One entity's whole ledger as a stream of records, in the same words on every store: what
+ * `dump()` writes and `restore()` reads, the basis of moving a ledger from one store to another.
+ * Everything `books check` verifies travels (ids, JE numbers and how numbering counts them,
+ * fingerprints, idempotency keys, API keys' hashes, the lock date); derived data (monthly totals,
+ * indexes) does not: the restoring store computes it from the lines. Records come in the order
+ * below; an entry follows every account, counterparty and entry it names.
+ */
+export type DumpRecord =
+  | { type: 'ledger'; format: 1 }
+  | {
+      type: 'entity';
+      id: string;
+      name: string;
+      currency: string;
+      books_start: string | null;
+      fiscal_year_start_month: number;
+      lock_date: string | null;
+      created_at: string;
+      updated_at: string;
+    }
+  | { type: 'secret'; name: string; value: string }
+  | {
+      type: 'account';
+      id: string;
+      external_id: string;
+      account_number: string | null;
+      name: string;
+      account_type: string;
+      parent_id: string | null;
+      is_postable: boolean;
+      is_active: boolean;
+      currency: string | null;
+      created_at: string;
+      updated_at: string;
+    }
+  | {
+      type: 'counterparty';
+      id: string;
+      counterparty_type: string;
+      external_id: string;
+      name: string;
+      is_active: boolean;
+      created_at: string;
+      updated_at: string;
+    }
+  | DumpEntry
+  | {
+      type: 'idempotency_key';
+      key: string;
+      request_hash: string;
+      journal_entry_id: string;
+      created_at_ms: number;
+    }
+  | {
+      type: 'api_key';
+      id: string;
+      name: string | null;
+      key_hash: string;
+      permissions: Permission[];
+      created_at: string;
+      revoked_at: string | null;
+    }
+  | { type: 'end'; counts: DumpCounts };
+
+export interface DumpEntry {
+  type: 'entry';
+  id: string;
+  je_number: string;
+  /** n of JE-n when it counts for numbering, and when it is only taken (see JeNumbering). */
+  je_seq: JeSeq | null;
+  je_seq_uncounted: JeSeq | null;
+  entry_date: string;
+  currency: string;
+  memo: string | null;
+  source: string;
+  status: string;
+  is_adjusting: boolean;
+  manual_entry_reason: string | null;
+  total_atoms: number;
+  /** The id of the entry this one reverses. */
+  original_id: string | null;
+  fingerprint: string | null;
+  created_at: string;
+  updated_at: string;
+  lines: {
+    account_id: string;
+    line_type: 'debit' | 'credit';
+    amount_atoms: number;
+    memo: string | null;
+    counterparty_id: string | null;
+  }[];
+}
+
+/** How many records of each kind a dump holds: its last record, so that a cut-off dump is refused. */
+export interface DumpCounts {
+  accounts: number;
+  counterparties: number;
+  entries: number;
+  lines: number;
+  idempotency_keys: number;
+  api_keys: number;
+}
+
+export const DUMP_ORDER = [
+  'ledger',
+  'entity',
+  'secret',
+  'account',
+  'counterparty',
+  'entry',
+  'idempotency_key',
+  'api_key',
+  'end',
+] as const;
+
+/**
+ * Reads a dump's records as they come, checking each one's shape and place: the kinds in their
+ * order, accounts and counterparties before the entries that name them, each entry after the one it
+ * reverses, and the counts of the last record equal to what came. A record that is not so is
+ * refused (invalid_input) naming its number; nothing is restored from a dump that fails.
+ */
+export class DumpReader {
+  private at = 0;
+  private place = 0;
+  private readonly accounts = new Set<string>();
+  private readonly counterparties = new Set<string>();
+  private readonly entries = new Set<string>();
+  private readonly counts: DumpCounts = {
+    accounts: 0,
+    counterparties: 0,
+    entries: 0,
+    lines: 0,
+    idempotency_keys: 0,
+    api_keys: 0,
+  };
+  private ended = false;
+
+  /** The record, checked; throws naming it when it is not one of a dump, or not in its place. */
+  read(record: unknown): DumpRecord {
+    this.at++;
+    const r = record as DumpRecord;
+    const type = (record as { type?: unknown } | null)?.type;
+    const kind = (DUMP_ORDER as readonly unknown[]).indexOf(type);
+    if (kind < 0) this.refuse(`is not a record of a ledger's dump`);
+    if (this.ended) this.refuse('comes after the end of the dump');
+    if (kind < this.place)
+      this.refuse(`a ${r.type} record comes after the ${DUMP_ORDER[this.place]} records`);
+    if (this.at === 1 && r.type !== 'ledger') this.refuse('a dump starts with its ledger record');
+    this.place = kind;
+    this.check(r);
+    return r;
+  }
+
+  /** Throws unless the dump ended with its end record and every count it gives. */
+  finish(): void {
+    if (!this.ended)
+      this.refuse('the dump ends before its end record: it was cut off', this.at + 1);
+  }
+
+  private check(r: DumpRecord): void {
+    const text = (v: unknown) => typeof v === 'string';
+    const ok = (cond: boolean, what: string) => cond || this.refuse(what);
+    switch (r.type) {
+      case 'ledger':
+        ok(r.format === 1, `format ${String(r.format)} is not one this books reads`);
+        break;
+      case 'entity':
+        ok(
+          text(r.id) && text(r.name) && text(r.currency),
+          'the entity lacks its id, name or currency',
+        );
+        break;
+      case 'secret':
+        ok(text(r.name) && text(r.value), 'a secret lacks its name or value');
+        break;
+      case 'account':
+        ok(
+          text(r.id) && text(r.external_id) && r.account_type in ACCOUNT_TYPES,
+          'an account is malformed',
+        );
+        ok(
+          r.parent_id === null || this.accounts.has(r.parent_id) || text(r.parent_id),
+          'bad parent',
+        );
+        this.accounts.add(r.id);
+        this.counts.accounts++;
+        break;
+      case 'counterparty':
+        ok(
+          text(r.id) && (COUNTERPARTY_TYPES as readonly string[]).includes(r.counterparty_type),
+          'a counterparty is malformed',
+        );
+        this.counterparties.add(r.id);
+        this.counts.counterparties++;
+        break;
+      case 'entry':
+        this.entry(r, ok);
+        break;
+      case 'idempotency_key':
+        ok(text(r.key) && this.entries.has(r.journal_entry_id), 'a key names no entry of the dump');
+        this.counts.idempotency_keys++;
+        break;
+      case 'api_key':
+        ok(
+          text(r.id) && text(r.key_hash) && r.permissions.every(isPermission),
+          'a key is malformed',
+        );
+        this.counts.api_keys++;
+        break;
+      case 'end':
+        for (const [k, v] of Object.entries(this.counts))
+          ok(
+            r.counts[k as keyof DumpCounts] === v,
+            `the dump says ${k} ${r.counts[k as keyof DumpCounts]}, and holds ${v}`,
+          );
+        this.ended = true;
+        break;
+    }
+  }
+
+  private entry(r: DumpEntry, ok: (cond: boolean, what: string) => void): void {
+    ok(
+      text(r.id) && text(r.je_number) && isIsoDate(r.entry_date),
+      'an entry lacks its id, number or date',
+    );
+    ok(
+      r.original_id === null || this.entries.has(r.original_id),
+      'an entry reverses one not before it',
+    );
+    ok(Array.isArray(r.lines) && r.lines.length >= 2, 'an entry has fewer than two lines');
+    for (const l of r.lines) {
+      ok(this.accounts.has(l.account_id), `a line names account ${l.account_id}, not in the dump`);
+      ok(
+        l.counterparty_id === null || this.counterparties.has(l.counterparty_id),
+        'a line names an unknown counterparty',
+      );
+      ok(
+        Number.isSafeInteger(l.amount_atoms) && l.amount_atoms >= 1,
+        'a line amount is not whole atoms',
+      );
+      ok(l.line_type === 'debit' || l.line_type === 'credit', 'a line is neither debit nor credit');
+    }
+    this.entries.add(r.id);
+    this.counts.entries++;
+    this.counts.lines += r.lines.length;
+  }
+
+  private refuse(what: string, at = this.at): never {
+    const message = `record ${at} of the dump: ${what}`;
+    throw new BooksError('invalid_input', message, [
+      { path: `records[${at - 1}]`, reason: 'invalid_dump', message },
+    ]);
+  }
+}
+
+const text = (v: unknown): v is string => typeof v === 'string';
