@@ -9,7 +9,7 @@ import { cli } from '../support/cli.js';
 import { copyTemplate } from '../support/ledgers.js';
 import { conformance, contract, setEntity } from './stores.js';
 
-// Every case runs against each store of STORES (SQLite, and HTTP through a real books serve), each on
+// Every case runs against each store of the fixture list (SQLite, and HTTP through a real books serve), each on
 // a fresh copy of one base ledger: the cases do not depend on one another, and every outcome must be
 // the same, ids and timestamps aside.
 

@@ -1,72 +1,25 @@
 import { copyFileSync } from 'node:fs';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { expect } from 'vitest';
 import { isBooksError } from '../../src/domain/errors.js';
-import { HttpLedger } from '../../src/ledger/http/ledger.js';
 import type { Ledger } from '../../src/ledger/port.js';
-import { SqliteLedger } from '../../src/ledger/sqlite/ledger.js';
-import { SqliteStore } from '../../src/ledger/sqlite/store.js';
 import { OPERATIONS, openApi } from '../../src/server/openapi.js';
 import { ROUTES } from '../../src/server/routes.js';
-import { apiServer } from '../../src/server/server.js';
+import { FIXTURES, SEEN, servedFixture, type FixtureLedger } from '../support/fixtures.js';
 import { tempDir } from '../support/ledgers.js';
 
+export { SEEN };
+
 /** A store opened over a ledger file, and what a test may need of it. */
-export interface OpenedStore {
-  ledger: Ledger;
-  /** The SQLite file behind it (a test may change it directly, as an operator would). */
-  file: string;
-  /** For a served store: its base URL and keys by permission. */
-  http?: { url: string; keys: Record<'both' | 'read' | 'post', string> };
-  close(): Promise<void>;
+export type OpenedStore = FixtureLedger & { file: string };
+
+/** `books serve` over a copy of a SQLite ledger, in this process, read through the HTTP ledger. */
+export async function servedStore(
+  file: string,
+): Promise<OpenedStore & Required<Pick<FixtureLedger, 'http'>>> {
+  return (await servedFixture.create(file)) as OpenedStore & Required<Pick<FixtureLedger, 'http'>>;
 }
-
-/** Opens a store over a ledger file. A new store joins the contract with one line in STORES. */
-export type StoreFactory = (file: string) => Promise<OpenedStore>;
-
-const POST = 'customer_api:post_journal_entries';
-const READ = 'customer_api:read';
-
-/** `books serve` over a SQLite ledger, in this process, read through the HTTP ledger. */
-export async function servedStore(file: string): Promise<Required<OpenedStore>> {
-  const local = SqliteLedger.open(file);
-  const mint = async (...p: ('customer_api:post_journal_entries' | 'customer_api:read')[]) =>
-    (await local.keys.create('contract', p)).key;
-  const keys = { both: await mint(POST, READ), read: await mint(READ), post: await mint(POST) };
-  const server = apiServer({ store: new SqliteStore(local), log: () => {} });
-  server.prependListener('request', record);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const ledger = new HttpLedger({
-    baseUrl: url,
-    apiKey: keys.both,
-    apiKeyEnv: 'BOOKS_API_KEY',
-    currency: 'USD',
-    attempts: 1,
-  });
-  return {
-    ledger,
-    file,
-    http: { url, keys },
-    async close() {
-      await ledger.close();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      await local.close();
-    },
-  };
-}
-
-export const STORES: Record<string, StoreFactory> = {
-  sqlite: async (file) => {
-    const ledger = SqliteLedger.open(file);
-    return { ledger, file, close: () => ledger.close() };
-  },
-  http: servedStore,
-};
 
 export type Outcome =
   | { ok: unknown }
@@ -133,11 +86,11 @@ export function contract(base: () => string) {
     prepare?: (file: string) => void,
   ): Promise<Outcome> {
     const outcomes: Outcome[] = [];
-    for (const open of Object.values(STORES)) {
+    for (const fixture of FIXTURES) {
       const file = join(tempDir(), 'ledger.sqlite');
       copyFileSync(base(), file);
       prepare?.(file);
-      const store = await open(file);
+      const store = (await fixture.create(file)) as OpenedStore;
       try {
         outcomes.push(await outcome(() => f(store.ledger, store)));
       } finally {
@@ -147,33 +100,6 @@ export function contract(base: () => string) {
     for (const o of outcomes.slice(1)) expect(o).toEqual(outcomes[0]);
     return outcomes[0]!;
   };
-}
-
-/** Every answer a served store gave in this file, for the OpenAPI conformance check. */
-export const SEEN: { method: string; path: string; status: number; type: string; body: string }[] =
-  [];
-
-function record(req: IncomingMessage, res: ServerResponse): void {
-  const chunks: Buffer[] = [];
-  const write = res.write.bind(res) as (...a: unknown[]) => boolean;
-  const end = res.end.bind(res) as (...a: unknown[]) => ServerResponse;
-  res.write = ((chunk: unknown, ...rest: unknown[]) => {
-    if (chunk) chunks.push(Buffer.from(chunk as string));
-    return write(chunk, ...rest);
-  }) as typeof res.write;
-  res.end = ((chunk?: unknown, ...rest: unknown[]) => {
-    if (chunk && typeof chunk !== 'function') chunks.push(Buffer.from(chunk as string));
-    const path = new URL(req.url ?? '/', 'http://x').pathname;
-    const type = String(res.getHeader('content-type') ?? '');
-    SEEN.push({
-      method: req.method ?? '',
-      path,
-      status: res.statusCode,
-      type,
-      body: Buffer.concat(chunks).toString(),
-    });
-    return end(chunk, ...rest);
-  }) as typeof res.end;
 }
 
 /**

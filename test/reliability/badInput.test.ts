@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { books, FIXTURES, serve, snapshot, standardLedger, type Served } from '../e2e/helpers.js';
+import { FIXTURES as FILES } from '../e2e/helpers.js';
+import { FIXTURES, fromTemplate, type FixtureLedger, type Served } from '../support/fixtures.js';
 
 /** One case of fixtures/bad/cases.json: a command line or an HTTP request, and how it must be refused. */
 interface Case {
@@ -29,106 +30,90 @@ interface Case {
   place: string;
 }
 
-const BAD = join(FIXTURES, 'bad');
+const BAD = join(FILES, 'bad');
 const cases = JSON.parse(readFileSync(join(BAD, 'cases.json'), 'utf8')) as Case[];
 
-describe('the bad-input corpus (fixtures/bad)', () => {
-  let ledger: string;
-  let S: Served;
-  const keys: Record<string, string> = {};
-  let fresh = 0;
-
-  beforeAll(async () => {
-    const L = await standardLedger();
-    ledger = L.ledger;
-    for (const [name, perms] of [
-      ['key', ['customer_api:post_journal_entries', 'customer_api:read']],
-      ['readKey', ['customer_api:read']],
-    ] as const) {
-      keys[name] = JSON.parse(
-        (
-          await L.run([
-            'keys',
-            'create',
-            ...perms.flatMap((p) => ['--permission', p]),
-            '--format',
-            'json',
-          ])
-        ).stdout,
-      ).key;
-    }
-    S = await serve(ledger);
-  });
-  afterAll(async () => S?.stop());
-
-  it('holds at least 40 cases, across CSV files, JSON bodies, flags, query parameters and headers', () => {
-    const kinds = new Set(cases.map((c) => c.id.split('-')[0]));
-    expect([...kinds].sort()).toEqual(['csv', 'flag', 'header', 'json', 'query']);
-    expect(cases.length).toBeGreaterThanOrEqual(40);
-    expect(new Set(cases.map((c) => c.id)).size).toBe(cases.length);
-  });
-
-  it.each(cases.filter((c) => c.cli).map((c) => [c.id, c] as const))('%s', async (_id, c) => {
-    const before = snapshot(ledger);
-    const args = [
-      ...c.cli!.map((a) => (a === '{file}' ? join(BAD, c.file!) : a)),
-      '--ledger',
-      ledger,
-    ];
-    const [human, json] = await Promise.all([books(args), books([...args, '--format', 'json'])]);
-    expect(human.exitCode, human.stderr).toBe(c.exit);
-    expect(human.stdout).toBe('');
-    if (c.code) expect(human.stderr).toMatch(new RegExp(`^error ${c.code}: `));
-    expect(human.stderr).toContain(c.place);
-    if (c.code) {
-      expect(json.exitCode).toBe(c.exit);
-      const { error } = JSON.parse(json.stdout) as {
-        error: { code: string; errors: { reason: string }[] };
-      };
-      expect(error.code).toBe(c.code);
-      if (c.reason) expect(error.errors.map((p) => p.reason)).toContain(c.reason);
-    }
-    expect(snapshot(ledger)).toBe(before);
-  });
-
-  it.each(cases.filter((c) => c.http).map((c) => [c.id, c] as const))('%s', async (_id, c) => {
-    const before = snapshot(ledger);
-    const h = c.http!;
-    const fill = (v: string) =>
-      v
-        .replace('{key}', keys.key!)
-        .replace('{readKey}', keys.readKey!)
-        .replace('{fresh}', `bad-${++fresh}`);
-    const headers = Object.entries(h.headers).flatMap(([name, value]) =>
-      [value].flat().map((one) => [name, fill(one)] as [string, string]),
-    );
-    const body = h.bodyFile
-      ? readFileSync(join(BAD, h.bodyFile))
-      : typeof h.body === 'object'
-        ? `{"memo":"${'x'.repeat(h.body.memoBytes)}"}`
-        : h.body;
-    // fetch joins a header given twice into one line; such cases go over a socket as written.
-    const twice = Object.values(h.headers).some(Array.isArray);
-    const r = twice
-      ? await rawRequest(S.url, h.method, h.path, headers, body)
-      : await fetch(S.url + h.path, {
-          method: h.method,
-          headers,
-          ...(body !== undefined ? { body } : {}),
-        });
-    expect(r.status).toBe(c.status);
-    expect(r.headers.get('content-type')).toBe('application/problem+json');
-    const problem = (await r.json()) as {
-      code: string;
-      detail: string;
-      errors: { path: string; reason: string; message: string }[];
-    };
-    expect(problem.code).toBe(c.code);
-    if (c.reason) expect(problem.errors.map((p) => p.reason)).toContain(c.reason);
-    expect(JSON.stringify(problem)).toContain(JSON.stringify(c.place).slice(1, -1));
-    expect(snapshot(ledger)).toBe(before);
-  });
+it('the bad-input corpus holds at least 40 cases, across CSV files, JSON bodies, flags, query parameters and headers', () => {
+  const kinds = new Set(cases.map((c) => c.id.split('-')[0]));
+  expect([...kinds].sort()).toEqual(['csv', 'flag', 'header', 'json', 'query']);
+  expect(cases.length).toBeGreaterThanOrEqual(40);
+  expect(new Set(cases.map((c) => c.id)).size).toBe(cases.length);
 });
+
+describe.each(FIXTURES.map((f) => [f.name, f] as const))(
+  'the bad-input corpus (fixtures/bad) on %s',
+  (_name, fixture) => {
+    let L: FixtureLedger;
+    let S: Served;
+    let fresh = 0;
+
+    beforeAll(async () => {
+      L = await fromTemplate(fixture, 'standard');
+      S = await L.serve();
+    });
+    afterAll(async () => L?.close());
+
+    it.each(cases.filter((c) => c.cli).map((c) => [c.id, c] as const))('%s', async (_id, c) => {
+      const before = L.inspect();
+      const args = c.cli!.map((a) => (a === '{file}' ? join(BAD, c.file!) : a));
+      const [human, json] = await Promise.all([
+        L.books(args),
+        L.books([...args, '--format', 'json']),
+      ]);
+      expect(human.exitCode, human.stderr).toBe(c.exit);
+      expect(human.stdout).toBe('');
+      if (c.code) expect(human.stderr).toMatch(new RegExp(`^error ${c.code}: `));
+      expect(human.stderr).toContain(c.place);
+      if (c.code) {
+        expect(json.exitCode).toBe(c.exit);
+        const { error } = JSON.parse(json.stdout) as {
+          error: { code: string; errors: { reason: string }[] };
+        };
+        expect(error.code).toBe(c.code);
+        if (c.reason) expect(error.errors.map((p) => p.reason)).toContain(c.reason);
+      }
+      expect(L.inspect()).toBe(before);
+    });
+
+    it.each(cases.filter((c) => c.http).map((c) => [c.id, c] as const))('%s', async (_id, c) => {
+      const before = L.inspect();
+      const h = c.http!;
+      const fill = (v: string) =>
+        v
+          .replace('{key}', S.keys.both)
+          .replace('{readKey}', S.keys.read)
+          .replace('{fresh}', `bad-${++fresh}`);
+      const headers = Object.entries(h.headers).flatMap(([name, value]) =>
+        [value].flat().map((one) => [name, fill(one)] as [string, string]),
+      );
+      const body = h.bodyFile
+        ? readFileSync(join(BAD, h.bodyFile))
+        : typeof h.body === 'object'
+          ? `{"memo":"${'x'.repeat(h.body.memoBytes)}"}`
+          : h.body;
+      // fetch joins a header given twice into one line; such cases go over a socket as written.
+      const twice = Object.values(h.headers).some(Array.isArray);
+      const r = twice
+        ? await rawRequest(S.url, h.method, h.path, headers, body)
+        : await fetch(S.url + h.path, {
+            method: h.method,
+            headers,
+            ...(body !== undefined ? { body } : {}),
+          });
+      expect(r.status).toBe(c.status);
+      expect(r.headers.get('content-type')).toBe('application/problem+json');
+      const problem = (await r.json()) as {
+        code: string;
+        detail: string;
+        errors: { path: string; reason: string; message: string }[];
+      };
+      expect(problem.code).toBe(c.code);
+      if (c.reason) expect(problem.errors.map((p) => p.reason)).toContain(c.reason);
+      expect(JSON.stringify(problem)).toContain(JSON.stringify(c.place).slice(1, -1));
+      expect(L.inspect()).toBe(before);
+    });
+  },
+);
 
 /** An HTTP/1.1 request written by hand: every value of a header on a line of its own. */
 function rawRequest(

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Entity, GlAccount } from '../../domain/accounts.js';
+import type { Counterparty, Entity, GlAccount } from '../../domain/accounts.js';
 import { BooksError, isBooksError } from '../../domain/errors.js';
 import { parseJsonBody, toJson } from '../../domain/json.js';
 import { contextFromChart } from '../../domain/validation.js';
@@ -28,10 +28,11 @@ export class RemoteImportBatch implements ImportBatch {
     private readonly location: string,
     entity: Entity,
     accounts: GlAccount[],
+    counterparties: Counterparty[] | null,
     private readonly receipts: Receipts,
     private readonly options: ImportOptions,
   ) {
-    this.ctx = this.check.context(contextFromChart(entity, accounts, null));
+    this.ctx = this.check.context(contextFromChart(entity, accounts, counterparties));
     this.file = options.file ?? 'input';
   }
 

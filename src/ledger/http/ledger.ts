@@ -229,11 +229,17 @@ export class HttpLedger implements Ledger {
   private async beginImport(options: ImportOptions): Promise<ImportBatch> {
     this.receipts ??= new Receipts(this.options.env ?? process.env);
     const entity = await this.entity.get();
+    // A service that lists its counterparties has them checked here too, before anything posts.
+    const counterparties = await this.chart.counterparties().catch((e: unknown) => {
+      if (isBooksError(e) && e.code === 'usage') return null;
+      throw e;
+    });
     return new RemoteImportBatch(
       this.journal,
       this.location,
       entity,
       await this.accounts(),
+      counterparties,
       this.receipts,
       options,
     );
