@@ -33,7 +33,7 @@ interface Case {
 const BAD = join(FILES, 'bad');
 const cases = JSON.parse(readFileSync(join(BAD, 'cases.json'), 'utf8')) as Case[];
 
-it('the bad-input corpus holds at least 40 cases, across CSV files, JSON bodies, flags, query parameters and headers', () => {
+it('the bad-input corpus holds 40 cases or more: CSV files, JSON bodies, flags, query parameters, headers', () => {
   const kinds = new Set(cases.map((c) => c.id.split('-')[0]));
   expect([...kinds].sort()).toEqual(['csv', 'flag', 'header', 'json', 'query']);
   expect(cases.length).toBeGreaterThanOrEqual(40);
