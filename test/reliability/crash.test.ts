@@ -1,10 +1,10 @@
-import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { generate } from '../../src/bench/generate.js';
 import { BIN, books, serve, standardLedger, tempDir } from '../e2e/helpers.js';
+import { FIXTURES, fromTemplate, type FixtureLedger } from '../support/fixtures.js';
 import { until } from '../support/ledgers.js';
 
 /** A seeded generator of numbers in [0, 1): every run kills at the same moments, so a failure reproduces. */
@@ -36,137 +36,158 @@ const check = async (path: string) => {
   expect(r.exitCode, r.stdout + r.stderr).toBe(0);
 };
 
-describe('killed at random moments (SIGKILL)', () => {
-  it('je import: the ledger holds each batch whole or not at all, and a re-run completes it exactly', async () => {
-    const dir = tempDir();
-    const { entries } = await generate(dir, { lines: 30_000, startYear: 2021, years: 2 });
-    const template = join(dir, 'template.sqlite');
-    for (const args of [
-      ['init', '--first-month', '2021-01', '--chart', join(dir, 'accounts.csv')],
-      ['counterparties', 'import', join(dir, 'counterparties.csv')],
-    ]) {
-      expect((await books([...args, '--ledger', template])).exitCode).toBe(0);
-    }
-    // How long a whole import takes here, to spread the kills over it (start-up, parsing, commit, exit).
-    const timed = join(dir, 'timed.sqlite');
-    copyFileSync(template, timed);
-    const t = Date.now();
-    expect(
-      (await books(['je', 'import', join(dir, 'entries.csv'), '--ledger', timed])).exitCode,
-    ).toBe(0);
-    const whole = Date.now() - t;
-    const next = random(4);
-    const outcomes = { none: 0, all: 0 };
-    // Eight kills at seeded moments over the import; then one at once, and one as soon as the batch is
-    // seen committed (the process may still be exiting), so that both outcomes are always among them.
-    const moments: (number | 'committed')[] = [
-      ...Array.from({ length: 8 }, () => Math.round(50 + next() * whole * 1.1)),
-      0,
-      'committed',
-    ];
-    for (const [trial, moment] of moments.entries()) {
-      const ledger = join(dir, `kill-${trial}.sqlite`);
-      copyFileSync(template, ledger);
-      const child = execa(
-        'node',
-        [BIN, 'je', 'import', join(dir, 'entries.csv'), '--ledger', ledger],
-        { reject: false },
-      );
-      if (moment === 'committed') {
-        const seen = () => child.exitCode !== null || countEntries(ledger) === entries;
-        await until(seen, 'the batch committed');
-      } else await sleep(moment);
-      child.kill('SIGKILL');
-      const result = await child;
-      const n = countEntries(ledger);
-      expect([0, entries], `trial ${trial}: killed at ${moment} ms`).toContain(n);
-      expect(result.signal === 'SIGKILL' || (result.exitCode === 0 && n === entries)).toBe(true);
-      outcomes[n === 0 ? 'none' : 'all']++;
-      await check(ledger);
-      const rerun = await books([
-        'je',
-        'import',
-        join(dir, 'entries.csv'),
-        '--ledger',
-        ledger,
-        '--format',
-        'json',
-      ]);
-      expect(rerun.exitCode, rerun.stderr).toBe(0);
-      expect(JSON.parse(rerun.stdout)).toMatchObject({ posted: entries - n, skipped: n });
-      expect(countEntries(ledger)).toBe(entries);
-      expect(
-        query(
-          ledger,
-          'SELECT fingerprint FROM journal_entries GROUP BY fingerprint HAVING COUNT(*) > 1',
-        ),
-      ).toEqual([]);
-      await check(ledger);
-    }
-    // The kills fell both before and after the commit.
-    expect(outcomes.none).toBeGreaterThan(0);
-    expect(outcomes.all).toBeGreaterThan(0);
-    console.info(
-      `je import of ${entries} entries (${whole} ms whole) killed ${moments.length} times: ` +
-        `${outcomes.none} left none, ${outcomes.all} all`,
-    );
-  });
+/** The entries of a ledger file, whatever process died holding it. */
+const entriesOf = (L: FixtureLedger) => countEntries(L.file!);
 
-  it('je post: each entry is in the ledger once or not at all, and retrying its key never posts it twice', async () => {
-    const { ledger } = await standardLedger();
-    const next = random(7);
-    const trials = 12;
-    const post = (i: number) => [
-      'je',
-      'post',
-      '--ledger',
-      ledger,
-      '--date',
-      '2025-03-02',
-      '--memo',
-      `kill ${i}`,
-      '--idempotency-key',
-      `kill-${i}`,
-      '--debit',
-      `rent=${i + 1}`,
-      '--credit',
-      'checking=' + (i + 1),
-    ];
-    let landed = 0;
-    for (let i = 0; i < trials; i++) {
-      const child = execa('node', [BIN, ...post(i)], { reject: false });
-      await sleep(Math.round(next() * 700));
-      child.kill('SIGKILL');
-      await child;
-      const n = query<{ n: number }>(
-        ledger,
-        `SELECT COUNT(*) AS n FROM journal_entries WHERE memo = 'kill ${i}'`,
-      )[0]!.n;
-      expect([0, 1]).toContain(n);
-      landed += n;
-      await check(ledger);
-    }
-    for (let i = 0; i < trials; i++) {
-      const r = await books(post(i));
-      if (r.exitCode !== 0) {
-        expect(r.exitCode).toBe(1);
-        expect(r.stderr).toMatch(
-          /error CAPI34: idempotency key already used within the hour: it posted JE-\d+/,
-        );
+describe.each(FIXTURES.map((f) => [f.name, f] as const))(
+  'a writer killed at random moments (SIGKILL) on %s',
+  (_name, fixture) => {
+    it('je import: an atomic import is whole or absent, any import completes exactly on a re-run', async () => {
+      const dir = tempDir();
+      // A remote import posts entry by entry: a smaller file keeps the trials short.
+      const atomic = (await fromTemplate(fixture, 'standard-no-start').then(async (L) => {
+        const c = L.ledger.capabilities.atomicImport;
+        await L.close();
+        return c;
+      })) as boolean;
+      const { entries } = await generate(dir, {
+        lines: atomic ? 30_000 : 1_000,
+        startYear: 2021,
+        years: 2,
+      });
+      const template = join(dir, 'template.sqlite');
+      for (const args of [
+        ['init', '--first-month', '2021-01', '--chart', join(dir, 'accounts.csv')],
+        ['counterparties', 'import', join(dir, 'counterparties.csv')],
+      ]) {
+        expect((await books([...args, '--ledger', template])).exitCode).toBe(0);
       }
-    }
-    const memos = query<{ memo: string; n: number }>(
-      ledger,
-      `SELECT memo, COUNT(*) AS n FROM journal_entries GROUP BY memo ORDER BY memo`,
-    );
-    expect(memos).toHaveLength(trials);
-    expect(memos.every((m) => m.n === 1)).toBe(true);
-    await check(ledger);
-    console.info(
-      `je post killed ${trials} times: ${landed} had posted, ${trials - landed} had not; retries posted the rest once`,
-    );
-  });
+      const file = join(dir, 'entries.csv');
+      // How long a whole import takes here, to spread the kills over it (start-up, parsing, commit, exit).
+      const timed = await fixture.create(template);
+      const t = Date.now();
+      expect((await timed.books(['je', 'import', file])).exitCode).toBe(0);
+      const whole = Date.now() - t;
+      await timed.close();
+      const next = random(4);
+      const outcomes = { none: 0, some: 0, all: 0 };
+      // Eight kills at seeded moments over the import; then one at once, and one as soon as the batch
+      // is seen committed (the process may still be exiting), so that both ends are always among them.
+      const moments: (number | 'committed')[] = [
+        ...Array.from({ length: 8 }, () => Math.round(50 + next() * whole * 1.1)),
+        0,
+        'committed',
+      ];
+      for (const [trial, moment] of moments.entries()) {
+        const L = await fixture.create(template);
+        try {
+          const p = L.process(['je', 'import', file]);
+          const child = execa('node', [BIN, ...p.args], {
+            reject: false,
+            env: p.env,
+            cwd: p.cwd,
+          });
+          if (moment === 'committed') {
+            const seen = () => child.exitCode !== null || entriesOf(L) === entries;
+            await until(seen, 'the batch committed');
+          } else await sleep(moment);
+          child.kill('SIGKILL');
+          const result = await child;
+          const n = entriesOf(L);
+          if (atomic) expect([0, entries], `trial ${trial}: killed at ${moment} ms`).toContain(n);
+          else expect(n).toBeLessThanOrEqual(entries);
+          expect(result.signal === 'SIGKILL' || (result.exitCode === 0 && n === entries)).toBe(
+            true,
+          );
+          outcomes[n === 0 ? 'none' : n === entries ? 'all' : 'some']++;
+          expect(await L.check()).toEqual([]);
+          const rerun = await L.books(['je', 'import', file, '--format', 'json']);
+          expect(rerun.exitCode, rerun.stderr).toBe(0);
+          expect(JSON.parse(rerun.stdout)).toMatchObject({ posted: entries - n, skipped: n });
+          expect(entriesOf(L)).toBe(entries);
+          expect(
+            query(
+              L.file!,
+              `SELECT fingerprint FROM journal_entries WHERE fingerprint IS NOT NULL
+               GROUP BY fingerprint HAVING COUNT(*) > 1`,
+            ),
+          ).toEqual([]);
+          expect(await L.check()).toEqual([]);
+        } finally {
+          await L.close();
+        }
+      }
+      // The kills fell both before and after the commit.
+      expect(outcomes.none).toBeGreaterThan(0);
+      expect(outcomes.all).toBeGreaterThan(0);
+      console.info(
+        `je import of ${entries} entries on ${fixture.name} (${whole} ms whole) killed ${moments.length} ` +
+          `times: ${outcomes.none} left none, ${outcomes.some} some, ${outcomes.all} all`,
+      );
+    });
 
+    it('je post: each entry is in the ledger once or not at all; retrying its key never posts it twice', async () => {
+      const L = await fromTemplate(fixture, 'standard');
+      try {
+        const next = random(7);
+        const trials = 12;
+        const post = (i: number) => [
+          'je',
+          'post',
+          '--date',
+          '2025-03-02',
+          '--memo',
+          `kill ${i}`,
+          '--idempotency-key',
+          `kill-${i}`,
+          '--debit',
+          `rent=${i + 1}`,
+          '--credit',
+          'checking=' + (i + 1),
+        ];
+        let landed = 0;
+        for (let i = 0; i < trials; i++) {
+          const p = L.process(post(i));
+          const child = execa('node', [BIN, ...p.args], { reject: false, env: p.env, cwd: p.cwd });
+          await sleep(Math.round(next() * 700));
+          child.kill('SIGKILL');
+          await child;
+          const n = query<{ n: number }>(
+            L.file!,
+            `SELECT COUNT(*) AS n FROM journal_entries WHERE memo = 'kill ${i}'`,
+          )[0]!.n;
+          expect([0, 1]).toContain(n);
+          landed += n;
+          expect(await L.check()).toEqual([]);
+        }
+        for (let i = 0; i < trials; i++) {
+          const r = await L.books(post(i));
+          if (r.exitCode !== 0) {
+            expect(r.exitCode).toBe(1);
+            expect(r.stderr).toMatch(
+              /error CAPI34: idempotency key already used within the hour: it posted JE-\d+/,
+            );
+          }
+        }
+        const memos = query<{ memo: string; n: number }>(
+          L.file!,
+          `SELECT memo, COUNT(*) AS n FROM journal_entries GROUP BY memo ORDER BY memo`,
+        );
+        expect(memos).toHaveLength(trials);
+        expect(memos.every((m) => m.n === 1)).toBe(true);
+        expect(await L.check()).toEqual([]);
+        console.info(
+          `je post on ${fixture.name} killed ${trials} times: ${landed} had posted, ` +
+            `${trials - landed} had not; retries posted the rest once`,
+        );
+      } finally {
+        await L.close();
+      }
+    });
+  },
+);
+
+describe('books serve killed at a random moment (SIGKILL)', () => {
   it('books serve: after a kill in a burst of posts, retrying every request posts each entry once', async () => {
     const { ledger, run } = await standardLedger();
     const key = JSON.parse(

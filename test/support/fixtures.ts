@@ -37,6 +37,8 @@ export interface FixtureLedger {
   file?: string;
   /** Runs the real books against it: `--ledger` for a file, a remote profile for a served ledger. */
   books(args: string[], input?: string): Promise<RunResult>;
+  /** How to start books against it as a process of one's own (to kill it): arguments, environment. */
+  process(args: string[]): { args: string[]; env: Record<string, string>; cwd: string };
   /** Everything the store holds, as text: two equal texts mean nothing changed. */
   inspect(): string;
   /** books check on the store: its problems (none for a sound ledger). */
@@ -88,6 +90,11 @@ export const sqliteFixture: LedgerFixture = {
       serve: async () => (served ??= await serveStore(ledger)),
       books: (args, input) =>
         books([...args, '--ledger', file], { cwd: dir, ...(input !== undefined ? { input } : {}) }),
+      process: (args) => ({
+        args: [...args, '--ledger', file],
+        env: { BOOKS_CONFIG: join(dir, 'no-config.json') },
+        cwd: dir,
+      }),
       inspect: () => snapshot(file),
       check: async () => (await ledger.maintenance.check()).problems,
       async close() {
@@ -121,6 +128,7 @@ export const servedFixture: LedgerFixture = {
       apiKeyEnv: 'BOOKS_API_KEY',
       currency: 'USD',
       attempts: 1,
+      env: { BOOKS_RECEIPTS: join(dir, 'receipts.sqlite') },
     });
     const config = join(dir, 'config.json');
     writeFileSync(
@@ -141,6 +149,7 @@ export const servedFixture: LedgerFixture = {
       file,
       books: (args, input) =>
         books(args, { cwd: dir, env, ...(input !== undefined ? { input } : {}) }),
+      process: (args) => ({ args, env, cwd: dir }),
       inspect: () => snapshot(file),
       check: async () => (await local.maintenance.check()).problems,
       async close() {
