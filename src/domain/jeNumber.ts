@@ -75,24 +75,29 @@ export interface NumberedEntry {
  * never steers the next one (a QuickBooks "Journal No." 5001 does not make the next entry JE-5002).
  */
 export class JeNumbering {
-  private readonly taken = new Set<string>();
+  /** Numbers above `last` that entries numbered here took without counting (a file's own). */
+  private readonly own = new Set<string>();
   private readonly first: JeSeq;
+  /** The store's smallest taken number at or above `obstacleFrom` (null: none), asked again past it. */
+  private obstacle: JeSeq | null = null;
+  private obstacleFrom: JeSeq | null = null;
 
   /**
    * @param last the largest n that counts so far
-   * @param takenAbove every n above `last` already taken by an entry whose number does not count
+   * @param nextTaken the smallest n at or above `from` that an entry took without counting (the
+   *   store's index answers it): automatic numbers pass over it. Asked only when numbering reaches
+   *   past the last answer, so that a ledger holding many such numbers costs a post nothing.
    */
   constructor(
     private last: JeSeq,
-    takenAbove: Iterable<JeSeq>,
+    private readonly nextTaken: (from: JeSeq) => JeSeq | null,
   ) {
-    for (const n of takenAbove) this.taken.add(String(n));
     this.first = last;
   }
 
   /**
    * True when this numbering has given the number away (or passed over it as taken): every n from
-   * the first `last` to the current one. An entry still to come may not be given it.
+   * the first `last` to the current one.
    */
   used(seq: JeSeq): boolean {
     return seq > this.first && seq <= this.last;
@@ -112,7 +117,7 @@ export class JeNumbering {
     }
     if (seq === null) return { je_number: number, counted: null, uncounted: null };
     if (fromFile || BigInt(seq) > MAX_COUNTED_SEQ) {
-      if (seq > this.last) this.taken.add(String(seq));
+      if (seq > this.last) this.own.add(String(seq));
       return { je_number: number, counted: null, uncounted: seq };
     }
     if (seq > this.last) this.last = seq;
@@ -121,8 +126,21 @@ export class JeNumbering {
 
   private free(): JeSeq {
     let n = nextSeq(this.last);
-    if (this.taken.size > 0) while (this.taken.has(String(n))) n = nextSeq(n);
+    while (this.own.has(String(n)) || this.takenInStore(n)) n = nextSeq(n);
     return n;
+  }
+
+  /** Whether the store holds n as a number that does not count (its answers kept until passed). */
+  private takenInStore(n: JeSeq): boolean {
+    const known =
+      this.obstacleFrom !== null &&
+      this.obstacleFrom <= n &&
+      (this.obstacle === null || this.obstacle >= n);
+    if (!known) {
+      this.obstacle = this.nextTaken(n);
+      this.obstacleFrom = n;
+    }
+    return this.obstacle !== null && BigInt(this.obstacle) === BigInt(n);
   }
 }
 
@@ -136,7 +154,7 @@ export function numberingProblem(
   counted: bigint | null,
   uncounted: bigint | null,
 ): string | null {
-  const m = /^JE-([1-9]\d*)$/.exec(jeNumber);
+  const m = /^JE-(0|[1-9]\d*)$/.exec(jeNumber);
   const n = m && BigInt(m[1]!) <= MAX_STORED_SEQ ? BigInt(m[1]!) : null;
   const kept = counted ?? uncounted;
   if (n === null) {

@@ -11,15 +11,13 @@ export class BatchCheck {
   /** True once an entry of the file was invalid or had problems in its rows: nothing may post. */
   failed = false;
   private readonly numbers = new Set<string>();
-  /** Numbers the batch's writer has given to entries already written (set once it writes). */
-  given: (normalised: string) => boolean = () => false;
 
   /** A context for the file's entries: `ctx`'s look-ups, with the file's own numbers taken too. */
   context(ctx: ValidationContext): ValidationContext {
     const taken = ctx.jeNumberTaken;
     return {
       ...ctx,
-      jeNumberTaken: (n: string) => this.numbers.has(n) || this.given(n) || taken(n),
+      jeNumberTaken: (n: string) => this.numbers.has(n) || taken(n),
     };
   }
 

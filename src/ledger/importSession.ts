@@ -1,6 +1,5 @@
 import type { ValidEntry } from '../domain/entry.js';
-import { BooksError } from '../domain/errors.js';
-import { JeNumbering, normaliseJeNumber } from '../domain/jeNumber.js';
+import { JeNumbering } from '../domain/jeNumber.js';
 import { contextOf, importGates, wantsOf } from '../domain/posting.js';
 import { rebuildRunning, type Processes } from '../domain/rebuild.js';
 import { BatchCheck } from './batchCheck.js';
@@ -23,8 +22,8 @@ export class ImportSession implements ImportBatch {
   private writes: BatchWrites | null = null;
   private sink: EntrySink | null = null;
   private numbering: JeNumbering | null = null;
-  /** Valid entries waiting for the write lock (at most one chunk of the file), with their rows. */
-  private pending: { entry: ValidEntry; meta: EntryMeta; row: number }[] = [];
+  /** Valid entries waiting for the write lock (at most one chunk of the file). */
+  private pending: { entry: ValidEntry; meta: EntryMeta }[] = [];
   private done = false;
   /** What accounts unknown to the ledger resemble, for messages, asked once per reference. */
   private readonly hints = new Map<string, string[]>();
@@ -80,13 +79,20 @@ export class ImportSession implements ImportBatch {
       originalSeq: null,
     };
     if (this.sink) this.write(checked.entry, meta);
-    else this.pending.push({ entry: checked.entry, meta, row: e.row });
+    else this.pending.push({ entry: checked.entry, meta });
     return { status: 'posted' };
   }
 
+  /**
+   * Numbers and writes an entry. A number the file gives that this import already gave to an earlier
+   * entry of its own (without a number) stays the file's: that earlier entry takes the next free
+   * number instead, so that the outcome does not depend on where the file's chunks fall.
+   */
   private write(entry: ValidEntry, meta: EntryMeta): void {
-    const numbered = this.numbering!.assign(entry.je_number, entry.je_seq, true);
-    this.sink!.write(entry, numbered, meta);
+    const numbering = this.numbering!;
+    if (entry.je_seq !== null && entry.je_number !== null && numbering.used(entry.je_seq))
+      this.sink!.renumber(entry.je_number, numbering.assign(null, null, true));
+    this.sink!.write(entry, numbering.assign(entry.je_number, entry.je_seq, true), meta);
   }
 
   /** Takes the write lock for the entries waiting, or gives it back once the batch has failed. */
@@ -101,34 +107,12 @@ export class ImportSession implements ImportBatch {
       const entity = await writes.entity();
       importGates(entity, rebuildRunning(entity, this.nowMs(), this.processes));
       const facts = await writes.numbering();
-      const numbering = (this.numbering = new JeNumbering(facts.last, facts.takenAbove));
+      this.numbering = new JeNumbering(facts.last, facts.nextTaken);
       this.sink = writes.sink();
-      // An entry may not take a number the batch gave to an earlier one of its own: checked here for
-      // the entries that waited for the lock, and by validation for those still to come.
-      this.check.given = (n) => {
-        const seq = normaliseJeNumber(n);
-        return seq.ok && seq.seq !== null && numbering.used(seq.seq);
-      };
-      for (const { entry, meta, row } of this.pending) {
-        if (entry.je_number && this.check.given(entry.je_number)) {
-          this.pending = [];
-          await this.release();
-          throw this.numberGiven(entry.je_number, row);
-        }
-        this.write(entry, meta);
-      }
+      for (const { entry, meta } of this.pending) this.write(entry, meta);
       this.pending = [];
     }
     await this.writes?.ready();
-  }
-
-  /** The refusal of a file's number that the batch gave to an earlier entry of its own. */
-  private numberGiven(number: string, row: number): BooksError {
-    const file = this.options.file ?? 'the file';
-    const message = `${number} is already used by another entry (this import gave it to an earlier one)`;
-    return new BooksError('CAPI33', `${file}: 1 error; nothing was posted`, [
-      { file, row, path: 'je_number', reason: 'duplicate_je_number', message, code: 'CAPI33' },
-    ]);
   }
 
   /** Makes the batch visible (or, for a dry run or a failed batch, discards it). */

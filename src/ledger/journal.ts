@@ -109,7 +109,7 @@ export class JournalFromStore implements JournalOps {
     key: { key: string; hash: string },
   ): Promise<JournalEntry> {
     const facts = await tx.numbering();
-    const numbering = new JeNumbering(facts.last, facts.takenAbove);
+    const numbering = new JeNumbering(facts.last, facts.nextTaken);
     let inserted: Inserted | null = null;
     if ('sink' in tx) {
       const sink = tx.sink();

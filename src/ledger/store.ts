@@ -72,10 +72,13 @@ export interface StoredEntry {
   }[];
 }
 
-/** Where numbering stands: the largest JE-n that counts, and the n above it already taken. */
+/**
+ * Where numbering stands: the largest JE-n that counts, and how to find the n above it that entries
+ * took without counting (the smallest at or above `from`), for automatic numbers to pass over.
+ */
 export interface NumberingFacts {
   last: JeSeq;
-  takenAbove: JeSeq[];
+  nextTaken: (from: JeSeq) => JeSeq | null;
 }
 
 export interface ReadTx {
@@ -117,6 +120,8 @@ export interface Inserted {
  */
 export interface EntrySink {
   write(entry: ValidEntry, numbered: NumberedEntry, meta: EntryMeta): Inserted;
+  /** Gives the entry written with JE number `from` (in this transaction) the number `to` instead. */
+  renumber(from: string, to: NumberedEntry): void;
   flush(): Promise<void>;
 }
 

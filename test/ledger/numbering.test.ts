@@ -1,10 +1,12 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isBooksError } from '../../src/domain/errors.js';
-import { JeNumbering, MAX_COUNTED_SEQ } from '../../src/domain/jeNumber.js';
+import { JeNumbering, MAX_COUNTED_SEQ, type JeSeq } from '../../src/domain/jeNumber.js';
 import { SqliteLedger } from '../../src/ledger/sqlite/ledger.js';
 import { FIXTURES, fromTemplate } from '../support/fixtures.js';
-import { copyTemplate, exec } from '../support/ledgers.js';
+import { copyTemplate, exec, tempDir } from '../support/ledgers.js';
 
 // Whatever numbers callers and files choose, automatic numbering never gives a number twice and never
 // stops; a number from a file never steers it.
@@ -31,7 +33,7 @@ describe('JE numbering', () => {
   it('never gives a number twice, whatever callers and files chose (the domain rule)', () => {
     fc.assert(
       fc.property(fc.array(step, { maxLength: 60 }), (steps) => {
-        const numbering = new JeNumbering(0, []);
+        const numbering = new JeNumbering(0, () => null);
         const given = new Set<string>();
         let lastAuto = 0n;
         for (const s of steps) {
@@ -139,4 +141,51 @@ describe('JE numbering', () => {
       await again.close();
     }
   });
+
+  it('asks the store for numbers taken past the counter only when it reaches them', () => {
+    // A ledger holding 200,000 file numbers from 1,000,000 on: posting asks once, not per number.
+    const asked: JeSeq[] = [];
+    const nextTaken = (from: JeSeq) => {
+      asked.push(from);
+      return BigInt(from) <= 1_199_999n ? (BigInt(from) < 1_000_000n ? 1_000_000 : from) : null;
+    };
+    const numbering = new JeNumbering(5, nextTaken);
+    for (let i = 0; i < 100; i++) numbering.assign(null, null, false);
+    expect(numbering.peek()).toBe('JE-106');
+    expect(asked).toHaveLength(1);
+    const near = new JeNumbering(999_998, nextTaken);
+    expect([0, 1, 2].map(() => near.assign(null, null, false).je_number)).toEqual([
+      'JE-999999',
+      'JE-1200000',
+      'JE-1200001',
+    ]);
+  });
+
+  it.each(FIXTURES.map((f) => [f.name, f] as const))(
+    'a QuickBooks file whose new journal comes before its numbered one imports whole on %s',
+    async (_name, fixture) => {
+      const L = await fromTemplate(fixture, 'standard');
+      try {
+        const file = join(tempDir(), 'q.csv');
+        writeFileSync(
+          file,
+          'Journal No.,Journal Date,Memo,Account Name,Debits,Credits\n' +
+            ',01/05/2025,Opening cash,Operating Checking,100.00,\n' +
+            ",01/05/2025,Opening cash,Owner's Capital,,100.00\n" +
+            '1,01/31/2025,Rent,Rent,10.00,\n1,01/31/2025,Rent,Operating Checking,,10.00\n',
+        );
+        expect(
+          (await L.books(['je', 'import', file, '--preset', 'qbo', '--dry-run'])).exitCode,
+        ).toBe(0);
+        const r = await L.books(['je', 'import', file, '--preset', 'qbo']);
+        expect(r.exitCode, r.stderr).toBe(0);
+        const numbers: Record<string, string> = {};
+        for await (const e of L.store.journal.list({})) numbers[e.memo!] = e.je_number;
+        expect(numbers).toEqual({ 'Opening cash': 'JE-2', Rent: 'JE-1' });
+        expect(await L.check()).toEqual([]);
+      } finally {
+        await L.close();
+      }
+    },
+  );
 });

@@ -63,7 +63,12 @@ export class RemoteImportBatch implements ImportBatch {
     if (this.check.failed || this.options.dryRun) return { alreadyPosted };
     if (!this.options.allowDuplicates) await this.settle();
     let posted = 0;
-    for (const { body, fingerprint, row } of this.queue) {
+    // Entries with the file's own numbers go first: the service numbers the others after them,
+    // passing over those numbers, as a local import gives them the file's numbers too.
+    const numbered = (e: { body: unknown }) =>
+      typeof (e.body as { je_number?: unknown }).je_number === 'string' ? 0 : 1;
+    const order = [...this.queue].sort((a, b) => numbered(a) - numbered(b));
+    for (const { body, fingerprint, row } of order) {
       // Settled just now: posted by the earlier run, or by its request sent again.
       if (!this.options.allowDuplicates && this.receipts.has(this.location, fingerprint)) {
         if (this.postedNow.has(fingerprint)) posted++;

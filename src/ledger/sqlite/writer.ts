@@ -128,13 +128,17 @@ class PendingRows {
  */
 export function numberingFacts(db: Db): NumberingFacts {
   const maxJe = db.prep(`SELECT MAX(je_seq) FROM journal_entries`).pluck().safeIntegers(true);
-  const last = seqOf(maxJe.get() as bigint | null);
-  const above = db
-    .prep(`SELECT je_seq_uncounted FROM journal_entries WHERE je_seq_uncounted > ?`)
+  const next = db
+    .prep(`SELECT MIN(je_seq_uncounted) FROM journal_entries WHERE je_seq_uncounted >= ?`)
     .pluck()
-    .safeIntegers(true)
-    .all(last) as bigint[];
-  return { last, takenAbove: above.map(seqOf) };
+    .safeIntegers(true);
+  return {
+    last: seqOf(maxJe.get() as bigint | null),
+    nextTaken: (from) => {
+      const n = next.get(from) as bigint | null;
+      return n === null ? null : seqOf(n);
+    },
+  };
 }
 
 /** The largest storage sequence number committed; a writer that holds the write lock goes on from it. */
@@ -228,6 +232,14 @@ export class EntryWriter implements EntrySink {
     this.lastLines = lines.length;
     if (this.entries.full || this.lines.full) this.flushRows();
     return { seq, id, je_number: n.je_number, ts };
+  }
+
+  renumber(from: string, to: NumberedEntry): void {
+    this.flushRows();
+    this.run(
+      `UPDATE journal_entries SET je_number = ?, je_seq = ?, je_seq_uncounted = ? WHERE je_number = ?`,
+      [to.je_number, to.counted, to.uncounted, from],
+    );
   }
 
   /** Writes the pending rows; entries first, as lines reference them. */
