@@ -44,6 +44,8 @@ ledger with the same chart. Entries stream: any size of ledger exports in consta
   },
   async run(ctx, opts) {
     const ledger = await ctx.ledger();
+    if (!ledger.capabilities.listsEntries)
+      throw errors.notOffered(`export ${opts.peer}`, ledger.location);
     const [entity, accounts] = [await ledger.entity.get(), await ledger.chart.accounts()];
     const names = peerAccountNames(opts.peer, accounts);
     const out = await openOutput(ctx, opts.output);

@@ -65,6 +65,7 @@ rebuilds the same journal in a ledger with the same chart.`,
   },
   async run(ctx, opts) {
     const ledger = await ctx.ledger();
+    if (!ledger.capabilities.listsEntries) throw errors.notOffered('je list', ledger.location);
     const chart = ctx.format === 'csv' || opts.accounts.length ? await ledger.chart.accounts() : [];
     const accounts = accountsOfFlag(opts.accounts, chart);
     const counterparty = opts.counterparty

@@ -7,6 +7,8 @@ import type { JeSeq } from './jeNumber.js';
  */
 export const ENTRY_SOURCES = ['manual_api', 'csv_import'] as const;
 export const SOURCE_HEADER = 'X-Books-Source';
+/** The header an import's post carries its entry's fingerprint in (see PostOptions.fingerprint). */
+export const FINGERPRINT_HEADER = 'X-Books-Fingerprint';
 
 export const MIN_LINES = 2;
 export const MAX_LINES = 1000;

@@ -37,10 +37,14 @@ export class JournalFromStore implements JournalOps {
     if (keyProblem) throw errors.idempotencyKeyRefused(keyProblem);
     const source = options.source ?? 'manual_api';
     const hash = requestHash('POST /v1/journal-entries', body);
+    const fingerprint = options.fingerprint ?? null;
     const post = async (tx: ReadTx | WriteTx) => {
       await this.gates(tx, options.idempotencyKey, hash);
+      // An earlier import posted this entry of the file (its key may have expired, or be another's).
+      const earlier = fingerprint === null ? undefined : await tx.fingerprinted(fingerprint);
+      if (earlier) throw errors.idempotencyKeyUsed(earlier, true);
       const entry = await this.validated(tx, body);
-      return this.written(tx, entry, { source, fingerprint: null, originalSeq: null }, null, {
+      return this.written(tx, entry, { source, fingerprint, originalSeq: null }, null, {
         key: options.idempotencyKey,
         hash,
       });

@@ -41,6 +41,8 @@ export interface Capabilities {
   dryRun: boolean;
   /** A write waits here, in this process, for the write lock or a rebuild (a service is asked again). */
   waitsHere: boolean;
+  /** The journal can be listed (je list, exports); a service's API has no listing. */
+  listsEntries: boolean;
 }
 
 /**
@@ -101,6 +103,11 @@ export interface PostOptions {
   source?: string;
   /** Validate and number the entry as it would post, but write nothing. */
   dryRun?: boolean;
+  /**
+   * An imported entry's fingerprint: an entry of the ledger that carries it already is this one,
+   * posted by an earlier import (local or remote), and the post is refused as already posted.
+   */
+  fingerprint?: string;
 }
 
 export interface ReverseOptions {

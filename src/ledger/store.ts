@@ -87,6 +87,8 @@ export interface ReadTx {
   /** Accounts resembling a reference that names none, described for a message (an error's path). */
   resembling(ref: string): Promise<string[]>;
   usedKey(key: string): Promise<UsedKey | undefined>;
+  /** The entry that carries an import's fingerprint, if one does. */
+  fingerprinted(fingerprint: string): Promise<{ id: string; je_number: string } | undefined>;
   entry(idOrNumber: string): Promise<StoredEntry | undefined>;
   numbering(): Promise<NumberingFacts>;
 }

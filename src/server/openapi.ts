@@ -49,9 +49,23 @@ export const OPERATIONS: Record<
           'csv_import for an entry of an imported file: its source says so, and its JE number ' +
           'does not steer automatic numbering (default manual_api)',
       },
+      {
+        name: 'X-Books-Fingerprint',
+        in: 'header',
+        required: false,
+        schema: str,
+        description:
+          "an imported entry's fingerprint: refused as already posted (409 CAPI34, naming the " +
+          'entry) when an entry of the ledger carries it, whichever import posted it',
+      },
     ],
     body: 'JournalEntryRequest',
     status: 201,
+    schema: 'JournalEntry',
+  },
+  'GET /v1/journal-entries/{id}': {
+    parameters: [{ name: 'id', in: 'path', required: true, schema: str }],
+    status: 200,
     schema: 'JournalEntry',
   },
   'POST /v1/journal-entries/{id}/reverse': {

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { BooksError, entryInvalid, errors, type Problem } from '../domain/errors.js';
-import { ENTRY_SOURCES, SOURCE_HEADER } from '../domain/entry.js';
+import { ENTRY_SOURCES, FINGERPRINT_HEADER, SOURCE_HEADER } from '../domain/entry.js';
 import { idempotencyKeyProblem } from '../domain/idempotency.js';
 import type { Permission } from '../domain/keys.js';
 import { checkReportQuery, type ReportQuery } from '../domain/periods.js';
@@ -63,6 +63,16 @@ function idempotencyKey(req: IncomingMessage): string {
   const problem = idempotencyKeyProblem(given?.[0], header);
   if (problem) throw errors.idempotencyKeyRefused(problem, header);
   return given![0]!;
+}
+
+/** A header given at most once (refused, naming it, when repeated), or undefined. */
+function headerOnce(req: IncomingMessage, name: string): string | undefined {
+  const given = req.headersDistinct[name.toLowerCase()];
+  if (given && given.length > 1) {
+    const message = `${name} is given more than once`;
+    throw entryInvalid([{ path: name, reason: 'repeated_header', message }]);
+  }
+  return given?.[0];
 }
 
 /** The entry's source as the X-Books-Source header gives it (manual_api when absent). */
@@ -179,10 +189,9 @@ export const ROUTES: readonly Route[] = [
     handle: async ({ req, ledger, body }) => {
       const key = idempotencyKey(req);
       const source = entrySource(req);
-      return {
-        status: 201,
-        body: await ledger.journal.post(await body(), { idempotencyKey: key, source }),
-      };
+      const fingerprint = headerOnce(req, FINGERPRINT_HEADER);
+      const options = { idempotencyKey: key, source, ...(fingerprint ? { fingerprint } : {}) };
+      return { status: 201, body: await ledger.journal.post(await body(), options) };
     },
   }),
   route({
@@ -199,6 +208,16 @@ export const ROUTES: readonly Route[] = [
       });
       return { status: 201, body: entry };
     },
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/journal-entries/{id}',
+    permission: READ_PERMISSION,
+    summary: 'One journal entry, by id or JE number',
+    handle: async ({ ledger, params }) => ({
+      status: 200,
+      body: await ledger.journal.get(entryId(params[0]!)),
+    }),
   }),
   route({
     method: 'GET',

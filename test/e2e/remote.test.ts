@@ -191,6 +191,52 @@ describe('a remote profile against a real books serve', () => {
     );
   });
 
+  it('a file imported locally and through the service, in either order, posts once', async () => {
+    const csv = (memo: string) =>
+      'entry,entry_date,memo,gl_account_id,debit,credit\n' +
+      `1,2025-05-01,${memo},rent,7.00,\n1,,,checking,,7.00\n`;
+    const both = writeFile(L.dir, 'both.csv', csv('imported both ways'));
+    expect((await local(['je', 'import', both])).exitCode).toBe(0);
+    const r = JSON.parse((await remote(['je', 'import', both, '--format', 'json'])).stdout);
+    expect(r).toMatchObject({ posted: 0, skipped: 1 });
+    const other = writeFile(L.dir, 'other.csv', csv('remote first'));
+    expect((await remote(['je', 'import', other])).exitCode).toBe(0);
+    const l = JSON.parse((await local(['je', 'import', other, '--format', 'json'])).stdout);
+    expect(l).toMatchObject({ posted: 0, skipped: 1 });
+    const list = JSON.parse((await local(['je', 'list', '--format', 'json'])).stdout).data;
+    for (const memo of ['imported both ways', 'remote first'])
+      expect(list.filter((e: { memo: string }) => e.memo === memo)).toHaveLength(1);
+  });
+
+  it('shows an entry, and names entries by JE number, as the local ledger does', async () => {
+    const posted = JSON.parse(
+      (
+        await remote([
+          'je',
+          'post',
+          '--date',
+          '2025-05-02',
+          '--debit',
+          'rent=3',
+          '--credit',
+          'checking=3',
+          '--format',
+          'json',
+        ])
+      ).stdout,
+    );
+    const reversed = await remote(['je', 'reverse', posted.je_number]);
+    expect(reversed.stdout).toContain(`reverses: ${posted.je_number} (2025-05-02)`);
+    const [r, l] = [
+      await remote(['je', 'show', posted.je_number]),
+      await local(['je', 'show', posted.je_number]),
+    ];
+    expect(r.stdout).toBe(l.stdout);
+    expect(r.stdout).toMatch(/reversed by: JE-\d+\n/);
+    for (const id of ['.', '..', 'JE-999999'])
+      expect((await remote(['je', 'show', id])).exitCode, id).toBe(1);
+  });
+
   it('retries through a rebuild (CAPI73) and posts once', async () => {
     const db = new Database(L.ledger);
     db.prepare('UPDATE entity SET rebuild_started_at = ?').run(new Date().toISOString());
@@ -318,6 +364,7 @@ describe('a remote profile against a real books serve', () => {
     for (const args of [
       ['accounts', 'import', 'x.csv'],
       ['je', 'list'],
+      ['je', 'list', '--counterparty', 'customer:NOPE'],
       ['check'],
       ['close', '--through', '2025-01-31'],
       ['je', 'post', '--debit', 'rent=1', '--credit', 'checking=1', '--dry-run'],

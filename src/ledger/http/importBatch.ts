@@ -103,7 +103,11 @@ export class RemoteImportBatch implements ImportBatch {
         row,
       });
     try {
-      const entry = await this.journal.post(body, { idempotencyKey: key, source: 'csv_import' });
+      const entry = await this.journal.post(body, {
+        idempotencyKey: key,
+        source: 'csv_import',
+        ...(keep ? { fingerprint } : {}),
+      });
       if (keep) this.receipts.record(this.location, fingerprint, entry.id);
       return 'posted';
     } catch (e) {

@@ -1,6 +1,6 @@
 import type { Counterparty, Entity, EntityRecord, GlAccount } from '../../domain/accounts.js';
 import type { GlAccountHead, GlEvent, GlLine } from '../../domain/generalLedger.js';
-import { SOURCE_HEADER, type JournalEntry } from '../../domain/entry.js';
+import { FINGERPRINT_HEADER, SOURCE_HEADER, type JournalEntry } from '../../domain/entry.js';
 import { errors, isBooksError } from '../../domain/errors.js';
 import { idempotencyKeyProblem } from '../../domain/idempotency.js';
 import type { ReportQuery } from '../../domain/periods.js';
@@ -55,7 +55,12 @@ export interface HttpOptions extends ClientOptions {
  * the First Month of Books and lock date are the service's to check.
  */
 export class HttpLedger implements Ledger {
-  readonly capabilities = { atomicImport: false, dryRun: false, waitsHere: false };
+  readonly capabilities = {
+    atomicImport: false,
+    dryRun: false,
+    waitsHere: false,
+    listsEntries: false,
+  };
   readonly location: string;
   readonly entity: EntityOps;
   readonly chart: ChartOps;
@@ -88,7 +93,7 @@ export class HttpLedger implements Ledger {
     this.journal = {
       post: (body, o) => this.post(body, o),
       reverse: (id, o) => this.reverse(id, o),
-      get: no('je show'),
+      get: (id) => this.getEntry(id),
       list: () => ({ [Symbol.asyncIterator]: () => ({ next: no('je list') }) }),
       beginImport: (o) => this.beginImport(o),
     };
@@ -167,6 +172,7 @@ export class HttpLedger implements Ledger {
     // An import says so: its entries are csv_import, and their numbers do not steer numbering.
     const source: Record<string, string> =
       options.source === 'csv_import' ? { [SOURCE_HEADER]: 'csv_import' } : {};
+    if (options.fingerprint) source[FINGERPRINT_HEADER] = options.fingerprint;
     return (await this.client.request(
       'POST',
       '/v1/journal-entries',
@@ -181,8 +187,15 @@ export class HttpLedger implements Ledger {
       throw errors.usage('--dry-run is not offered by a remote profile: the API has no dry run');
     this.checkKey(options.idempotencyKey);
     const body = options.entryDate ? { entry_date: options.entryDate } : {};
-    const path = `/v1/journal-entries/${encodeURIComponent(idOrNumber)}/reverse`;
+    const path = `/v1/journal-entries/${segment(idOrNumber)}/reverse`;
     return (await this.client.request('POST', path, body, options.idempotencyKey)) as JournalEntry;
+  }
+
+  private async getEntry(idOrNumber: string): Promise<JournalEntry> {
+    return (await this.client.request(
+      'GET',
+      `/v1/journal-entries/${segment(idOrNumber)}`,
+    )) as JournalEntry;
   }
 
   /** A key that a header cannot carry unchanged is refused here, as the local ledger refuses it. */
@@ -248,4 +261,9 @@ export class HttpLedger implements Ledger {
   async close(): Promise<void> {
     this.receipts?.close();
   }
+}
+
+/** An id or JE number as one path segment: `.` and `..` too (URLs would resolve them away). */
+function segment(idOrNumber: string): string {
+  return encodeURIComponent(idOrNumber).replace(/\./g, '%2E');
 }

@@ -54,6 +54,9 @@ export class SqliteJournalStore implements JournalStore {
              FROM idempotency_keys k LEFT JOIN journal_entries e ON e.id = k.journal_entry_id WHERE k.key = ?`,
           )
           .get(key) as UsedKey | undefined,
+      fingerprinted: async (fp) =>
+        db.prep(`SELECT id, je_number FROM journal_entries WHERE fingerprint = ?`).get(fp) as
+          { id: string; je_number: string } | undefined,
       entry: async (idOrNumber) => this.stored(idOrNumber),
       numbering: async () => numberingFacts(db),
     };

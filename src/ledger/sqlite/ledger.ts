@@ -30,7 +30,12 @@ export interface OpenOptions {
  * concern of the port lives in a module of its own, over one shared connection.
  */
 export class SqliteLedger implements Ledger {
-  readonly capabilities = { atomicImport: true, dryRun: true, waitsHere: true };
+  readonly capabilities = {
+    atomicImport: true,
+    dryRun: true,
+    waitsHere: true,
+    listsEntries: true,
+  };
   readonly location: string;
   readonly entity: SqliteEntity;
   readonly chart: SqliteChart;
