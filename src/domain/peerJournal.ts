@@ -1,3 +1,4 @@
+import { AccountMatcher } from './accountMatch.js';
 import type { AccountType, GlAccount } from './accounts.js';
 
 /**
@@ -36,7 +37,8 @@ function component(peer: Peer, text: string): string {
       text
         // eslint-disable-next-line no-control-regex
         .replace(/[:;\u0000-\u001f\u007f\u0085\u2028\u2029]/g, '-')
-        .replace(/ {2,}/g, ' ')
+        // hledger reads any white space as a space (and two as the end of the name).
+        .replace(/\s+/g, ' ')
         .trim() || 'Unnamed'
     );
   const word = text
@@ -51,8 +53,10 @@ function component(peer: Peer, text: string): string {
  * Each account's full name in the peer's language: its root by type, then the names of its parents
  * and its own. The names are unique by construction: an account whose name is taken (by another of
  * the same name, or by another's fallback) is told apart by its number, then by its external id,
- * then by a count; the peer never merges two accounts. The same chart always gives the same names,
- * which is how an import reads an exported journal's accounts back.
+ * then by a count; the peer never merges two accounts. For hledger, whose journals come back through
+ * `je import --preset hledger`, a name is also never one that the import's matching of paths reads
+ * as another account, or as several: it names this account there, or none (then the import reads
+ * it as this export named it). The same chart always gives the same names.
  */
 export function peerAccountNames(peer: Peer, accounts: GlAccount[]): Map<string, string> {
   const byId = new Map(accounts.map((a) => [a.id, a]));
@@ -60,7 +64,12 @@ export function peerAccountNames(peer: Peer, accounts: GlAccount[]): Map<string,
   // Names are compared as the peer compares them (beancount's are case-sensitive too, but a name
   // differing only in case from another reads as a mistake): case aside.
   const used = new Set<string>();
-  const free = (name: string) => !used.has(name.toLowerCase());
+  const matcher = peer === 'hledger' ? new AccountMatcher(accounts) : null;
+  const readsAs = (name: string, a: GlAccount) => {
+    const hits = matcher?.hits(name) ?? [];
+    return hits.length === 0 || (hits.length === 1 && hits[0] === a);
+  };
+  const free = (name: string, a: GlAccount) => !used.has(name.toLowerCase()) && readsAs(name, a);
   const nameOf = (a: GlAccount, seen: Set<string>): string => {
     const known = names.get(a.id);
     if (known) return known;
@@ -70,10 +79,10 @@ export function peerAccountNames(peer: Peer, accounts: GlAccount[]): Map<string,
     const candidates = [a.name, `${label} ${a.name}`, `${label} ${a.name} ${a.external_id}`].map(
       (c) => `${base}:${component(peer, c)}`,
     );
-    let name = candidates.find(free);
+    let name = candidates.find((c) => free(c, a));
     for (let n = 2; name === undefined; n++) {
       const counted = `${candidates[2]!}-${n}`;
-      if (free(counted)) name = counted;
+      if (free(counted, a)) name = counted;
     }
     used.add(name.toLowerCase());
     names.set(a.id, name);

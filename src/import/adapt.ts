@@ -1,7 +1,7 @@
 import type { Counterparty, GlAccount } from '../domain/accounts.js';
 import { isIsoDate } from '../domain/dates.js';
 import type { Problem } from '../domain/errors.js';
-import { AccountMatcher } from './accountMatcher.js';
+import { AccountMatcher } from '../domain/accountMatch.js';
 import { ENTRY_TAG_FIELDS, entryTags, exportedAccounts, lineTags } from './peerTags.js';
 import type { CsvBatch, CsvRecord } from './csv.js';
 import { problem } from './entries.js';
@@ -189,11 +189,15 @@ export class Adapter {
         s === null ? [v.signed_amount, ''] : s.credit ? ['', s.amount] : [s.amount, ''];
     }
     let account: GlAccount | undefined;
-    const exported = v.gl_account_id ? this.exported?.get(v.gl_account_id) : undefined;
-    if (exported) [account, v.gl_account_id] = [exported, exported.external_id];
-    else if (v.gl_account_id) {
+    if (v.gl_account_id) {
       const m = this.accounts.find(v.gl_account_id);
+      // A name that matches no account by id, number, name or path may be one books export gave.
+      const exported =
+        'reason' in m && m.reason === 'unknown_account'
+          ? this.exported?.get(v.gl_account_id)
+          : undefined;
       if ('account' in m) [account, v.gl_account_id] = [m.account, m.account.external_id];
+      else if (exported) [account, v.gl_account_id] = [exported, exported.external_id];
       else add('gl_account_id', m.reason, m.message);
     }
     if (v.counterparty_name) {

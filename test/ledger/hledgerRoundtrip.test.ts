@@ -264,4 +264,38 @@ describe('exported account names', () => {
       expect(amounts).toEqual(['1.00 USD', '4.00 USD']);
     }
   });
+
+  it('a journal written by hand reads as its paths say: an ambiguous one is refused, naming both', async () => {
+    const hledger = requireTool('hledger', 'apt-get install hledger');
+    const { dir, ledger } = copyTemplate('standard');
+    const run = (args: string[]) => cli([...args, '--ledger', ledger], { cwd: dir });
+    writeFileSync(
+      join(dir, 'misc.csv'),
+      'external_id,account_number,name,account_type,parent_external_id,is_postable,is_active,currency\n' +
+        'misc-a,6950,Misc,expense,expenses,true,true,\nmisc-c,6951,Misc,expense,expenses,true,true,\n' +
+        'misc-b,6999,6951 Misc,expense,expenses,true,true,\n',
+    );
+    expect((await run(['accounts', 'import', join(dir, 'misc.csv')])).exitCode).toBe(0);
+    const journal = (account: string) =>
+      `2025-02-01 (H-1) by hand\n    ${account}    5 USD\n    Assets:Cash and Bank:Operating Checking\n`;
+    const read = async (account: string) => {
+      writeFileSync(join(dir, 'h.journal'), journal(account));
+      const printed = await execa(hledger, ['-f', join(dir, 'h.journal'), 'print', '-O', 'csv']);
+      writeFileSync(join(dir, 'h.csv'), printed.stdout);
+      return run(['je', 'import', join(dir, 'h.csv'), '--preset', 'hledger', '--dry-run']);
+    };
+    const ambiguous = await read('Expenses:Operating Expenses:Misc');
+    expect(ambiguous.exitCode).toBe(1);
+    expect(ambiguous.stderr).toContain('ambiguous_account');
+    expect(ambiguous.stderr).toMatch(/6950 Misc \(misc-a\) and 6951 Misc \(misc-c\)/);
+    const named = await read('Expenses:Operating Expenses:6951 Misc');
+    expect(named.exitCode, named.stderr).toBe(0);
+    // What the export names each of them reads back as that account, and as no other.
+    const exported = await run(['export', 'hledger']);
+    for (const [id, name] of [
+      ['misc-a', 'Expenses:Operating Expenses:6950 Misc'],
+      ['misc-b', 'Expenses:Operating Expenses:6951 Misc'],
+    ])
+      expect(exported.stdout, id).toContain(`account ${name}  ; type: X, books_id: ${id}`);
+  });
 });

@@ -1,5 +1,5 @@
-import { ACCOUNT_TYPES, type GlAccount } from '../domain/accounts.js';
-import { closeMatches, describeAccount } from '../domain/input.js';
+import { ACCOUNT_TYPES, type GlAccount } from './accounts.js';
+import { closeMatches, describeAccount } from './input.js';
 
 /** Words a path may start with that name a section rather than an account (`Expenses:Rent`). */
 const TOP_WORDS = new Set([
@@ -47,17 +47,23 @@ export class AccountMatcher {
   }
 
   /**
-   * A cell with `:` is a path from the root, which a section word may lead (`Expenses:Rent`) if the
-   * account is in that section; without `:` it is an external id, a number or a name.
+   * Every account a reference names (none, one, or several when it is ambiguous). A cell with `:` is
+   * a path from the root, which a section word may lead (`Expenses:Rent`) if the account is in that
+   * section; without `:` it is an external id, a number or a name.
    */
-  private match(ref: string): { account: GlAccount } | { reason: string; message: string } {
+  hits(ref: string): GlAccount[] {
     const key = norm(ref);
     let hits = this.byKey.get(key) ?? this.byPath.get(key);
     const [top, ...rest] = key.split(':');
     if (!hits && rest.length && TOP_WORDS.has(top!))
       hits = this.byPath.get(rest.join(':'))?.filter((a) => inSection(top!, a.account_type));
-    if (hits?.length === 1) return { account: hits[0]! };
-    if (hits && hits.length > 1)
+    return hits ?? [];
+  }
+
+  private match(ref: string): { account: GlAccount } | { reason: string; message: string } {
+    const hits = this.hits(ref);
+    if (hits.length === 1) return { account: hits[0]! };
+    if (hits.length > 1)
       return {
         reason: 'ambiguous_account',
         message: `'${ref}' names ${hits.map(describeAccount).join(' and ')}; name it by number or path`,
