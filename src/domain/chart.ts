@@ -1,5 +1,6 @@
 import { ACCOUNT_TYPES, COUNTERPARTY_TYPES, isAccountType, type AccountType } from './accounts.js';
 import { BooksError, type Problem } from './errors.js';
+import { treeProblems } from './chartTree.js';
 import { currencyExponent, formatAmount } from './money.js';
 
 export const CHART_COLUMNS = [
@@ -281,62 +282,6 @@ export function chartProblems(accounts: ChartShape[], exponent: number): Problem
       `header account '${a.external_id}' holds ${a.posted.lines} line(s), ` +
       `balance ${formatAmount(a.posted.balance, exponent)}`;
     out.push({ path: at(a.external_id), reason: 'header_with_lines', message });
-  }
-  return out;
-}
-
-/** A problem of a chart's tree: an account whose parent is missing, in another section, or a cycle. */
-export interface TreeProblem {
-  external_id: string;
-  parent: string;
-  reason: 'unknown_parent' | 'section_mismatch' | 'parent_cycle';
-  message: string;
-}
-
-/**
- * Every problem of a chart's tree: a parent that does not exist, a child whose section (assets,
- * liabilities, equity, profit and loss) is not its parent's, and an account that is its own ancestor.
- * A report would hide what such a chart holds, so neither an import nor `books check` lets one pass.
- */
-export function treeProblems(accounts: ChartShape[]): TreeProblem[] {
-  const byId = new Map(accounts.map((a) => [a.external_id, a]));
-  const out: TreeProblem[] = [];
-  for (const a of accounts) {
-    const parentId = a.parent_external_id;
-    if (!parentId) continue;
-    const parent = byId.get(parentId);
-    const base = { external_id: a.external_id, parent: parentId };
-    if (!parent) {
-      out.push({
-        ...base,
-        reason: 'unknown_parent',
-        message: `no account '${parentId}' in the file or the ledger`,
-      });
-      continue;
-    }
-    if (ACCOUNT_TYPES[parent.account_type].section !== ACCOUNT_TYPES[a.account_type].section) {
-      const message =
-        `${a.account_type} account '${a.external_id}' cannot sit under ` +
-        `${parent.account_type} account '${parentId}'`;
-      out.push({ ...base, reason: 'section_mismatch', message });
-    }
-    // Only the accounts on a cycle report it; one that merely hangs below a cycle stops at it.
-    const seen = new Set<string>();
-    for (
-      let p: string | null = parentId;
-      p && !seen.has(p);
-      p = byId.get(p)?.parent_external_id ?? null
-    ) {
-      if (p === a.external_id) {
-        out.push({
-          ...base,
-          reason: 'parent_cycle',
-          message: `'${a.external_id}' is its own ancestor through '${parentId}'`,
-        });
-        break;
-      }
-      seen.add(p);
-    }
   }
   return out;
 }

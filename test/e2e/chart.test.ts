@@ -113,6 +113,29 @@ describe('accounts import', () => {
     expect((await run(['accounts', 'import', ok])).exitCode).toBe(0);
   });
 
+  it('refuses a chart nested deeper than 50 levels (reports walk the tree), naming the rows', async () => {
+    const { run, dir, ledger } = await standardLedger();
+    const rows = Array.from(
+      { length: 52 },
+      (_, i) => `d${i},,Level ${i + 1},expense,${i ? `d${i - 1}` : ''},true,true,`,
+    );
+    const before = snapshot(ledger);
+    const r = await run([
+      'accounts',
+      'import',
+      writeFile(dir, 'deep.csv', HEADER + rows.join('\n')),
+    ]);
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toContain(
+      "deep.csv:52: invalid_input too_deep: parent_external_id: 'd50' sits 51 levels deep; a chart nests at most 50",
+    );
+    expect(r.stderr).toContain('deep.csv:53: invalid_input too_deep');
+    expect(snapshot(ledger)).toBe(before);
+    const fifty = writeFile(dir, 'fifty.csv', HEADER + rows.slice(0, 50).join('\n'));
+    expect((await run(['accounts', 'import', fifty])).exitCode).toBe(0);
+    expect((await run(['report', 'pnl', '--end', '2025-12-31'])).exitCode).toBe(0);
+  });
+
   it('refuses a file with problems, naming each row, and changes nothing', async () => {
     const { run, dir, ledger } = await standardLedger();
     const file = writeFile(

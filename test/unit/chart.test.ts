@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { checkChart, treeProblems, type ChartShape } from '../../src/domain/chart.js';
+import { checkChart, type ChartShape } from '../../src/domain/chart.js';
+import { treeProblems } from '../../src/domain/chartTree.js';
 
 const record = (row: number, v: Record<string, string>) => ({
   row,
