@@ -87,6 +87,8 @@ function tooDeep(accounts: ChartShape[], byId: Map<string, ChartShape>): TreePro
       external_id: a.external_id,
       parent: a.parent_external_id ?? '',
       reason: 'too_deep' as const,
-      message: `'${a.external_id}' sits ${depth.get(a.external_id)} levels deep; a chart nests at most ${MAX_CHART_DEPTH}`,
+      message:
+        `'${a.external_id}' sits ${depth.get(a.external_id)} levels deep; ` +
+        `a chart nests at most ${MAX_CHART_DEPTH}`,
     }));
 }
