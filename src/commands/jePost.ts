@@ -137,7 +137,22 @@ function bodyFromFlags(
   };
 }
 
-const LINE_FLAG = /^([^=]+)=([^@]+?)(?:@([^:@]+):(.+))?$/;
+/** What follows an account's `=`: the amount, then an optional `@TYPE:ID`. */
+const AFTER_ACCOUNT = /^([^=@]+?)(?:@([^:@]+):(.+))?$/;
+
+/**
+ * A line flag's parts. An external id may hold `=`: the account ends at the first `=` after which
+ * an amount (and a counterparty) follows, so `a=b=5` is 5 on `a=b` and `rent=5@customer:C=1` names
+ * customer `C=1`.
+ */
+function lineFlagParts(value: string): [string, string, string?, string?] | null {
+  const v = value.trim();
+  for (let i = v.indexOf('='); i > 0; i = v.indexOf('=', i + 1)) {
+    const m = AFTER_ACCOUNT.exec(v.slice(i + 1));
+    if (m) return [v.slice(0, i), m[1]!, ...(m[2] !== undefined ? [m[2], m[3]!] : [])] as never;
+  }
+  return null;
+}
 
 /** The --debit and --credit flags in the order the body lists their lines. */
 const lineFlags = (opts: Pick<JePostOptions, 'debit' | 'credit'>) => [
@@ -160,19 +175,13 @@ export function linesFromFlags(
   const refused: Problem[] = [];
   const unreadable: Problem[] = [];
   const lines = lineFlags(opts).map(([side, value], i) => {
-    const m = LINE_FLAG.exec(value.trim());
+    const m = lineFlagParts(value);
     if (!m) {
       const message = `--${side} '${value}' is not ACCOUNT=AMOUNT[@TYPE:ID] (for example rent=2,500.00)`;
       unreadable.push({ path: `--${side}`, reason: 'invalid_line', message });
       return null;
     }
-    const [, account, amountText, cpType, cpId] = m as unknown as [
-      string,
-      string,
-      string,
-      string?,
-      string?,
-    ];
+    const [account, amountText, cpType, cpId] = m;
     const amount = readAmount(amountText, exponent, currency);
     if (!amount.ok) {
       const message = `--${side} ${value}: ${amount.message}`;
@@ -227,7 +236,7 @@ function flagOf(opts: JePostOptions): (path: string) => string | null {
 /** For an unknown account of a line flag: what was typed, and the accounts it resembles. */
 function accountHint(opts: JePostOptions, accounts: GlAccount[]): (p: Problem) => Problem {
   const find = accountFinder(accounts);
-  const typed = lineFlags(opts).map(([, v]) => v.split('=')[0]!.trim());
+  const typed = lineFlags(opts).map(([, v]) => (lineFlagParts(v)?.[0] ?? v).trim());
   return (p) => {
     const line = /^lines\[(\d+)\]\.gl_account_id$/.exec(p.path);
     if (!line || p.reason !== 'unknown_account') return p;

@@ -31,6 +31,7 @@ export class Adapter {
   private readonly exported: Map<string, GlAccount> | null;
   /** Where the transaction's tags are (hledger's comment column), when the preset has them. */
   private entryTagsAt: number | null = null;
+  private entryTagsName = '';
   private readonly parties: Map<string, Counterparty[]>;
 
   constructor(
@@ -69,7 +70,7 @@ export class Adapter {
     raw.forEach((name, at) => {
       const key = columnKey(name);
       if (key === this.reading.tags?.entryColumn) {
-        this.entryTagsAt = at;
+        [this.entryTagsAt, this.entryTagsName] = [at, name.trim()];
         return;
       }
       // --map and the preset's columns first, then what the preset ignores, then the native names.
@@ -150,7 +151,13 @@ export class Adapter {
       (r.problems ??= []).push(this.problem(r.row, t.name, 'tax_rate', message));
     }
     if (this.reading.tags && v.line_memo) Object.assign(v, lineTags(v.line_memo));
-    if (this.entryTagsAt !== null) Object.assign(v, entryTags(r.cells[this.entryTagsAt] ?? ''));
+    if (this.entryTagsAt !== null) {
+      const { cells, other } = entryTags(r.cells[this.entryTagsAt] ?? '');
+      Object.assign(v, cells);
+      // Text of a transaction's comment that is not books' tags has no place here: it is said so.
+      if (other && !this.ignoredColumns.includes(this.entryTagsName))
+        this.ignoredColumns.push(this.entryTagsName);
+    }
     const g = this.reading.grouping;
     if (g.kind === 'column' && g.blank && !this.from.some((f) => f.field === 'entry'))
       v.entry = this.numberedOrNot(v, g.blank, r.row);

@@ -26,16 +26,17 @@ export function lineTags(comment: string): Cells {
 /**
  * A transaction comment as books export hledger writes it: `je` (a JE number its code cannot
  * hold), `memo` (a memo its description cannot hold), `reason`, and `adjusting`. Only what the
- * comment says is returned: the code and description stand otherwise.
+ * comment says is returned: the code and description stand otherwise; `other` says the comment held
+ * more (text books has no place for).
  */
-export function entryTags(comment: string): Cells {
+export function entryTags(comment: string): { cells: Cells; other: boolean } {
   const tags = readTags(comment, ENTRY_TAGS);
   const out: Cells = {};
   if (tags.has('je')) out.je_number = tags.get('je')!;
   if (tags.has('memo')) out.memo = tags.get('memo')!;
   if (tags.has('reason')) out.manual_entry_reason = tags.get('reason')!;
   if (tags.has('adjusting')) out.is_adjusting = 'true';
-  return out;
+  return { cells: out, other: tags.has('') };
 }
 
 /** The fields an entry's tags may fill, as columns of the native file. */

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { books, demoLedger, serve, standardLedger, tempDir, type RunResult } from './helpers.js';
@@ -275,5 +275,42 @@ describe('currencies', () => {
     expect([five.exitCode, five.stderr]).toEqual([1, expect.stringContaining('CLF has 4')]);
     const bad = await run(['init', '--currency', 'XYZ']);
     expect(bad.exitCode).toBe(2);
+  });
+});
+
+describe('line flags', () => {
+  it('name an account whose external id holds `=`, and a counterparty whose id does', async () => {
+    const L = await standardLedger();
+    const chart =
+      'external_id,account_number,name,account_type,parent_external_id,is_postable,is_active,currency\n' +
+      'a=b,,Eq,expense,,true,true,\n';
+    const file = join(L.dir, 'eq.csv');
+    writeFileSync(file, chart);
+    expect((await L.run(['accounts', 'import', file])).exitCode).toBe(0);
+    const r = await L.run([
+      'je',
+      'post',
+      '--date',
+      '2025-02-01',
+      '--debit',
+      'a=b=5',
+      '--credit',
+      'checking=5',
+      '--format',
+      'json',
+    ]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(json(r).lines[0]).toMatchObject({ account_name: 'Eq', amount_atoms: 500 });
+    const cp = await L.run([
+      'je',
+      'post',
+      '--date',
+      '2025-02-01',
+      '--debit',
+      'rent=5',
+      '--credit',
+      'ar=5@customer:C=1',
+    ]);
+    expect(cp.stderr).toContain("no customer with external id 'C=1'");
   });
 });

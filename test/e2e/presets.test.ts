@@ -75,6 +75,8 @@ describe('other systems’ journal files (--preset)', () => {
     const { run } = await demoChart();
     const r = await run(['je', 'import', join(IMPORT, 'hledger.csv'), '--preset', 'hledger']);
     expect(r.exitCode, r.stderr).toBe(0);
+    // A transaction comment's text ("paid in full") has no place in books: the summary says so.
+    expect(r.stdout).toMatch(/read and ignored: .*comment/);
     // The journal's postings, as hledger wrote them: account path and signed amount.
     const rows = readFileSync(join(IMPORT, 'hledger.csv'), 'utf8').trim().split('\n').slice(1);
     const byPath = new Map<string, number>();
