@@ -150,14 +150,7 @@ export class Adapter {
       const message = `tax '${rate}' would need tax lines books does not make; post the tax as lines of its own`;
       (r.problems ??= []).push(this.problem(r.row, t.name, 'tax_rate', message));
     }
-    if (this.reading.tags && v.line_memo) Object.assign(v, lineTags(v.line_memo));
-    if (this.entryTagsAt !== null) {
-      const { cells, other } = entryTags(r.cells[this.entryTagsAt] ?? '');
-      Object.assign(v, cells);
-      // Text of a transaction's comment that is not books' tags has no place here: it is said so.
-      if (other && !this.ignoredColumns.includes(this.entryTagsName))
-        this.ignoredColumns.push(this.entryTagsName);
-    }
+    this.tags(r, v);
     const g = this.reading.grouping;
     if (g.kind === 'column' && g.blank && !this.from.some((f) => f.field === 'entry'))
       v.entry = this.numberedOrNot(v, g.blank, r.row);
@@ -218,6 +211,17 @@ export class Adapter {
     }
     const cells = this.out.map((c) => v[c as Field] ?? '');
     return { row: r.row, cells, problems: r.problems };
+  }
+
+  /** The fields books export hledger writes as tags: a posting's, and its transaction's. */
+  private tags(r: CsvRecord, v: Partial<Record<Field, string>>): void {
+    if (this.reading.tags && v.line_memo) Object.assign(v, lineTags(v.line_memo));
+    if (this.entryTagsAt === null) return;
+    const { cells, other } = entryTags(r.cells[this.entryTagsAt] ?? '');
+    Object.assign(v, cells);
+    // Text of a transaction's comment that is not books' tags has no place here: it is said so.
+    if (other && !this.ignoredColumns.includes(this.entryTagsName))
+      this.ignoredColumns.push(this.entryTagsName);
   }
 
   /** The blank-number fields of the row before, and the entry they began. */
