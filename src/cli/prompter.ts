@@ -59,9 +59,23 @@ export function inquirerPrompter(io: Io): Prompter {
     },
     async search(message, source) {
       const { search } = await load();
-      return asked(
-        search({ message, source: async (term) => source(term ?? ''), pageSize: 12 }, ctx),
-      );
+      // Typed ahead (a paste, or keys faster than the list is drawn), Enter can take the choice the
+      // list showed before the last keys: a choice that is not among what the typed text finds is
+      // not taken, and the question is asked again.
+      for (let again = false; ; again = true) {
+        let typed = '';
+        const value = await asked(
+          search(
+            {
+              message: again ? `${message} (the list had not caught up; choose again)` : message,
+              source: async (term) => source((typed = term ?? '')),
+              pageSize: 12,
+            },
+            ctx,
+          ),
+        );
+        if (source(typed).some((c) => c.value === value && !c.disabled)) return value;
+      }
     },
     async confirm(message, defaultValue = true) {
       const { confirm } = await load();

@@ -20,6 +20,27 @@ describe('on a terminal', () => {
     expect(t.seen()).toContain('nothing was posted');
   });
 
+  it('an account typed ahead of the list (a paste) is never taken for the one the list showed before', async () => {
+    const { dir, ledger } = await standardLedger();
+    const t = onTerminal(
+      ['je', 'post', '--ledger', ledger, '--date', '2025-03-01', '--memo', 'paste'],
+      dir,
+    );
+    await until(() => t.seen().includes('Entry date'), 'the date prompt');
+    t.type('\r');
+    await until(() => t.seen().includes('Account'), 'the account prompt');
+    t.type('rent\r');
+    // Either the typed text's own choice was taken, or the question is asked again: never checking.
+    await until(
+      () => /debit or credit\?/.test(t.seen()) || t.seen().includes('had not caught up'),
+      'the next question',
+    );
+    const seen = t.seen();
+    expect(seen).not.toMatch(/Operating Checking: debit or credit\?/);
+    t.type('\u0003');
+    expect((await t.child).exitCode).toBe(130);
+  });
+
   it('uses colour unless NO_COLOR is set to something (an empty NO_COLOR does not count)', async () => {
     const { dir, ledger } = await standardLedger();
     const args = [
