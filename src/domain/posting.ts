@@ -84,9 +84,9 @@ export function wantsOf(bodies: unknown[]): {
 export function contextOf(
   entity: Entity,
   facts: {
-    accounts: Map<string, AccountRef>;
-    counterparties: Map<string, CounterpartyRef>;
-    takenNumbers: Set<string>;
+    accounts: { get(ref: string): AccountRef | undefined };
+    counterparties: { get(key: string): CounterpartyRef | undefined };
+    takenNumbers: { has(n: string): boolean };
   },
   resembling?: (ref: string) => string[],
 ): ValidationContext {

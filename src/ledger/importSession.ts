@@ -50,18 +50,27 @@ export class ImportSession implements ImportBatch {
 
   async add(chunk: ImportEntry[]): Promise<BatchResult[]> {
     const bodies = chunk.map((e) => e.body);
-    const wants = wantsOf(bodies);
     const [facts, taken] = await Promise.all([
-      this.store.facts(wants),
+      this.store.facts(bodies),
       this.store.fingerprintsTaken(chunk.map((e) => e.fingerprint)),
     ]);
-    for (const [ref, near] of await hintsFor(this.store, facts.accounts, wants.accounts)) {
-      if (this.hints.size < 10_000) this.hints.set(ref, near);
+    let ctx = this.check.context(contextOf(this.entity, facts, (ref) => this.hints.get(ref) ?? []));
+    let results = chunk.map((e) => this.one(e, taken.has(e.fingerprint), ctx));
+    // Accounts a reference resembles are read only for a message (an error's path): the chunk's
+    // refusals are checked again with them.
+    if (
+      results.some(
+        (r) => r.status === 'invalid' && r.problems.some((p) => p.reason === 'unknown_account'),
+      )
+    ) {
+      const wants = wantsOf(bodies);
+      for (const [ref, near] of await hintsFor(this.store, facts.accounts, wants.accounts))
+        if (this.hints.size < 10_000) this.hints.set(ref, near);
+      ctx = this.check.context(contextOf(this.entity, facts, (ref) => this.hints.get(ref) ?? []));
+      results = results.map((r, i) =>
+        r.status === 'invalid' ? this.one(chunk[i]!, taken.has(chunk[i]!.fingerprint), ctx) : r,
+      );
     }
-    const ctx = this.check.context(
-      contextOf(this.entity, facts, (ref) => this.hints.get(ref) ?? []),
-    );
-    const results = chunk.map((e) => this.one(e, taken.has(e.fingerprint), ctx));
     await this.ready();
     return results;
   }

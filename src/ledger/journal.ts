@@ -19,7 +19,7 @@ import type {
   PostOptions,
   ReverseOptions,
 } from './port.js';
-import type { EntryMeta, Inserted, JournalStore, ReadTx, WriteTx } from './store.js';
+import type { EntryMeta, Inserted, JournalStore, ReadTx, WriteFacts, WriteTx } from './store.js';
 
 /**
  * The journal of any store: posting, reversing and importing as the domain's rules say, over what
@@ -38,16 +38,14 @@ export class JournalFromStore implements JournalOps {
     const source = options.source ?? 'manual_api';
     const hash = requestHash('POST /v1/journal-entries', body);
     const fingerprint = options.fingerprint ?? null;
+    const key = { key: options.idempotencyKey, hash };
     const post = async (tx: ReadTx | WriteTx) => {
-      await this.gates(tx, options.idempotencyKey, hash);
+      const facts = await tx.facts({ bodies: [body], idempotencyKey: key.key, fingerprint });
+      this.gates(facts, hash);
       // An earlier import posted this entry of the file (its key may have expired, or be another's).
-      const earlier = fingerprint === null ? undefined : await tx.fingerprinted(fingerprint);
-      if (earlier) throw errors.idempotencyKeyUsed(earlier, true);
-      const entry = await this.validated(tx, body);
-      return this.written(tx, entry, { source, fingerprint, originalSeq: null }, null, {
-        key: options.idempotencyKey,
-        hash,
-      });
+      if (facts.fingerprinted) throw errors.idempotencyKeyUsed(facts.fingerprinted, true);
+      const entry = await this.validated(tx, facts, body);
+      return this.written(tx, facts, entry, { source, fingerprint, originalSeq: null }, null, key);
     };
     return options.dryRun ? this.store.read(post) : this.store.write(post);
   }
@@ -60,41 +58,39 @@ export class JournalFromStore implements JournalOps {
       if (!original) throw errors.notFound(`no journal entry '${idOrNumber}'`);
       const endpoint = `POST /v1/journal-entries/${original.id}/reverse`;
       const hash = requestHash(endpoint, { entry_date: options.entryDate ?? null });
-      await this.gates(tx, options.idempotencyKey, hash);
-      const entry = await this.validated(tx, reversalBody(original, options.entryDate));
+      const key = { key: options.idempotencyKey, hash };
+      // The gates come before the reversal's own checks: their facts are read without a body first.
+      const gated = await tx.facts({ bodies: [], idempotencyKey: key.key, fingerprint: null });
+      this.gates(gated, hash);
+      const body = reversalBody(original, options.entryDate);
+      const facts = {
+        ...gated,
+        lookups: (await tx.facts({ bodies: [body], fingerprint: null })).lookups,
+      };
+      const entry = await this.validated(tx, facts, body);
       const link = { id: original.id, date: original.entry_date };
       const meta = { source: 'manual_api', fingerprint: null, originalSeq: original.seq };
-      const answer = await this.written(tx, entry, meta, link, {
-        key: options.idempotencyKey,
-        hash,
-      });
-      if ('markReversed' in tx && answer.id) await tx.markReversed(original.seq);
-      return answer;
+      return this.written(tx, facts, entry, meta, link, key);
     };
     return options.dryRun ? this.store.read(reverse) : this.store.write(reverse);
   }
 
-  /** The checks before an entry's content (decisions.md's order), read inside its transaction. */
-  private async gates(tx: ReadTx, key: string, hash: string): Promise<void> {
-    const entity = await tx.entity();
+  /** The checks before an entry's content, in decisions.md's order, over what its write read. */
+  private gates(facts: WriteFacts, hash: string): void {
     const now = this.store.now().getTime();
-    const rebuilding = rebuildRunning(entity, now, this.processes);
-    if (!entity.books_start || rebuilding)
-      return writeGates(entity, rebuilding, undefined, hash, now);
-    writeGates(entity, rebuilding, await tx.usedKey(key), hash, now);
+    const rebuilding = rebuildRunning(facts.entity, now, this.processes);
+    writeGates(facts.entity, rebuilding, facts.usedKey, hash, now);
   }
 
   /** The entry as every rule of the ledger reads it, or the refusal with all of its problems. */
-  private async validated(tx: ReadTx, body: unknown): Promise<ValidEntry> {
-    const entity = await tx.entity();
-    const facts = await tx.facts(wantsOf([body]));
-    let result = validateEntry(body, contextOf(entity, facts));
+  private async validated(tx: ReadTx, facts: WriteFacts, body: unknown): Promise<ValidEntry> {
+    let result = validateEntry(body, contextOf(facts.entity, facts.lookups));
     // Accounts a reference resembles are read only for a message (an error's path).
     if (result.problems.some((p) => p.reason === 'unknown_account')) {
-      const hints = await hintsFor(tx, facts.accounts, wantsOf([body]).accounts);
+      const hints = await hintsFor(tx, facts.lookups.accounts, wantsOf([body]).accounts);
       result = validateEntry(
         body,
-        contextOf(entity, facts, (ref) => hints.get(ref) ?? []),
+        contextOf(facts.entity, facts.lookups, (ref) => hints.get(ref) ?? []),
       );
     }
     if (!result.entry) throw entryInvalid(result.problems);
@@ -102,29 +98,27 @@ export class JournalFromStore implements JournalOps {
   }
 
   /**
-   * Writes a valid entry (numbered by the domain from the numbering the store reads under the
-   * lock) and records its key; in a read transaction (a dry run), only numbers it as it would post.
+   * Writes a valid entry (numbered by the domain from the numbering the store read under the lock)
+   * with the key it was posted under; in a read transaction (a dry run), only numbers it as it
+   * would post.
    */
   private async written(
     tx: ReadTx | WriteTx,
+    facts: WriteFacts,
     entry: ValidEntry,
     meta: EntryMeta,
     original: { id: string; date: string } | null,
     key: { key: string; hash: string },
   ): Promise<JournalEntry> {
-    const facts = await tx.numbering();
-    const numbering = new JeNumbering(facts.last, facts.nextTaken);
+    const numbering = new JeNumbering(facts.numbering.last, facts.numbering.nextTaken);
     let inserted: Inserted | null = null;
-    if ('sink' in tx) {
-      const sink = tx.sink();
+    if ('write' in tx) {
       const numbered = numbering.assign(
         entry.je_number,
         entry.je_seq,
         meta.source === 'csv_import',
       );
-      inserted = sink.write(entry, numbered, meta);
-      await sink.flush();
-      await tx.recordKey(key.key, key.hash, inserted.id);
+      inserted = await tx.write(entry, numbered, meta, key);
     }
     const ts = inserted?.ts ?? this.store.now().toISOString();
     return journalEntryOf(
@@ -166,7 +160,7 @@ export class JournalFromStore implements JournalOps {
 /** The accounts each reference that names none resembles, for the messages of its refusal. */
 export async function hintsFor(
   tx: Pick<ReadTx, 'resembling'>,
-  found: ReadonlyMap<string, unknown>,
+  found: { has(ref: string): boolean },
   refs: Iterable<string>,
 ): Promise<Map<string, string[]>> {
   const hints = new Map<string, string[]>();

@@ -45,11 +45,22 @@ export interface Wants {
   jeNumbers: Set<string>;
 }
 
-/** The answers to Wants: what exists of it. */
+/** What looks a thing up by the name an entry gives it. */
+export interface Lookup<T> {
+  get(name: string): T | undefined;
+  has(name: string): boolean;
+}
+
+/**
+ * The look-ups validation of some entries reads: their accounts (by external id, else number),
+ * counterparties (by `type\u0000external_id`) and which of their JE numbers are taken. A store that
+ * goes to a server fetches what the entries' Wants name at once (domain/posting.ts wantsOf); one
+ * that answers at once may look each up when asked.
+ */
 export interface Facts {
-  accounts: Map<string, AccountRef>;
-  counterparties: Map<string, CounterpartyRef>;
-  takenNumbers: Set<string>;
+  accounts: Lookup<AccountRef>;
+  counterparties: Lookup<CounterpartyRef>;
+  takenNumbers: Pick<Lookup<true>, 'has'>;
 }
 
 /** An entry as stored, for its reversal: its identity, and its lines named as a request names them. */
@@ -81,23 +92,47 @@ export interface NumberingFacts {
   nextTaken: (from: JeSeq) => JeSeq | null;
 }
 
+/** What a write of entries asks of the ledger before its rules run, all at once. */
+export interface FactsRequest {
+  /** The request bodies: their accounts, counterparties and JE numbers are looked up. */
+  bodies: unknown[];
+  /** The idempotency key the write is made under, to find it used. */
+  idempotencyKey?: string;
+  /** An imported entry's fingerprint, to find the entry that carries it. */
+  fingerprint: string | null;
+}
+
+/**
+ * What a write reads before its rules run, in one reading (one round trip to a server): the entity
+ * with its rebuild mark, the key's earlier use, the entry that carries the fingerprint, the entries'
+ * look-ups, and where numbering stands. Inside a write transaction all of it is final until commit.
+ */
+export interface WriteFacts {
+  entity: EntityState;
+  usedKey: UsedKey | undefined;
+  fingerprinted: { id: string; je_number: string } | undefined;
+  lookups: Facts;
+  numbering: NumberingFacts;
+}
+
 export interface ReadTx {
-  entity(): Promise<EntityState>;
-  facts(wants: Wants): Promise<Facts>;
+  facts(request: FactsRequest): Promise<WriteFacts>;
   /** Accounts resembling a reference that names none, described for a message (an error's path). */
   resembling(ref: string): Promise<string[]>;
-  usedKey(key: string): Promise<UsedKey | undefined>;
-  /** The entry that carries an import's fingerprint, if one does. */
-  fingerprinted(fingerprint: string): Promise<{ id: string; je_number: string } | undefined>;
   entry(idOrNumber: string): Promise<StoredEntry | undefined>;
-  numbering(): Promise<NumberingFacts>;
 }
 
 export interface WriteTx extends ReadTx {
-  /** A writer of entries in this transaction. */
-  sink(): EntrySink;
-  markReversed(seq: number): Promise<void>;
-  recordKey(key: string, requestHash: string, entryId: string): Promise<void>;
+  /**
+   * Writes one checked, numbered entry, the monthly totals it adds, and the idempotency key it was
+   * posted under (a reversal also marks its original reversed).
+   */
+  write(
+    entry: ValidEntry,
+    numbered: NumberedEntry,
+    meta: EntryMeta,
+    key: { key: string; hash: string },
+  ): Promise<Inserted>;
 }
 
 /** Where a write of an entry came from, and what it links to. */
@@ -134,7 +169,7 @@ export interface EntrySink {
  */
 export interface ImportStore {
   entity(): Promise<EntityState>;
-  facts(wants: Wants): Promise<Facts>;
+  facts(bodies: unknown[]): Promise<Facts>;
   resembling(ref: string): Promise<string[]>;
   /** Which of these fingerprints entries already posted carry. */
   fingerprintsTaken(fingerprints: string[]): Promise<Set<string>>;

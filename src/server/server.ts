@@ -100,6 +100,13 @@ function match(path: string): { route: Route; params: string[] }[] {
   });
 }
 
+/** What a route open to all is given for a ledger: any use of it is a mistake of the route's. */
+const NO_LEDGER = new Proxy({} as Ledger, {
+  get: () => {
+    throw new Error('a route open to all has no ledger');
+  },
+});
+
 async function handle(
   req: IncomingMessage,
   res: ServerResponse,
@@ -139,11 +146,8 @@ async function handle(
       req,
       url,
       params: hit.params,
-      // A route open to all (the API's description) acts on no entity, and has no ledger.
-      get ledger(): Ledger {
-        if (!ledger) throw new Error(`${hit.route.path} is open to all and has no ledger`);
-        return ledger;
-      },
+      // A route open to all (the API's description) acts on no entity: it has none to use.
+      ledger: ledger ?? NO_LEDGER,
       body: () => readJson(req),
     }),
   );

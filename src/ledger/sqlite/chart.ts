@@ -8,7 +8,7 @@ import {
   type CounterpartyRow,
 } from '../../domain/chart.js';
 import type { AccountRef, CounterpartyRef, ValidationContext } from '../../domain/entry.js';
-import type { Facts, Wants } from '../store.js';
+import type { Facts } from '../store.js';
 import { closeMatches, describeAccount } from '../../domain/input.js';
 import { exponentOf } from '../../domain/money.js';
 import type { ReportAccount } from '../../domain/statement.js';
@@ -194,27 +194,25 @@ export class SqliteChart implements ChartOps {
   }
 
   /**
-   * What validation of some entries needs: their accounts and counterparties (kept between calls while
-   * the ledger is unchanged, see Db.kept, so a server reads them once), and which of their JE numbers
-   * are taken (always asked of the ledger).
+   * What validation of entries needs, looked up as it is asked: accounts and counterparties (kept
+   * between calls while the ledger is unchanged, see Db.kept, so a server reads them once), and
+   * whether a JE number is taken (always asked of the ledger).
    */
-  facts(wants: Wants): Facts {
-    const { account, counterparty } = this.db.kept('validation look-ups', () => this.lookUps());
-    const accounts = new Map<string, AccountRef>();
-    for (const ref of wants.accounts) {
-      const a = account(ref);
-      if (a) accounts.set(ref, a);
-    }
-    const counterparties = new Map<string, CounterpartyRef>();
-    for (const key of wants.counterparties) {
-      const [type, id] = key.split('\u0000') as [string, string];
-      const c = counterparty(type, id);
-      if (c) counterparties.set(key, c);
-    }
-    const jeStmt = this.db.prep(`SELECT 1 FROM journal_entries WHERE je_number = ?`).pluck();
-    const takenNumbers = new Set<string>();
-    for (const n of wants.jeNumbers) if (jeStmt.get(n) !== undefined) takenNumbers.add(n);
-    return { accounts, counterparties, takenNumbers };
+  facts(): Facts {
+    return this.db.kept('validation facts', () => {
+      const { account, counterparty } = this.lookUps();
+      const jeStmt = this.db.prep(`SELECT 1 FROM journal_entries WHERE je_number = ?`).pluck();
+      const byKey = (key: string) => {
+        const cut = key.indexOf('\u0000');
+        return counterparty(key.slice(0, cut), key.slice(cut + 1));
+      };
+      return {
+        accounts: { get: account, has: (ref) => account(ref) !== undefined },
+        counterparties: { get: byKey, has: (key) => byKey(key) !== undefined },
+        // Numbers are always asked of the ledger: posts take them without changing what is kept.
+        takenNumbers: { has: (n) => jeStmt.get(n) !== undefined },
+      };
+    });
   }
 
   /** The accounts a reference that names none resembles, described for a message. */

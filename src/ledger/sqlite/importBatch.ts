@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { BatchWrites, EntityState, Facts, ImportStore, Wants } from '../store.js';
+import type { BatchWrites, EntityState, Facts, ImportStore } from '../store.js';
 import type { SqliteChart } from './chart.js';
 import type { Db } from './db.js';
 import { indexTail } from './glIndex.js';
@@ -32,8 +32,8 @@ export class SqliteImportStore implements ImportStore {
     return this.db.entity();
   }
 
-  async facts(wants: Wants): Promise<Facts> {
-    return this.chart.facts(wants);
+  async facts(): Promise<Facts> {
+    return this.chart.facts();
   }
 
   async resembling(ref: string): Promise<string[]> {

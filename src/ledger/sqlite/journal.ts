@@ -16,6 +16,12 @@ import { EntryWriter, lastSeq, numberingFacts, runOn } from './writer.js';
  */
 export class SqliteJournalStore implements JournalStore {
   private readonly reader: EntryReader;
+  /**
+   * The transactions' look-ups and writes: made once (as they hold no state of their own) when first
+   * needed, after the schema is brought up to date.
+   */
+  private readOps: ReadTx | null = null;
+  private writeOps: WriteTx | null = null;
 
   constructor(
     private readonly db: Db,
@@ -30,7 +36,7 @@ export class SqliteJournalStore implements JournalStore {
   }
 
   write<T>(fn: (tx: WriteTx) => Promise<T>): Promise<T> {
-    return this.commits.run(() => fn(this.writeTx()));
+    return this.commits.run(() => fn((this.writeOps ??= this.writeTx())));
   }
 
   /**
@@ -38,50 +44,56 @@ export class SqliteJournalStore implements JournalStore {
    * so no other work on the connection runs inside it.
    */
   async read<T>(fn: (tx: ReadTx) => Promise<T>): Promise<T> {
-    return this.db.readAsync(() => fn(this.readTx()));
+    return this.db.readAsync(() => fn((this.readOps ??= this.readTx())));
   }
 
   private readTx(): ReadTx {
     const db = this.db;
+    const usedKey = db.prep(
+      `SELECT k.request_hash, k.journal_entry_id, k.created_at_ms, e.je_number
+       FROM idempotency_keys k LEFT JOIN journal_entries e ON e.id = k.journal_entry_id WHERE k.key = ?`,
+    );
+    const fingerprinted = db.prep(
+      `SELECT id, je_number FROM journal_entries WHERE fingerprint = ?`,
+    );
     return {
-      entity: async () => db.entity(),
-      facts: async (wants) => this.chart.facts(wants),
+      facts: async (r) => ({
+        entity: db.entity(),
+        usedKey:
+          r.idempotencyKey === undefined ? undefined : (usedKey.get(r.idempotencyKey) as UsedKey),
+        fingerprinted:
+          r.fingerprint === null
+            ? undefined
+            : (fingerprinted.get(r.fingerprint) as { id: string; je_number: string } | undefined),
+        lookups: this.chart.facts(),
+        numbering: numberingFacts(db),
+      }),
       resembling: async (ref) => this.chart.resembling(ref),
-      usedKey: async (key) =>
-        db
-          .prep(
-            `SELECT k.request_hash, k.journal_entry_id, k.created_at_ms, e.je_number
-             FROM idempotency_keys k LEFT JOIN journal_entries e ON e.id = k.journal_entry_id WHERE k.key = ?`,
-          )
-          .get(key) as UsedKey | undefined,
-      fingerprinted: async (fp) =>
-        db.prep(`SELECT id, je_number FROM journal_entries WHERE fingerprint = ?`).get(fp) as
-          { id: string; je_number: string } | undefined,
       entry: async (idOrNumber) => this.stored(idOrNumber),
-      numbering: async () => numberingFacts(db),
     };
   }
 
   private writeTx(): WriteTx {
     const db = this.db;
+    const reversed = db.prep(
+      `UPDATE journal_entries SET status = 'reversed', updated_at = ? WHERE seq = ?`,
+    );
+    const recordKey = db.prep(
+      `INSERT INTO idempotency_keys (key, request_hash, journal_entry_id, created_at_ms) VALUES (?, ?, ?, ?)
+       ON CONFLICT (key) DO UPDATE SET request_hash = excluded.request_hash,
+         journal_entry_id = excluded.journal_entry_id, created_at_ms = excluded.created_at_ms`,
+    );
     return {
       ...this.readTx(),
-      sink: () =>
-        new EntryWriter(runOn(db), lastSeq(db), db.now, (seq, lines) =>
+      write: async (entry, numbered, meta, key) => {
+        const sink = new EntryWriter(runOn(db), lastSeq(db), db.now, (seq, lines) =>
           indexTailIfLong(db, seq, lines),
-        ),
-      markReversed: async (seq) => {
-        db.prep(`UPDATE journal_entries SET status = 'reversed', updated_at = ? WHERE seq = ?`).run(
-          db.stamp(),
-          seq,
         );
-      },
-      recordKey: async (key, hash, id) => {
-        db.prep(
-          `INSERT INTO idempotency_keys (key, request_hash, journal_entry_id, created_at_ms) VALUES (?, ?, ?, ?)
-           ON CONFLICT (key) DO UPDATE SET request_hash = excluded.request_hash,
-             journal_entry_id = excluded.journal_entry_id, created_at_ms = excluded.created_at_ms`,
-        ).run(key, hash, id, db.now().getTime());
+        const inserted = sink.write(entry, numbered, meta);
+        await sink.flush();
+        if (meta.originalSeq !== null) reversed.run(db.stamp(), meta.originalSeq);
+        recordKey.run(key.key, key.hash, inserted.id, db.now().getTime());
+        return inserted;
       },
     };
   }
