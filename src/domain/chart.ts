@@ -342,3 +342,31 @@ export function chartRefused(file: string, problems: Problem[]): BooksError {
     problems.map((p) => ({ file, code: 'invalid_input', ...p })),
   );
 }
+
+/** An account as stored, in the words of a chart row: what a re-import compares a row with. */
+export type StoredChartRow = Omit<ChartRow, 'row'>;
+
+/**
+ * The rows of a chart import that create or change an account; a row that leaves its account as it
+ * is changes nothing (not even its updated_at).
+ */
+export function changedRows(rows: ChartRow[], stored: Map<string, StoredChartRow>): ChartRow[] {
+  const same = (r: ChartRow, a: StoredChartRow) =>
+    r.account_number === a.account_number &&
+    r.name === a.name &&
+    r.account_type === a.account_type &&
+    r.parent_external_id === a.parent_external_id &&
+    r.is_postable === a.is_postable &&
+    r.is_active === a.is_active &&
+    r.currency === a.currency;
+  return rows.filter((r) => !stored.has(r.external_id) || !same(r, stored.get(r.external_id)!));
+}
+
+/** What a counterparty row does to the counterparty stored under its type and id. */
+export function counterpartyChange(
+  had: { name: string; is_active: boolean } | undefined,
+  row: CounterpartyRow,
+): 'created' | 'updated' | 'unchanged' {
+  if (!had) return 'created';
+  return had.name === row.name && had.is_active === row.is_active ? 'unchanged' : 'updated';
+}

@@ -61,6 +61,47 @@ export function cumulate(
   return { net, count };
 }
 
+/** An account-month of the derived totals with the part adjusting entries make. */
+export interface AccountMonth extends MonthTotal {
+  adjNet: bigint;
+  adjCount: number;
+}
+
+/** Per account, the lines of a cut's month up to the cut (all, and adjusting). */
+export type PartialSums = Map<
+  string,
+  Map<number, { net: bigint; count: number; adjNet: bigint; adjCount: number }>
+>;
+
+/**
+ * Every account's cumulative totals at each cut (sorted), and the adjusting entries' part of them,
+ * from the account-months (each account's sorted by month) and the partial months of the cuts.
+ */
+export function accountCumulatives(
+  byAccount: Iterable<[number, AccountMonth[]]>,
+  partials: PartialSums,
+  cuts: string[],
+): { totals: Map<number, Cumulative>; adjusting: Map<number, Cumulative> } {
+  const isPartial = (cut: string) => partials.has(cut);
+  const totals = new Map<number, Cumulative>();
+  const adjusting = new Map<number, Cumulative>();
+  for (const [key, months] of byAccount) {
+    const adj = months
+      .filter((m) => m.adjCount !== 0)
+      .map((m) => ({ month: m.month, net: m.adjNet, count: m.adjCount }));
+    const p = (cut: string) => partials.get(cut)?.get(key);
+    totals.set(key, cumulate(months, cuts, p, isPartial));
+    const pa = (cut: string) => {
+      const x = p(cut);
+      return x && { net: x.adjNet, count: x.adjCount };
+    };
+    if (adj.length || [...partials.values()].some((m) => m.get(key)?.adjCount)) {
+      adjusting.set(key, cumulate(adj, cuts, pa, isPartial));
+    }
+  }
+  return { totals, adjusting };
+}
+
 /** The cut dates a report over these columns needs, sorted and distinct. */
 export function sortedCuts(dates: Iterable<string>): string[] {
   return [...new Set(dates)].sort();

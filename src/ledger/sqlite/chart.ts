@@ -1,7 +1,10 @@
 import type { AccountType, Counterparty, GlAccount } from '../../domain/accounts.js';
 import {
+  changedRows,
   chartRefused,
   checkChart,
+  counterpartyChange,
+  type StoredChartRow,
   type ChartFile,
   type ChartRow,
   type ChartShape,
@@ -118,20 +121,13 @@ export class SqliteChart implements ChartOps {
                     a.is_postable = 1 AS is_postable, a.is_active = 1 AS is_active, a.currency
              FROM accounts a LEFT JOIN accounts p ON p.key = a.parent_key`,
           )
-          .all() as (Omit<ChartRow, 'row' | 'is_postable' | 'is_active'> & Flags)[]
-      ).map((a) => [a.external_id, a]),
+          .all() as (Omit<StoredChartRow, 'is_postable' | 'is_active'> & Flags)[]
+      ).map((a) => [
+        a.external_id,
+        { ...a, is_postable: a.is_postable === 1, is_active: a.is_active === 1 },
+      ]),
     );
-    const same = (r: ChartRow, a: Omit<ChartRow, 'row' | 'is_postable' | 'is_active'> & Flags) =>
-      r.account_number === a.account_number &&
-      r.name === a.name &&
-      r.account_type === a.account_type &&
-      r.parent_external_id === a.parent_external_id &&
-      +r.is_postable === a.is_postable &&
-      +r.is_active === a.is_active &&
-      r.currency === a.currency;
-    const changed = rows.filter(
-      (r) => !stored.has(r.external_id) || !same(r, stored.get(r.external_id)!),
-    );
+    const changed = changedRows(rows, stored);
     const insert = this.db.prep(
       `INSERT INTO accounts (id, external_id, account_number, name, account_type, is_postable, is_active,
                              currency, created_at, updated_at)
@@ -176,20 +172,18 @@ export class SqliteChart implements ChartOps {
       const find = this.db.prep(
         `SELECT name, is_active FROM counterparties WHERE counterparty_type = ? AND external_id = ?`,
       );
-      let [created, updated, unchanged] = [0, 0, 0];
+      const counts = { created: 0, updated: 0, unchanged: 0 };
       for (const r of rows) {
         const had = find.get(r.counterparty_type, r.external_id) as
           { name: string; is_active: number } | undefined;
-        if (!had) {
+        const change = counterpartyChange(had && { ...had, is_active: had.is_active === 1 }, r);
+        counts[change]++;
+        if (change === 'created')
           ins.run(newId('cp'), r.counterparty_type, r.external_id, r.name, +r.is_active, ts, ts);
-          created++;
-        } else if (had.name === r.name && had.is_active === +r.is_active) unchanged++;
-        else {
+        else if (change === 'updated')
           upd.run(r.name, +r.is_active, ts, r.counterparty_type, r.external_id);
-          updated++;
-        }
       }
-      return { created, updated, unchanged };
+      return counts;
     });
   }
 

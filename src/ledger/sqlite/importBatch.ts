@@ -3,7 +3,7 @@ import type { BatchWrites, EntityState, Facts, ImportStore } from '../store.js';
 import type { SqliteChart } from './chart.js';
 import type { Db } from './db.js';
 import { indexTail } from './glIndex.js';
-import { EntryWriter, lastSeq, numberingFacts } from './writer.js';
+import { fileWriter, lastSeq, numberingFacts } from './writer.js';
 
 /** After this many entries, a file whose dates jump about asks for fingerprints one by one. */
 const FINGERPRINT_SAMPLE = 256;
@@ -56,7 +56,7 @@ export class SqliteImportStore implements ImportStore {
     const channel = thread ?? writesHere(this.db.sqlite, (sql) => this.db.prep(sql));
     const db = this.db;
     // The lock is held: what the ledger's connection reads now is what the batch writes after.
-    const sink = new EntryWriter(channel.run, lastSeq(db), db.now);
+    const sink = fileWriter(channel.run, lastSeq(db), db.now);
     return {
       entity: async () => db.entity(),
       numbering: async () => numberingFacts(db),

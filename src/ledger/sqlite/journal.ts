@@ -8,7 +8,7 @@ import { EntryReader } from './entries.js';
 import { indexTailIfLong } from './glIndex.js';
 import type { GroupCommit } from './groupCommit.js';
 import { SqliteImportStore } from './importBatch.js';
-import { EntryWriter, lastSeq, numberingFacts, runOn } from './writer.js';
+import { fileWriter, lastSeq, numberingFacts, runOn } from './writer.js';
 
 /**
  * The journal's persistence in a ledger file: look-ups, transactions and rows. Posts and reversals
@@ -86,7 +86,7 @@ export class SqliteJournalStore implements JournalStore {
     return {
       ...this.readTx(),
       write: async (entry, numbered, meta, key) => {
-        const sink = new EntryWriter(runOn(db), lastSeq(db), db.now, (seq, lines) =>
+        const sink = fileWriter(runOn(db), lastSeq(db), db.now, (seq, lines) =>
           indexTailIfLong(db, seq, lines),
         );
         const inserted = sink.write(entry, numbered, meta);

@@ -1,13 +1,16 @@
 import Database from 'better-sqlite3';
 import type { Entity } from '../../domain/accounts.js';
 import type { GlLineRow } from '../../domain/generalLedger.js';
-import { cumulate, partialCuts, type Cumulative, type MonthTotal } from '../../domain/totals.js';
+import {
+  accountCumulatives,
+  partialCuts,
+  type Cumulative,
+  type PartialSums,
+} from '../../domain/totals.js';
 import type { GlLinesQuery, Sums, SumsSnapshot } from '../reports.js';
 import type { SqliteChart } from './chart.js';
 import { publicEntity, type Db } from './db.js';
 import { LINE_NET } from './sql.js';
-
-type Partial = { net: bigint; count: number; adjNet: bigint; adjCount: number };
 
 /**
  * The sums reports are built from, read from the derived monthly totals: never a scan of every line
@@ -64,38 +67,33 @@ export class SqliteSums implements Sums {
       .raw()
       .all(lastMonth) as [number, string][];
     const partials = this.partials(cuts);
-    const isPartial = (cut: string) => partials.has(cut);
-    const totals = new Map<number, Cumulative>();
-    const adjusting = new Map<number, Cumulative>();
-    for (const [key, text] of packed) {
-      const all: MonthTotal[] = [];
-      const adj: MonthTotal[] = [];
-      for (const part of text.split(',')) {
-        const [month, net, count, adjNet, adjCount] = part.split(' ') as [
-          string,
-          string,
-          string,
-          string,
-          string,
-        ];
-        all.push({ month, net: BigInt(net), count: Number(count) });
-        if (adjCount !== '0') adj.push({ month, net: BigInt(adjNet), count: Number(adjCount) });
-      }
-      const p = (cut: string) => partials.get(cut)?.get(key);
-      totals.set(key, cumulate(all, cuts, p, isPartial));
-      const pa = (cut: string) => {
-        const x = p(cut);
-        return x && { net: x.adjNet, count: x.adjCount };
-      };
-      if (adj.length || [...partials.values()].some((m) => m.get(key)?.adjCount)) {
-        adjusting.set(key, cumulate(adj, cuts, pa, isPartial));
-      }
-    }
-    return { totals, adjusting };
+    return accountCumulatives(
+      packed.map(([key, text]) => [
+        key,
+        text.split(',').map((part) => {
+          const [month, net, count, adjNet, adjCount] = part.split(' ') as [
+            string,
+            string,
+            string,
+            string,
+            string,
+          ];
+          return {
+            month,
+            net: BigInt(net),
+            count: Number(count),
+            adjNet: BigInt(adjNet),
+            adjCount: Number(adjCount),
+          };
+        }),
+      ]),
+      partials,
+      cuts,
+    );
   }
 
   /** For each cut inside a month: per account, the lines of that month up to the cut. */
-  private partials(cuts: string[]): Map<string, Map<number, Partial>> {
+  private partials(cuts: string[]): PartialSums {
     const stmt = this.db
       .prep(
         `SELECT l.account_key, SUM(${LINE_NET}), COUNT(*),
@@ -105,9 +103,12 @@ export class SqliteSums implements Sums {
       )
       .safeIntegers(true)
       .raw();
-    const out = new Map<string, Map<number, Partial>>();
+    const out: PartialSums = new Map();
     for (const { cut, from } of partialCuts(cuts)) {
-      const map = new Map<number, Partial>();
+      const map = new Map<
+        number,
+        { net: bigint; count: number; adjNet: bigint; adjCount: number }
+      >();
       for (const [k, net, n, adjNet, adjN] of stmt.all(from, cut) as bigint[][]) {
         map.set(Number(k), {
           net: net!,

@@ -1,0 +1,251 @@
+import { randomBytes } from 'node:crypto';
+import type { ValidEntry } from '../domain/entry.js';
+import type { NumberedEntry } from '../domain/jeNumber.js';
+import { addEntryTotals, MonthTotals } from '../domain/totals.js';
+import type { EntryMeta, EntrySink, Inserted } from './store.js';
+
+let idPool = Buffer.alloc(0);
+let idPoolAt = 0;
+let idMs = -1;
+let idTime = '';
+
+/**
+ * A fresh id with a type prefix (`je_…`, `acct_…`): milliseconds in base 36, then 72 random bits, so ids
+ * are unique across processes yet arrive in order, and a batch appends to the id index instead of
+ * writing all over it. Random bytes are drawn in blocks, as a batch needs many.
+ */
+export function newId(prefix: string): string {
+  if (idPoolAt + 9 > idPool.length) {
+    idPool = randomBytes(9 * 4096);
+    idPoolAt = 0;
+  }
+  idPoolAt += 9;
+  const ms = Date.now();
+  if (ms !== idMs) [idMs, idTime] = [ms, ms.toString(36).padStart(9, '0')];
+  return `${prefix}_${idTime}${idPool.toString('base64url', idPoolAt - 9, idPoolAt)}`;
+}
+
+const ENTRY_COLUMNS = [
+  'seq',
+  'id',
+  'je_number',
+  'je_seq',
+  'je_seq_uncounted',
+  'entry_date',
+  'currency',
+  'memo',
+  'source',
+  'status',
+  'is_adjusting',
+  'manual_entry_reason',
+  'total_atoms',
+  'line_count',
+  'original_seq',
+  'fingerprint',
+  'created_at',
+  'updated_at',
+] as const;
+const LINE_COLUMNS = [
+  'entry_seq',
+  'line_no',
+  'account_key',
+  'line_type',
+  'amount_atoms',
+  'memo',
+  'counterparty_id',
+  'entry_date',
+] as const;
+
+/**
+ * Runs one write statement with its parameters (`?` for each): at once on a ledger file's connection
+ * or a writer thread's, or queued on a database connection (a promise, awaited by flush).
+ */
+export type RunWrite = (sql: string, params: unknown[]) => unknown;
+
+/**
+ * How a store's tables take an entry's rows: many rows of a table in one statement, a renumbering,
+ * the totals added. Each may return a promise (a database's queued write), awaited by flush.
+ */
+export interface RowTarget {
+  /** A value every row carries first (a database's entity_id); none for a file. */
+  scope?: { column: string; value: unknown };
+  /** Inserts `rows` rows (values row after row, in `columns` order), at most `perStatement` at once. */
+  insert(table: string, columns: readonly string[], values: unknown[], rows: number): unknown;
+  perStatement: number;
+  /** Gives the entry with JE number `from` the number `to`. */
+  renumber(from: string, to: NumberedEntry): unknown;
+  /** Adds totals: rows of (scope, account_key, month, net, lines, adjusting net, adjusting lines). */
+  addTotals(rows: unknown[][]): unknown;
+}
+
+/** Rows of one table waiting to be inserted, flushed as multi-row statements. */
+class PendingRows {
+  private values: unknown[] = [];
+  private rows = 0;
+
+  constructor(
+    private readonly target: RowTarget,
+    private readonly queue: (r: unknown) => void,
+    private readonly table: string,
+    private readonly columns: readonly string[],
+  ) {}
+
+  /** Where the caller pushes one row's values, in column order, before calling `added`. */
+  get buffer(): unknown[] {
+    return this.values;
+  }
+
+  added(): void {
+    this.rows++;
+  }
+
+  get full(): boolean {
+    return this.rows >= this.target.perStatement;
+  }
+
+  flush(): void {
+    const width = this.columns.length;
+    const per = this.target.perStatement;
+    for (let row = 0; row < this.rows; row += per) {
+      const n = Math.min(per, this.rows - row);
+      const values =
+        n === this.rows ? this.values : this.values.slice(row * width, (row + n) * width);
+      this.queue(this.target.insert(this.table, this.columns, values, n));
+    }
+    this.values = [];
+    this.rows = 0;
+  }
+}
+
+/**
+ * Writes checked and numbered entries, their lines and the monthly totals they add (the domain's
+ * MonthTotals) inside the caller's write transaction, on this connection or a writer thread's.
+ * Sequence numbers go on from the ledger's largest when the transaction took the write lock. Rows
+ * are buffered into multi-row statements; `flush` writes what is pending (then `afterFlush`, with
+ * the last sequence number and its entry's lines) and must run before the transaction commits.
+ */
+export class EntryWriter implements EntrySink {
+  private readonly entries: PendingRows;
+  private readonly lines: PendingRows;
+  private readonly totals = new MonthTotals();
+  /** The part of the totals that adjusting entries make. */
+  private readonly adjusting = new MonthTotals();
+  private lastLines = 0;
+
+  private readonly scoped: unknown[];
+  /** Writes queued on a database connection, awaited by flush. */
+  private queued: Promise<unknown>[] = [];
+
+  constructor(
+    private readonly target: RowTarget,
+    private lastSeq: number,
+    private readonly now: () => Date,
+    private readonly afterFlush: (lastSeq: number, lines: number) => void = () => {},
+  ) {
+    const scope = target.scope ? [target.scope.column] : [];
+    this.scoped = target.scope ? [target.scope.value] : [];
+    const queue = (r: unknown) => this.queue(r);
+    this.entries = new PendingRows(target, queue, 'journal_entries', [...scope, ...ENTRY_COLUMNS]);
+    this.lines = new PendingRows(target, queue, 'journal_lines', [...scope, ...LINE_COLUMNS]);
+  }
+
+  private stampMs = -1;
+  private stampText = '';
+
+  /** The time of writing as ISO text, formatted once per millisecond. */
+  private stamp(): string {
+    const now = this.now();
+    const ms = now.getTime();
+    if (ms !== this.stampMs) [this.stampMs, this.stampText] = [ms, now.toISOString()];
+    return this.stampText;
+  }
+
+  write(entry: ValidEntry, n: NumberedEntry, meta: EntryMeta): Inserted {
+    const ts = this.stamp();
+    const seq = ++this.lastSeq;
+    const id = newId('je');
+    this.entries.buffer.push(
+      ...this.scoped,
+      seq,
+      id,
+      n.je_number,
+      n.counted,
+      n.uncounted,
+      entry.entry_date,
+      entry.currency,
+      entry.memo,
+      meta.source,
+      'posted',
+      entry.is_adjusting ? 1 : 0,
+      entry.manual_entry_reason,
+      entry.total_atoms,
+      entry.lines.length,
+      meta.originalSeq,
+      meta.fingerprint,
+      ts,
+      ts,
+    );
+    this.entries.added();
+    const lines = entry.lines;
+    for (let i = 0; i < lines.length; i++) {
+      const l = lines[i]!;
+      this.lines.buffer.push(
+        ...this.scoped,
+        seq,
+        i + 1,
+        l.account.key,
+        l.line_type,
+        l.amount_atoms,
+        l.memo,
+        l.counterparty?.id ?? null,
+        entry.entry_date,
+      );
+      this.lines.added();
+    }
+    addEntryTotals(this.totals, this.adjusting, entry);
+    this.lastLines = lines.length;
+    if (this.entries.full || this.lines.full) this.flushRows();
+    return { seq, id, je_number: n.je_number, ts };
+  }
+
+  renumber(from: string, to: NumberedEntry): void {
+    this.flushRows();
+    this.queue(this.target.renumber(from, to));
+  }
+
+  /** Writes the pending rows; entries first, as lines reference them. */
+  private flushRows(): void {
+    this.entries.flush();
+    this.lines.flush();
+  }
+
+  /** Keeps a write a database has queued, to await it; caught here and raised by settled(). */
+  private queue(r: unknown): void {
+    if (r instanceof Promise) {
+      r.catch(() => {});
+      this.queued.push(r);
+    }
+  }
+
+  /** Resolves when the writes queued so far are done (a database's connection has caught up). */
+  async settled(): Promise<void> {
+    const queued = this.queued;
+    this.queued = [];
+    await Promise.all(queued);
+  }
+
+  /** Writes every pending row and adds the accumulated monthly totals to the derived table. */
+  async flush(): Promise<void> {
+    this.flushRows();
+    const rows: unknown[][] = [];
+    for (const [account, month, net, count] of this.totals.entries()) {
+      const adj = this.adjusting.get(account, month);
+      rows.push([...this.scoped, account, month, net, count, adj?.[0] ?? 0, adj?.[1] ?? 0]);
+    }
+    if (rows.length) this.queue(this.target.addTotals(rows));
+    this.totals.clear();
+    this.adjusting.clear();
+    await this.settled();
+    this.afterFlush(this.lastSeq, this.lastLines);
+  }
+}
