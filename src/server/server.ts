@@ -79,7 +79,7 @@ export function apiServer(opts: ServeOptions): Server {
     // connection that much longer than the limit says.
     connectionsCheckingInterval: Math.min(1_000, requestTimeout / 2),
   };
-  return createServer(options, (req, res) => {
+  const server = createServer(options, (req, res) => {
     const started = process.hrtime.bigint();
     handle(req, res, opts.store)
       .catch((e: unknown) => send(res, problemOf(e)))
@@ -91,6 +91,10 @@ export function apiServer(opts: ServeOptions): Server {
         );
       });
   });
+  // A client that sends its request and closes its side (a raw socket, `nc -N`) still gets the answer,
+  // however long the store takes to give it (a database's are never at once).
+  (server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
+  return server;
 }
 
 function match(path: string): { route: Route; params: string[] }[] {
