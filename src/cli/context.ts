@@ -16,6 +16,7 @@ export interface Io {
 export interface GlobalFlags {
   ledger?: string;
   profile?: string;
+  entity?: string;
   format?: Format;
 }
 
@@ -79,9 +80,12 @@ export class Context {
     return this.openedStore;
   }
 
-  /** Creates a new local ledger file (books init); refuses a path that exists. */
-  async createLedger(path: string, init: LedgerInit): Promise<Ledger> {
-    this.opened = await createLedger(path, init, { env: this.env, clock: this.now });
+  /** Creates a new ledger (books init): a file, or an entity in a database. */
+  async createLedger(
+    target: Exclude<Target, { kind: 'remote' }>,
+    init: LedgerInit,
+  ): Promise<Ledger> {
+    this.opened = await createLedger(target, init, { env: this.env, clock: this.now });
     return this.opened;
   }
 

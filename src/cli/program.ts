@@ -10,6 +10,7 @@ const GROUPS: Record<string, string> = {
   accounts: 'Chart of accounts',
   counterparties: 'Customers, vendors and employees',
   entity: 'The entity whose books the ledger keeps',
+  entities: 'The entities of a database',
   je: 'Journal entries',
   report: 'Reports',
   keys: 'API keys of a local ledger, for books serve',
@@ -24,7 +25,8 @@ const GROUPS: Record<string, string> = {
 export const COMMANDS: readonly { path: string; summary: string; load: Load; alias?: string }[] = [
   {
     path: 'init',
-    summary: 'Create a ledger file with its entity (refuses an existing file)',
+    summary:
+      'Create a ledger file with its entity, or an entity in a database (refuses an existing one)',
     load: () => import('../commands/init.js'),
   },
   {
@@ -36,6 +38,11 @@ export const COMMANDS: readonly { path: string; summary: string; load: Load; ali
     path: 'entity show',
     summary: 'Show the entity: currency, fiscal year, First Month of Books, lock date, counts',
     load: () => import('../commands/entityShow.js'),
+  },
+  {
+    path: 'entities list',
+    summary: 'List the entities of a ledger (a database holds many)',
+    load: () => import('../commands/entitiesList.js'),
   },
   {
     path: 'accounts import',
@@ -175,7 +182,7 @@ Exit codes:
   130  interactive entry cancelled`;
 
 /** Global flags that take a value: skipped when looking for the command in the arguments. */
-const VALUE_FLAGS = new Set(['--ledger', '--profile', '--format']);
+const VALUE_FLAGS = new Set(['--ledger', '--entity', '--profile', '--format']);
 
 /** The command paths the arguments name, and the group whose commands all load (for its help). */
 function named(argv: string[]): string[] {
@@ -226,7 +233,11 @@ export async function buildProgram(argv: string[], opts: ProgramOptions): Promis
       'Double-entry bookkeeping: post journal entries, import CSV batches, read the reports of a month-end close.',
     )
     .version('0.1.0', '-V, --version')
-    .option('--ledger <path>', 'local ledger file (env BOOKS_LEDGER; default ./books.sqlite)')
+    .option(
+      '--ledger <path|url>',
+      'ledger file, or a postgresql:// database URL (env BOOKS_LEDGER; default ./books.sqlite)',
+    )
+    .option('--entity <slug>', "entity of a database's ledger (env BOOKS_ENTITY)")
     .option('--profile <name>', 'named profile from the config file (env BOOKS_PROFILE)')
     .addOption(new Option('--format <format>', 'output format').choices(['table', 'json', 'csv']))
     .configureOutput(output)

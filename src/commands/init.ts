@@ -4,6 +4,7 @@ import { monthFlag, wholeFlag } from '../cli/flags.js';
 import { CHART_COLUMNS, chartRefused, checkChart } from '../domain/chart.js';
 import { errors } from '../domain/errors.js';
 import { currencyExponent } from '../domain/money.js';
+import { redacted } from '../ledger/redact.js';
 import { readRecords, STANDARD_CHART } from './chartFiles.js';
 
 export default command({
@@ -69,7 +70,11 @@ export default command({
       const { problems } = checkChart(chart.records, []);
       if (problems.length) throw chartRefused(chart.name, problems);
     }
-    const ledger = await ctx.createLedger(target.path, {
+    const where =
+      target.kind === 'database'
+        ? `entity '${target.entity}' in ${redacted(target.url)}`
+        : target.path;
+    const ledger = await ctx.createLedger(target, {
       name: opts.name,
       currency: opts.currency,
       books_start: opts.firstMonth ? `${opts.firstMonth}-01` : null,
@@ -77,10 +82,9 @@ export default command({
     });
     const loaded = chart ? await ledger.chart.importAccounts(async () => chart) : { created: 0 };
     const entity = await ledger.entity.get();
-    if (ctx.json)
-      return ctx.outJson({ ledger: target.path, entity, accounts_created: loaded.created });
+    if (ctx.json) return ctx.outJson({ ledger: where, entity, accounts_created: loaded.created });
     ctx.out(
-      `Created ${target.path} for ${entity.name} (${entity.currency})` +
+      `Created ${where} for ${entity.name} (${entity.currency})` +
         `${loaded.created ? ` with ${loaded.created} accounts` : ''}.`,
     );
     if (!entity.books_start)

@@ -1,6 +1,12 @@
 import { resolve } from 'node:path';
 import { command, str } from '../cli/command.js';
-import { configPath, readConfig, writeConfig, type Profile } from '../config/config.js';
+import {
+  configPath,
+  readConfig,
+  resolveTarget,
+  writeConfig,
+  type Profile,
+} from '../config/config.js';
 import { errors } from '../domain/errors.js';
 import { currencyExponent } from '../domain/money.js';
 
@@ -26,11 +32,16 @@ export default command({
       flags: '--currency <code>',
       description: "the service's functional currency, for reading amounts (default USD)",
     },
-    { flags: '--ledger <path>', description: 'ledger file (local)' },
+    {
+      flags: '--ledger <path|url>',
+      description: 'ledger file, or a postgresql:// database (local)',
+    },
   ],
+  help: 'A database profile names its entity with the global --entity SLUG.',
   examples: [
     'books profile add office --url http://127.0.0.1:8080 --api-key-env OFFICE_KEY',
     'books profile add home --ledger books.sqlite',
+    'books profile add acme --ledger postgresql://books@db.internal/firm --entity acme',
   ],
   options(raw): Options {
     const name = raw.args[0]!;
@@ -46,7 +57,7 @@ export default command({
   },
   async run(ctx, given) {
     // --ledger is also the global option, which commander may have taken for itself.
-    const opts = { ...given, ledger: given.ledger ?? ctx.flags.ledger };
+    const opts = { ...given, ledger: given.ledger ?? ctx.flags.ledger, entity: ctx.flags.entity };
     if ((opts.url === undefined) === (opts.ledger === undefined))
       throw errors.usage('give exactly one of --url URL (remote) or --ledger PATH (local)');
     const profile: Profile =
@@ -82,8 +93,16 @@ function remote(opts: Options & { url: string }): Profile {
   return { kind: 'remote', url: url.toString().replace(/\/+$/, ''), api_key_env: env, currency };
 }
 
-function local(cwd: string, opts: Options): Profile {
+function local(cwd: string, opts: Options & { entity?: string | undefined }): Profile {
   if (opts.apiKeyEnv !== undefined || opts.currency !== undefined)
     throw errors.usage('--api-key-env and --currency go with --url');
+  // Checked as a command would read it: a database URL without a password, --entity only with one.
+  const target = resolveTarget({ ledger: opts.ledger!, entity: opts.entity }, {}, cwd);
+  if (target.kind === 'database')
+    return {
+      kind: 'local',
+      ledger: target.url,
+      ...(target.entity ? { entity: target.entity } : {}),
+    };
   return { kind: 'local', ledger: resolve(cwd, opts.ledger!) };
 }

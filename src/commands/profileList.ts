@@ -22,7 +22,7 @@ export default command({
         name,
         default: config.default === name,
         kind: p.kind,
-        target: p.kind === 'local' ? p.ledger : p.url,
+        target: p.kind === 'local' ? p.ledger + (p.entity ? ` (entity ${p.entity})` : '') : p.url,
         api_key: key,
       };
     });

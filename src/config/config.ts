@@ -4,7 +4,7 @@ import { dirname, join, resolve } from 'node:path';
 import { BooksError, errors } from '../domain/errors.js';
 
 export type Profile =
-  | { kind: 'local'; ledger: string }
+  | { kind: 'local'; ledger: string; entity?: string }
   | { kind: 'remote'; url: string; api_key_env?: string; api_key?: string; currency?: string };
 
 export interface Config {
@@ -15,6 +15,8 @@ export interface Config {
 /** Where the ledger a command works on is: a local file or a remote service. */
 export type Target =
   | { kind: 'local'; path: string; profile: string | null }
+  /** A PostgreSQL database (a postgres:// URL) and the entity of it named, if any. */
+  | { kind: 'database'; url: string; entity: string | undefined; profile: string | null }
   | {
       kind: 'remote';
       url: string;
@@ -64,22 +66,45 @@ export function writeConfig(env: Env, config: Config): void {
  * profile > `./books.sqlite`. `--ledger` with `--profile` is a usage error.
  */
 export function resolveTarget(
-  flags: { ledger?: string; profile?: string },
+  flags: { ledger?: string; profile?: string; entity?: string },
   env: Env,
   cwd: string,
 ): Target {
   if (flags.ledger !== undefined && flags.profile !== undefined) {
     throw errors.usage('--ledger and --profile name two different ledgers; give one of them');
   }
-  if (flags.ledger !== undefined)
-    return { kind: 'local', path: resolve(cwd, flags.ledger), profile: null };
+  const target = chosen(flags, env, cwd);
+  const entity = flags.entity ?? env.BOOKS_ENTITY;
+  if (target.kind === 'database') return entity === undefined ? target : { ...target, entity };
+  if (flags.entity !== undefined)
+    throw errors.usage(
+      '--entity names an entity of a database (--ledger postgresql://…); a ledger file or a service holds one',
+    );
+  return target;
+}
+
+function chosen(flags: { ledger?: string; profile?: string }, env: Env, cwd: string): Target {
+  if (flags.ledger !== undefined) return located(flags.ledger, cwd, null);
   if (flags.profile !== undefined) return fromProfile(flags.profile, env, cwd, '--profile');
-  if (env.BOOKS_LEDGER)
-    return { kind: 'local', path: resolve(cwd, env.BOOKS_LEDGER), profile: null };
+  if (env.BOOKS_LEDGER) return located(env.BOOKS_LEDGER, cwd, null);
   if (env.BOOKS_PROFILE) return fromProfile(env.BOOKS_PROFILE, env, cwd, 'BOOKS_PROFILE');
   const config = readConfig(env);
   if (config.default) return fromProfile(config.default, env, cwd, 'the default profile');
   return { kind: 'local', path: resolve(cwd, 'books.sqlite'), profile: null };
+}
+
+/** A ledger's location: a postgres:// URL (checked: no password in it), else a file path. */
+function located(location: string, cwd: string, profile: string | null, entity?: string): Target {
+  if (/^postgres(ql)?:\/\//i.test(location)) {
+    // Not read with URL: a socket's URL (postgresql://user@/db?host=/dir) has no host, which URL refuses.
+    const userInfo = /^[a-z]+:\/\/([^@/?#]*)@/i.exec(location)?.[1] ?? '';
+    if (userInfo.includes(':'))
+      throw errors.usage(
+        'the database URL holds a password: leave it out, and give it through PGPASSWORD or ~/.pgpass',
+      );
+    return { kind: 'database', url: location, entity, profile };
+  }
+  return { kind: 'local', path: resolve(cwd, location), profile };
 }
 
 function fromProfile(name: string, env: Env, cwd: string, source: string): Target {
@@ -92,7 +117,7 @@ function fromProfile(name: string, env: Env, cwd: string, source: string): Targe
         `${known.length ? `; profiles: ${known.join(', ')}` : ''}`,
     );
   }
-  if (p.kind === 'local') return { kind: 'local', path: resolve(cwd, p.ledger), profile: name };
+  if (p.kind === 'local') return located(p.ledger, cwd, name, p.entity);
   const apiKeyEnv = p.api_key_env ?? 'BOOKS_API_KEY';
   return {
     kind: 'remote',

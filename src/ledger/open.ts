@@ -1,4 +1,5 @@
 import type { Target } from '../config/config.js';
+import { errors } from '../domain/errors.js';
 import type { Ledger, LedgerStore } from './port.js';
 
 /** What a new local ledger starts with. */
@@ -31,18 +32,57 @@ export async function openLedger(target: Target, ctx: OpenContext): Promise<Ledg
       ...(backoff > 0 ? { backoffMs: backoff } : {}),
     });
   }
+  if (target.kind === 'database') {
+    const store = await openDatabase(target.url, ctx, COMMAND_POOL);
+    try {
+      return await store.open(target.entity);
+    } catch (e) {
+      await store.close();
+      throw e;
+    }
+  }
   const { SqliteLedger } = await import('./sqlite/ledger.js');
   return SqliteLedger.open(target.path, { clock: ctx.clock });
 }
 
-/** Creates a new local ledger file (books init); refuses a path that exists. */
+/**
+ * Connections a command keeps: an import holds one for its transaction while it reads the next
+ * chunk's look-ups on another, and a listing streams on one of its own.
+ */
+const COMMAND_POOL = 3;
+
+/** A database's store, for one command (its ledger closes it) or for a server (a pool of 8). */
+async function openDatabase(url: string, ctx: OpenContext, size: number) {
+  const { PgStore } = await import('./pg/store.js');
+  const store = await PgStore.open(url, ctx.clock, size);
+  store.closesWithLedger = size === COMMAND_POOL;
+  return store;
+}
+
+/**
+ * Creates a new ledger (books init): a ledger file (refusing a path that exists), or an entity in a
+ * database (creating the schema when missing; refusing a slug that exists).
+ */
 export async function createLedger(
-  path: string,
+  target: Exclude<Target, { kind: 'remote' }>,
   init: LedgerInit,
   ctx: OpenContext,
 ): Promise<Ledger> {
+  if (target.kind === 'database') {
+    if (target.entity === undefined)
+      throw errors.usage(
+        'books init in a database needs --entity SLUG (or BOOKS_ENTITY) to name the entity',
+      );
+    const store = await openDatabase(target.url, ctx, COMMAND_POOL);
+    try {
+      return await store.create(target.entity, init);
+    } catch (e) {
+      await store.close();
+      throw e;
+    }
+  }
   const { SqliteLedger } = await import('./sqlite/ledger.js');
-  return SqliteLedger.create(path, init, { clock: ctx.clock });
+  return SqliteLedger.create(target.path, init, { clock: ctx.clock });
 }
 
 /**
@@ -51,6 +91,7 @@ export async function createLedger(
  */
 export async function openStore(target: Target, ctx: OpenContext): Promise<LedgerStore | null> {
   if (target.kind === 'remote') return null;
+  if (target.kind === 'database') return openDatabase(target.url, ctx, 8);
   const [{ SqliteLedger }, { SqliteStore }] = await Promise.all([
     import('./sqlite/ledger.js'),
     import('./sqlite/store.js'),

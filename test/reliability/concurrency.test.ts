@@ -1,20 +1,10 @@
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { generate } from '../../src/bench/generate.js';
 import { BIN, books, serve, tempDir, writeFile } from '../e2e/helpers.js';
 import { FIXTURES, fromTemplate } from '../support/fixtures.js';
 import { untilWriteLocked } from '../support/ledgers.js';
-
-const numbers = (path: string) => {
-  const db = new Database(path, { readonly: true });
-  try {
-    return db.prepare('SELECT je_number FROM journal_entries').pluck().all() as string[];
-  } finally {
-    db.close();
-  }
-};
 
 describe.each(FIXTURES.map((f) => [f.name, f] as const))(
   'several writers on one ledger at once, on %s',
@@ -92,7 +82,7 @@ describe.each(FIXTURES.map((f) => [f.name, f] as const))(
         await Promise.all([...[0, 1, 2].map(cli), ...[0, 1, 2, 3].map(http), reader(), importing]);
         expect(failures).toEqual([]);
         const total = 3 * 10 + 4 * 25 + 30;
-        const seen = numbers(L.file!);
+        const seen = (await L.journal()).map((e) => e.je_number);
         expect(seen).toHaveLength(total);
         expect(new Set(seen)).toEqual(
           new Set(Array.from({ length: total }, (_, i) => `JE-${i + 1}`)),

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { cli } from './cli.js';
+import { startCluster } from '../../src/bench/cluster.js';
 
 const FIXTURES = resolve(import.meta.dirname, '../../fixtures');
 
@@ -55,6 +56,8 @@ export type TemplateName = keyof typeof TEMPLATES;
 declare module 'vitest' {
   export interface ProvidedContext {
     templates: string;
+    /** The private PostgreSQL cluster's socket folder and user (src/bench/cluster.ts). */
+    pg: { dir: string; user: string };
   }
 }
 
@@ -68,5 +71,10 @@ export default async function setup(project: TestProject): Promise<() => void> {
     }
   }
   project.provide('templates', dir);
-  return () => rmSync(dir, { recursive: true, force: true });
+  const cluster = startCluster({ durable: false });
+  project.provide('pg', { dir: cluster.dir, user: cluster.user });
+  return () => {
+    cluster.stop();
+    rmSync(dir, { recursive: true, force: true });
+  };
 }

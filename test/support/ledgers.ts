@@ -47,9 +47,13 @@ export async function untilWriteLocked(path: string, timeoutMs = 30_000): Promis
 }
 
 /** Resolves once `ready()` holds, checking every few milliseconds (a state, not a fixed sleep). */
-export async function until(ready: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
+export async function until(
+  ready: () => boolean | Promise<boolean>,
+  what: string,
+  timeoutMs = 30_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!ready()) {
+  while (!(await ready())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 10));
   }

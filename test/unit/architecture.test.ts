@@ -75,12 +75,13 @@ describe('imports point inward', () => {
     for (const [file, { imports }] of all) {
       if (!file.startsWith('render/')) expect(imports, file).not.toContain('chalk');
       if (!file.startsWith('ledger/sqlite/')) expect(imports, file).not.toContain('better-sqlite3');
+      if (!file.startsWith('ledger/pg/')) expect(imports, file).not.toContain('pg');
     }
   });
 
-  it('SQL is written only in the SQLite store', () => {
+  it('SQL is written only in the stores (SQLite, PostgreSQL)', () => {
     for (const [file, { text }] of all) {
-      if (file.startsWith('ledger/sqlite/')) continue;
+      if (file.startsWith('ledger/sqlite/') || file.startsWith('ledger/pg/')) continue;
       expect(
         /\b(SELECT|INSERT INTO|UPDATE|DELETE FROM|CREATE TABLE)\s+[\w*(]/.test(text),
         file,

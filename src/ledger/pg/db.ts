@@ -1,0 +1,114 @@
+import pg from 'pg';
+import { BooksError, errors, isBooksError } from '../../domain/errors.js';
+import { redacted } from '../redact.js';
+
+export { redacted };
+
+export type Clock = () => Date;
+
+/** A query on one connection: rows as objects, parameters as $1, $2, … */
+export type Query = <T = Record<string, unknown>>(sql: string, params?: unknown[]) => Promise<T[]>;
+
+// int8 (COUNT, bigint columns) exactly: a number while it is exact as one, else a bigint. Never a float.
+pg.types.setTypeParser(20, (v: string) => {
+  const n = Number(v);
+  return Number.isSafeInteger(n) ? n : BigInt(v);
+});
+// numeric (SUM of bigint) as a bigint: sums of atoms are exact integers.
+pg.types.setTypeParser(1700, (v: string) => BigInt(v));
+
+/**
+ * A PostgreSQL database as the store's modules share it: a pool of connections, transactions that
+ * take the entity's write lock up front, the clock. Nothing outside src/ledger/pg sees it.
+ */
+export class PgDb {
+  readonly pool: pg.Pool;
+
+  constructor(
+    readonly location: string,
+    readonly now: Clock,
+    poolSize = 8,
+  ) {
+    // A unix socket the libpq way: postgresql://user@/db?host=/dir. pg reads `host` from the query.
+    this.pool = new pg.Pool({ connectionString: location, max: poolSize });
+    this.pool.on('error', () => {});
+  }
+
+  stamp(): string {
+    return this.now().toISOString();
+  }
+
+  /** One statement on any connection of the pool. */
+  query: Query = async (sql, params = []) => {
+    try {
+      return (await this.pool.query(sql, params)).rows as never;
+    } catch (e) {
+      throw dbError(e, this.location);
+    }
+  };
+
+  /** Runs fn in one transaction on one connection; rolled back when fn throws. */
+  async tx<T>(fn: (q: Query) => Promise<T>, readOnly = false): Promise<T> {
+    const { client, q } = await connection(this);
+    let broken = false;
+    try {
+      await q(readOnly ? 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY' : 'BEGIN');
+      const result = await fn(q);
+      await q('COMMIT');
+      return result;
+    } catch (e) {
+      await q('ROLLBACK').catch(() => (broken = true));
+      throw e;
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  close(): Promise<void> {
+    return this.pool.end();
+  }
+}
+
+/**
+ * Queries on one connection, run one after another in the order asked: a store may ask several at
+ * once (look-ups together, rows queued while the next entries are read), and a connection runs one
+ * query at a time.
+ */
+export function on(client: pg.PoolClient, location: string): Query {
+  let last: Promise<unknown> = Promise.resolve();
+  return (sql, params = []) => {
+    const run = last.then(async () => {
+      try {
+        return (await client.query(sql, params)).rows as never;
+      } catch (e) {
+        throw dbError(e, location);
+      }
+    });
+    last = run.catch(() => {});
+    return run;
+  };
+}
+
+/** A connection of the pool, for a transaction or a stream of its own. */
+export async function connection(db: PgDb): Promise<{ client: pg.PoolClient; q: Query }> {
+  try {
+    const client = await db.pool.connect();
+    return { client, q: on(client, db.location) };
+  } catch (e) {
+    throw dbError(e, db.location);
+  }
+}
+
+/** A database error as the ledger's errors say it: unreachable (exit 4), else as it is. */
+export function dbError(e: unknown, location: string): unknown {
+  if (isBooksError(e)) return e;
+  const code = String((e as { code?: unknown }).code ?? '');
+  const where = redacted(location);
+  if (['ECONNREFUSED', 'ENOENT', 'ETIMEDOUT', 'EHOSTUNREACH', '57P03'].includes(code))
+    return errors.unavailable(`cannot reach the database at ${where}: ${(e as Error).message}`);
+  if (code === '3D000' || code === '28P01' || code === '28000')
+    return new BooksError('no_ledger', `cannot open ${where}: ${(e as Error).message}`);
+  if (code === '40001' || code === '40P01')
+    return errors.unavailable(`the database gave up a transaction (${code}); try again`);
+  return e;
+}

@@ -1,0 +1,97 @@
+import type { Entity, EntityRecord } from '../../domain/accounts.js';
+import { booksStartRule, lockRule } from '../../domain/entityRules.js';
+import { errors } from '../../domain/errors.js';
+import type { EntityOps } from '../port.js';
+import type { EntityState } from '../store.js';
+import type { PgDb, Query } from './db.js';
+
+const ENTITY = `entity_id AS id, name, currency, books_start, fiscal_year_start_month, lock_date,
+  rebuild_started_at, rebuild_owner`;
+
+/** The entity as the port answers for it: the store's own marks left out. */
+export function publicOf(e: EntityState): Entity {
+  const { rebuild_started_at: _s, rebuild_owner: _o, ...entity } = e;
+  return entity;
+}
+
+/**
+ * One entity of a database: its settings, read fresh in every transaction (never kept by a process,
+ * as other servers change them), and its write lock: the entity's row taken FOR UPDATE, which every
+ * writer of the entity takes first, so that JE numbers, keys and sequence numbers read under it are
+ * final until commit, and writers of other entities never wait.
+ */
+export class PgEntities implements EntityOps {
+  constructor(
+    private readonly db: PgDb,
+    readonly entityId: string,
+  ) {}
+
+  /** The entity's row in a transaction: FOR UPDATE takes its write lock. */
+  async state(q: Query, lock: 'FOR UPDATE' | '' = ''): Promise<EntityState> {
+    const rows = await q<EntityState>(
+      `SELECT ${ENTITY} FROM entities WHERE entity_id = $1 ${lock}`,
+      [this.entityId],
+    );
+    if (!rows[0]) throw errors.notFound(`no entity '${this.entityId}' in ${this.db.location}`);
+    return rows[0];
+  }
+
+  /** Runs fn in a transaction that holds the entity's write lock, with the entity as it then is. */
+  write<T>(fn: (q: Query, entity: EntityState) => Promise<T>): Promise<T> {
+    return this.db.tx(async (q) => fn(q, await this.state(q, 'FOR UPDATE')));
+  }
+
+  async get(): Promise<Entity> {
+    return publicOf(await this.state(this.db.query));
+  }
+
+  async record(): Promise<EntityRecord> {
+    return this.db.tx(async (q) => {
+      const e = this.entityId;
+      const [counts] = await q<{ accounts: number; entries: number }>(
+        `SELECT (SELECT COUNT(*) FROM accounts WHERE entity_id = $1) AS accounts,
+                (SELECT COUNT(*) FROM journal_entries WHERE entity_id = $1) AS entries`,
+        [e],
+      );
+      return {
+        object: 'entity',
+        ...publicOf(await this.state(q)),
+        account_count: counts!.accounts,
+        entry_count: counts!.entries,
+      };
+    }, true);
+  }
+
+  async setBooksStart(month: string): Promise<Entity> {
+    return this.write(async (q) => {
+      const [earlier] = await q<{ je_number: string; entry_date: string }>(
+        `SELECT je_number, entry_date FROM journal_entries WHERE entity_id = $1 AND entry_date < $2
+         ORDER BY entry_date LIMIT 1`,
+        [this.entityId, `${month}-01`],
+      );
+      const start = booksStartRule(month, earlier);
+      await q(`UPDATE entities SET books_start = $2, updated_at = $3 WHERE entity_id = $1`, [
+        this.entityId,
+        start,
+        this.db.stamp(),
+      ]);
+      return publicOf(await this.state(q));
+    });
+  }
+
+  async closeThrough(
+    date: string,
+    reopen: boolean,
+  ): Promise<{ previous: string | null; entity: Entity }> {
+    return this.write(async (q, entity) => {
+      const previous = entity.lock_date;
+      lockRule(previous, date, reopen);
+      await q(`UPDATE entities SET lock_date = $2, updated_at = $3 WHERE entity_id = $1`, [
+        this.entityId,
+        date,
+        this.db.stamp(),
+      ]);
+      return { previous, entity: publicOf(await this.state(q)) };
+    });
+  }
+}

@@ -1,0 +1,191 @@
+import { journalEntryOf, type JournalEntry, type LineFacts } from '../../domain/entry.js';
+import { errors } from '../../domain/errors.js';
+import { normaliseJeNumber } from '../../domain/jeNumber.js';
+import type { EntryFilter } from '../port.js';
+import { connection, dbError, type PgDb, type Query } from './db.js';
+
+/** An entry row as stored, with its reversal links. */
+interface EntryRow {
+  seq: number;
+  id: string;
+  je_number: string;
+  entry_date: string;
+  currency: string;
+  memo: string | null;
+  source: string;
+  status: string;
+  is_adjusting: boolean;
+  manual_entry_reason: string | null;
+  total_atoms: number;
+  original_id: string | null;
+  original_date: string | null;
+  created_at: string;
+  updated_at: string;
+  reversed_by: string[] | null;
+}
+
+const ENTRY_COLUMNS = `e.seq, e.id, e.je_number, e.entry_date, e.currency, e.memo, e.source, e.status,
+  e.is_adjusting, e.manual_entry_reason, e.total_atoms, o.id AS original_id, o.entry_date AS original_date,
+  e.created_at, e.updated_at,
+  CASE WHEN e.status = 'reversed' THEN (SELECT array_agg(r.id ORDER BY r.seq) FROM journal_entries r
+    WHERE r.entity_id = e.entity_id AND r.original_seq = e.seq) END AS reversed_by`;
+
+const ENTRY_FROM = `journal_entries e
+  LEFT JOIN journal_entries o ON o.entity_id = e.entity_id AND o.seq = e.original_seq`;
+
+const LINES = `SELECT l.entry_seq, l.line_no, l.line_type, l.amount_atoms, l.memo, a.id AS account_id,
+    a.account_number, a.name AS account_name, a.account_type, c.counterparty_type,
+    c.external_id AS counterparty_external_id, c.name AS counterparty_name
+  FROM journal_lines l JOIN accounts a ON a.entity_id = l.entity_id AND a.key = l.account_key
+  LEFT JOIN counterparties c ON c.entity_id = l.entity_id AND c.id = l.counterparty_id`;
+
+type LineRow = LineFacts & { entry_seq: number; line_no: number };
+
+/** Entries per page of a listing. */
+const PAGE = 500;
+
+/** Reads an entity's entries back as the API answers for them. */
+export class PgEntryReader {
+  constructor(
+    private readonly db: PgDb,
+    private readonly entityId: string,
+  ) {}
+
+  /** The stored row of an entry named by id or JE number, or undefined. */
+  async find(q: Query, idOrNumber: string): Promise<EntryRow | undefined> {
+    const n = normaliseJeNumber(idOrNumber);
+    const rows = await q<EntryRow>(
+      `SELECT ${ENTRY_COLUMNS} FROM ${ENTRY_FROM}
+       WHERE e.entity_id = $1 AND (e.id = $2 OR e.je_number = $3)`,
+      [this.entityId, idOrNumber.trim(), n.ok ? n.value : null],
+    );
+    return rows[0];
+  }
+
+  /** One entry, with its lines; not_found otherwise. */
+  get(idOrNumber: string): Promise<JournalEntry> {
+    return this.db.tx(async (q) => {
+      const row = await this.find(q, idOrNumber);
+      if (!row) throw errors.notFound(`no journal entry '${idOrNumber}'`);
+      const lines = await q<LineRow>(
+        `${LINES} WHERE l.entity_id = $1 AND l.entry_seq = $2 ORDER BY l.line_no`,
+        [this.entityId, row.seq],
+      );
+      return entryOf(row, lines);
+    }, true);
+  }
+
+  /**
+   * Entries in date order, a page at a time, in one read-only transaction of a connection of its
+   * own: a consistent snapshot, and memory that holds a page however large the ledger.
+   */
+  async *list(filter: EntryFilter): AsyncGenerator<JournalEntry> {
+    const { client, q } = await connection(this.db);
+    try {
+      await q('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      const { where, params } = filterOf(filter);
+      let cursor: [string, number] = [filter.from ?? '0000-01-01', 0];
+      let left = filter.limit ?? Infinity;
+      while (left > 0) {
+        const limit = Math.min(PAGE, left);
+        const rows = await q<EntryRow>(
+          `SELECT ${ENTRY_COLUMNS} FROM ${ENTRY_FROM}
+           WHERE e.entity_id = $1 AND (e.entry_date, e.seq) > ($2, $3) AND ${where}
+           ORDER BY e.entry_date, e.seq LIMIT ${limit}`,
+          [this.entityId, cursor[0], cursor[1], ...params],
+        );
+        if (rows.length === 0) break;
+        const lines = await q<LineRow>(
+          `${LINES} WHERE l.entity_id = $1 AND l.entry_seq = ANY($2) ORDER BY l.entry_seq, l.line_no`,
+          [this.entityId, rows.map((r) => r.seq)],
+        );
+        const bySeq = new Map<number, LineRow[]>();
+        for (const l of lines) {
+          let list = bySeq.get(l.entry_seq);
+          if (!list) bySeq.set(l.entry_seq, (list = []));
+          list.push(l);
+        }
+        for (const r of rows) yield entryOf(r, bySeq.get(r.seq) ?? []);
+        left -= rows.length;
+        const last = rows[rows.length - 1]!;
+        cursor = [last.entry_date, last.seq];
+      }
+      await q('COMMIT');
+    } catch (e) {
+      throw dbError(e, this.db.location);
+    } finally {
+      await q('ROLLBACK', []).catch(() => {});
+      client.release();
+    }
+  }
+}
+
+/** The filter's conditions on `e`, with parameters numbered from $4. */
+function filterOf(f: EntryFilter): { where: string; params: unknown[] } {
+  const params: unknown[] = [f.to ?? '9999-12-31'];
+  const where = ['e.entry_date <= $4'];
+  const p = (v: unknown) => `$${params.push(v) + 3}`;
+  if (f.accounts?.length) {
+    const ids = p(f.accounts);
+    where.push(
+      `EXISTS (SELECT 1 FROM journal_lines x WHERE x.entity_id = e.entity_id AND x.entry_seq = e.seq
+         AND x.account_key IN (
+           WITH RECURSIVE sub(key) AS (
+             SELECT key FROM accounts WHERE entity_id = e.entity_id AND external_id = ANY(${ids})
+             UNION SELECT a.key FROM accounts a JOIN sub ON a.entity_id = e.entity_id AND a.parent_key = sub.key)
+           SELECT key FROM sub))`,
+    );
+  }
+  if (f.counterparty) {
+    const [t, x] = [p(f.counterparty.type), p(f.counterparty.external_id)];
+    where.push(
+      `EXISTS (SELECT 1 FROM journal_lines x JOIN counterparties c ON c.entity_id = x.entity_id
+                 AND c.id = x.counterparty_id
+               WHERE x.entity_id = e.entity_id AND x.entry_seq = e.seq AND c.counterparty_type = ${t}
+                 AND c.external_id = ${x})`,
+    );
+  }
+  if (f.search) {
+    const s = p(f.search);
+    where.push(
+      `(strpos(lower(e.memo), lower(${s})) > 0 OR strpos(lower(e.je_number), lower(${s})) > 0
+        OR EXISTS (SELECT 1 FROM journal_lines x WHERE x.entity_id = e.entity_id AND x.entry_seq = e.seq
+                   AND strpos(lower(x.memo), lower(${s})) > 0))`,
+    );
+  }
+  return { where: where.join(' AND '), params };
+}
+
+function entryOf(r: EntryRow, lines: LineRow[]): JournalEntry {
+  return journalEntryOf(
+    {
+      id: r.id,
+      seq: r.seq,
+      je_number: r.je_number,
+      entry_date: r.entry_date,
+      currency: r.currency,
+      memo: r.memo,
+      source: r.source,
+      status: r.status,
+      is_adjusting: r.is_adjusting,
+      manual_entry_reason: r.manual_entry_reason,
+      total_atoms: r.total_atoms,
+      created_at: r.created_at,
+      updated_at: r.updated_at,
+      original: r.original_id ? { id: r.original_id, date: r.original_date! } : null,
+      reversed_by: r.reversed_by ?? [],
+    },
+    lines.map((l) => ({
+      account_id: l.account_id,
+      account_number: l.account_number,
+      account_name: l.account_name,
+      account_type: l.account_type,
+      line_type: l.line_type,
+      amount_atoms: l.amount_atoms,
+      memo: l.memo,
+      counterparty_type: l.counterparty_type,
+      counterparty_external_id: l.counterparty_external_id,
+      counterparty_name: l.counterparty_name,
+    })),
+  );
+}

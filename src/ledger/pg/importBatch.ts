@@ -1,0 +1,90 @@
+import { wantsOf } from '../../domain/posting.js';
+import { EntryWriter } from '../entryRows.js';
+import type { BatchWrites, EntityState, Facts, ImportStore } from '../store.js';
+import type { PgChart } from './chart.js';
+import { connection, type PgDb } from './db.js';
+import type { PgEntities } from './entity.js';
+import { entityRows, lastSeq, numberingOf } from './journal.js';
+
+/** Entries written before the import waits for the database to catch up with them. */
+const AHEAD = 512;
+
+/**
+ * What an import asks of a database: look-ups for each chunk, read on the pool without the lock, and
+ * the batch's one transaction on a connection of its own, holding the entity's write lock from its
+ * first entry to commit. Rows go in multi-row INSERTs, queued on the connection while the next
+ * entries are parsed. Nothing is visible to others until commit; a killed process leaves none of it.
+ */
+export class PgImportStore implements ImportStore {
+  constructor(
+    private readonly db: PgDb,
+    private readonly entityId: string,
+    private readonly entities: PgEntities,
+    private readonly chart: PgChart,
+  ) {}
+
+  entity(): Promise<EntityState> {
+    return this.entities.state(this.db.query);
+  }
+
+  facts(bodies: unknown[]): Promise<Facts> {
+    return this.chart.facts(this.db.query, wantsOf(bodies));
+  }
+
+  resembling(ref: string): Promise<string[]> {
+    return this.chart.resembling(ref);
+  }
+
+  async fingerprintsTaken(fingerprints: string[]): Promise<Set<string>> {
+    const rows = await this.db.query<{ fingerprint: string }>(
+      `SELECT fingerprint FROM journal_entries WHERE entity_id = $1 AND fingerprint = ANY($2)`,
+      [this.entityId, fingerprints],
+    );
+    return new Set(rows.map((r) => r.fingerprint));
+  }
+
+  async openWrites(): Promise<BatchWrites> {
+    const { client, q } = await connection(this.db);
+    let open = true;
+    const end = async (sql: 'COMMIT' | 'ROLLBACK') => {
+      if (!open) return;
+      open = false;
+      try {
+        await q(sql);
+      } finally {
+        client.release(sql === 'ROLLBACK');
+      }
+    };
+    try {
+      await q('BEGIN');
+      const entity = await this.entities.state(q, 'FOR UPDATE');
+      const sink = new EntryWriter(
+        entityRows(q, this.entityId),
+        await lastSeq(q, this.entityId),
+        this.db.now,
+      );
+      let written = 0;
+      const write = sink.write.bind(sink);
+      sink.write = (...args) => {
+        written++;
+        return write(...args);
+      };
+      return {
+        entity: async () => entity,
+        numbering: () => numberingOf(q, this.entityId, null),
+        sink: () => sink,
+        ready: async () => {
+          if (written >= AHEAD) {
+            written = 0;
+            await sink.settled();
+          }
+        },
+        commit: () => end('COMMIT'),
+        rollback: () => end('ROLLBACK'),
+      };
+    } catch (e) {
+      await end('ROLLBACK').catch(() => {});
+      throw e;
+    }
+  }
+}

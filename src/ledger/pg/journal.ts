@@ -1,0 +1,286 @@
+import { seqOf, type JeSeq } from '../../domain/jeNumber.js';
+import { wantsOf, type UsedKey } from '../../domain/posting.js';
+import { EntryWriter, type RowTarget } from '../entryRows.js';
+import type { EntryFilter } from '../port.js';
+import type {
+  EntityState,
+  JournalStore,
+  NumberingFacts,
+  ReadTx,
+  StoredEntry,
+  WriteTx,
+} from '../store.js';
+import type { PgChart } from './chart.js';
+import type { PgDb, Query } from './db.js';
+import type { PgEntities } from './entity.js';
+import { PgEntryReader } from './entries.js';
+import { PgImportStore } from './importBatch.js';
+
+/** The type of each column an EntryWriter writes, for the arrays a statement takes them in. */
+const TYPES: Record<string, string> = {
+  entity_id: 'text',
+  seq: 'int8',
+  id: 'text',
+  je_number: 'text',
+  je_seq: 'int8',
+  je_seq_uncounted: 'int8',
+  entry_date: 'text',
+  currency: 'text',
+  memo: 'text',
+  source: 'text',
+  status: 'text',
+  is_adjusting: 'int4',
+  manual_entry_reason: 'text',
+  total_atoms: 'int8',
+  line_count: 'int4',
+  original_seq: 'int8',
+  fingerprint: 'text',
+  created_at: 'text',
+  updated_at: 'text',
+  entry_seq: 'int8',
+  line_no: 'int4',
+  account_key: 'int4',
+  line_type: 'text',
+  amount_atoms: 'int8',
+  counterparty_id: 'text',
+  month: 'text',
+  net_atoms: 'int8',
+  line_count_: 'int8',
+  adj_net_atoms: 'int8',
+  adj_line_count: 'int8',
+};
+
+/** Rows as one array per column: one statement, one parse, however many rows. */
+function columnsOf(values: unknown[], width: number, rows: number): unknown[][] {
+  const out = Array.from({ length: width }, () => new Array<unknown>(rows));
+  for (let r = 0; r < rows; r++)
+    for (let c = 0; c < width; c++) {
+      const v = values[r * width + c];
+      out[c]![r] = typeof v === 'bigint' ? v.toString() : v;
+    }
+  return out;
+}
+
+const statements = new Map<string, string>();
+/** `INSERT … SELECT FROM unnest($1::t[], …)`: the rows of a table as arrays, one per column. */
+function unnestInsert(table: string, columns: readonly string[]): string {
+  const key = `${table}(${columns.join()})`;
+  let sql = statements.get(key);
+  if (sql === undefined) {
+    const arrays = columns.map((c, i) => `$${i + 1}::${TYPES[c]}[]`).join(', ');
+    const list = columns.map((c) => (c === 'is_adjusting' ? `${c} <> 0` : c)).join(', ');
+    sql = `INSERT INTO ${table} (${columns.join(', ')})
+      SELECT ${list} FROM unnest(${arrays}) AS x(${columns.join(', ')})`;
+    statements.set(key, sql);
+  }
+  return sql;
+}
+
+/** Rows per statement of a database's import: large, as each statement is a round trip. */
+const ROWS_PER_ARRAY = 2000;
+
+/** The derived totals added in one statement, in a fixed order of keys (writers never deadlock). */
+const ADD_TOTALS = `INSERT INTO account_month_totals AS t
+    (entity_id, account_key, month, net_atoms, line_count, adj_net_atoms, adj_line_count)
+  SELECT * FROM unnest($1::text[], $2::int4[], $3::text[], $4::int8[], $5::int8[], $6::int8[], $7::int8[])
+    ORDER BY 2, 3
+  ON CONFLICT (entity_id, account_key, month) DO UPDATE SET net_atoms = t.net_atoms + excluded.net_atoms,
+    line_count = t.line_count + excluded.line_count, adj_net_atoms = t.adj_net_atoms + excluded.adj_net_atoms,
+    adj_line_count = t.adj_line_count + excluded.adj_line_count`;
+
+/** An entity's tables as an EntryWriter writes them, on one connection. */
+export const entityRows = (q: Query, entityId: string): RowTarget => ({
+  scope: { column: 'entity_id', value: entityId },
+  perStatement: ROWS_PER_ARRAY,
+  insert: (table, columns, values, rows) =>
+    q(unnestInsert(table, columns), columnsOf(values, columns.length, rows)),
+  renumber: (from, to) =>
+    q(
+      `UPDATE journal_entries SET je_number = $3, je_seq = $4, je_seq_uncounted = $5
+       WHERE entity_id = $1 AND je_number = $2`,
+      [entityId, from, to.je_number, to.counted?.toString(), to.uncounted?.toString()],
+    ),
+  addTotals: (rows) => q(ADD_TOTALS, columnsOf(rows.flat(), 7, rows.length)),
+});
+
+/** The largest storage sequence number of the entity; a writer that holds its lock goes on from it. */
+export async function lastSeq(q: Query, entityId: string): Promise<number> {
+  const [r] = await q<{ seq: number }>(
+    `SELECT COALESCE(MAX(seq), 0) AS seq FROM journal_entries WHERE entity_id = $1`,
+    [entityId],
+  );
+  return Number(r!.seq);
+}
+
+/**
+ * Where numbering stands, read at once: the largest JE-n that counts, and the numbers taken without
+ * counting that the next `need` automatic numbers must pass over (those below the need-th free number
+ * above the last: u_i - last - i free numbers lie below the i-th of them). A writer asks only about
+ * numbers below that, so the answers are final under the entity's lock.
+ */
+export async function numberingOf(
+  q: Query,
+  entityId: string,
+  need: number | null,
+): Promise<NumberingFacts> {
+  const [top] = await q<{ last: string | null }>(
+    `SELECT MAX(je_seq)::text AS last FROM journal_entries WHERE entity_id = $1`,
+    [entityId],
+  );
+  const last = seqOf(top!.last === null ? null : BigInt(top!.last));
+  const rows = await q<{ n: string }>(
+    `SELECT n::text FROM (
+       SELECT je_seq_uncounted AS n, row_number() OVER (ORDER BY je_seq_uncounted) AS i
+       FROM journal_entries WHERE entity_id = $1 AND je_seq_uncounted > $2) x
+     WHERE $3::numeric IS NULL OR n::numeric - $2::numeric - i < $3::numeric ORDER BY n`,
+    [entityId, String(last), need],
+  );
+  const taken = rows.map((r) => BigInt(r.n));
+  return {
+    last,
+    nextTaken: (from: JeSeq) => {
+      const f = BigInt(from);
+      let [lo, hi] = [0, taken.length];
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (taken[mid]! < f) lo = mid + 1;
+        else hi = mid;
+      }
+      return lo < taken.length ? seqOf(taken[lo]!) : null;
+    },
+  };
+}
+
+/**
+ * The journal's persistence in a database, for one entity: a write is one transaction that takes the
+ * entity's row FOR UPDATE first (its write lock: writers of one entity queue, numbers stay gapless),
+ * reads what the write needs in a few statements, and writes the entry, its totals and its key.
+ */
+export class PgJournalStore implements JournalStore {
+  private readonly reader: PgEntryReader;
+
+  constructor(
+    private readonly db: PgDb,
+    private readonly entityId: string,
+    private readonly entities: PgEntities,
+    private readonly chart: PgChart,
+  ) {
+    this.reader = new PgEntryReader(db, entityId);
+  }
+
+  now(): Date {
+    return this.db.now();
+  }
+
+  write<T>(fn: (tx: WriteTx) => Promise<T>): Promise<T> {
+    return this.entities.write((q, entity) => fn(this.writeTx(q, entity)));
+  }
+
+  read<T>(fn: (tx: ReadTx) => Promise<T>): Promise<T> {
+    return this.db.tx(async (q) => fn(this.readTx(q, await this.entities.state(q))), true);
+  }
+
+  private readTx(q: Query, entity: EntityState): ReadTx {
+    const e = this.entityId;
+    return {
+      facts: async (r) => {
+        const [used, fingerprinted, lookups, numbering] = await Promise.all([
+          r.idempotencyKey === undefined
+            ? []
+            : q<UsedKey>(
+                `SELECT k.request_hash, k.journal_entry_id, k.created_at_ms, j.je_number
+                 FROM idempotency_keys k LEFT JOIN journal_entries j
+                   ON j.entity_id = k.entity_id AND j.id = k.journal_entry_id
+                 WHERE k.entity_id = $1 AND k.key = $2`,
+                [e, r.idempotencyKey],
+              ),
+          r.fingerprint === null
+            ? []
+            : q<{ id: string; je_number: string }>(
+                `SELECT id, je_number FROM journal_entries WHERE entity_id = $1 AND fingerprint = $2`,
+                [e, r.fingerprint],
+              ),
+          this.chart.facts(q, wantsOf(r.bodies)),
+          numberingOf(q, e, 1),
+        ]);
+        return {
+          entity,
+          usedKey: used[0] && { ...used[0], created_at_ms: Number(used[0].created_at_ms) },
+          fingerprinted: fingerprinted[0],
+          lookups,
+          numbering,
+        };
+      },
+      resembling: (ref) => this.chart.resembling(ref, q),
+      entry: (idOrNumber) => this.stored(q, idOrNumber),
+    };
+  }
+
+  private writeTx(q: Query, entity: EntityState): WriteTx {
+    return {
+      ...this.readTx(q, entity),
+      write: async (entry, numbered, meta, key) => {
+        const e = this.entityId;
+        const sink = new EntryWriter(entityRows(q, e), await lastSeq(q, e), this.db.now);
+        const inserted = sink.write(entry, numbered, meta);
+        await sink.flush();
+        if (meta.originalSeq !== null)
+          await q(
+            `UPDATE journal_entries SET status = 'reversed', updated_at = $3 WHERE entity_id = $1 AND seq = $2`,
+            [e, meta.originalSeq, this.db.stamp()],
+          );
+        await q(
+          `INSERT INTO idempotency_keys (entity_id, key, request_hash, journal_entry_id, created_at_ms)
+           VALUES ($1, $2, $3, $4, $5)
+           ON CONFLICT (entity_id, key) DO UPDATE SET request_hash = excluded.request_hash,
+             journal_entry_id = excluded.journal_entry_id, created_at_ms = excluded.created_at_ms`,
+          [e, key.key, key.hash, inserted.id, this.db.now().getTime()],
+        );
+        return inserted;
+      },
+    };
+  }
+
+  /** An entry named by id or JE number as its reversal reads it, or undefined. */
+  private async stored(q: Query, idOrNumber: string): Promise<StoredEntry | undefined> {
+    const row = await this.reader.find(q, idOrNumber);
+    if (!row) return undefined;
+    const e = this.entityId;
+    const [lines, reversedBy] = await Promise.all([
+      q<StoredEntry['lines'][number]>(
+        `SELECT a.external_id AS gl_account_id, l.line_type, l.amount_atoms, l.memo,
+                c.counterparty_type, c.external_id AS counterparty_external_id
+         FROM journal_lines l JOIN accounts a ON a.entity_id = l.entity_id AND a.key = l.account_key
+         LEFT JOIN counterparties c ON c.entity_id = l.entity_id AND c.id = l.counterparty_id
+         WHERE l.entity_id = $1 AND l.entry_seq = $2 ORDER BY l.line_no`,
+        [e, row.seq],
+      ),
+      q<{ je_number: string }>(
+        `SELECT je_number FROM journal_entries WHERE entity_id = $1 AND original_seq = $2 ORDER BY seq`,
+        [e, row.seq],
+      ),
+    ]);
+    return {
+      seq: row.seq,
+      id: row.id,
+      je_number: row.je_number,
+      entry_date: row.entry_date,
+      currency: row.currency,
+      is_adjusting: row.is_adjusting,
+      reversed_by: reversedBy.map((r) => r.je_number),
+      lines,
+    };
+  }
+
+  get(idOrNumber: string) {
+    return this.reader.get(idOrNumber);
+  }
+
+  list(filter: EntryFilter) {
+    return this.reader.list(filter);
+  }
+
+  async importStore(): Promise<PgImportStore> {
+    return new PgImportStore(this.db, this.entityId, this.entities, this.chart);
+  }
+}

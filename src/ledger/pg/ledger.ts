@@ -1,0 +1,53 @@
+import { JournalFromStore } from '../journal.js';
+import type { Ledger } from '../port.js';
+import { localProcesses } from '../processes.js';
+import { ReportsFromSums } from '../reports.js';
+import { PgChart } from './chart.js';
+import { redacted, type PgDb } from './db.js';
+import { PgEntities } from './entity.js';
+import { PgJournalStore } from './journal.js';
+import { PgKeys } from './keys.js';
+import { PgMaintenance } from './maintenance.js';
+import { PgSums } from './sums.js';
+
+/**
+ * One entity's ledger in a PostgreSQL database: the same port as a ledger file, over a pool shared
+ * with the other entities a process opens. Every read is fresh (other servers write the same rows).
+ */
+export class PgLedger implements Ledger {
+  readonly capabilities = {
+    atomicImport: true,
+    dryRun: true,
+    waitsHere: true,
+    listsEntries: true,
+  };
+  readonly location: string;
+  readonly entity: PgEntities;
+  readonly chart: PgChart;
+  readonly journal: JournalFromStore;
+  readonly reports: ReportsFromSums;
+  readonly keys: PgKeys;
+  readonly maintenance: PgMaintenance;
+
+  constructor(
+    db: PgDb,
+    readonly entityId: string,
+    slug: string,
+    private readonly release: () => Promise<void>,
+  ) {
+    this.location = `${redacted(db.location)} (entity ${slug})`;
+    this.entity = new PgEntities(db, entityId);
+    this.chart = new PgChart(db, entityId, this.entity);
+    this.journal = new JournalFromStore(
+      new PgJournalStore(db, entityId, this.entity, this.chart),
+      localProcesses,
+    );
+    this.reports = new ReportsFromSums(new PgSums(db, entityId, this.entity, this.chart));
+    this.keys = new PgKeys(db, entityId);
+    this.maintenance = new PgMaintenance(db, entityId, this.entity, this.chart);
+  }
+
+  close(): Promise<void> {
+    return this.release();
+  }
+}

@@ -1,0 +1,178 @@
+import { errors } from '../../domain/errors.js';
+import type { Query } from './db.js';
+
+/**
+ * The PostgreSQL schema, as migrations (entry i takes the schema from version i to i + 1; never edit
+ * a shipped one). Every table carries entity_id first in every key and index, and no statement of
+ * the store reads across entities, so the schema distributes by entity_id (Citus) unchanged.
+ * Dates and times are text, as in a ledger file, so that both stores give byte-identical output.
+ */
+export const PG_MIGRATIONS: string[] = [
+  `
+  CREATE TABLE entities (
+    entity_id text COLLATE "C" PRIMARY KEY,
+    slug text COLLATE "C" NOT NULL UNIQUE,
+    name text COLLATE "C" NOT NULL,
+    currency text COLLATE "C" NOT NULL,
+    books_start text COLLATE "C",
+    fiscal_year_start_month integer NOT NULL DEFAULT 1,
+    lock_date text COLLATE "C",
+    rebuild_started_at text COLLATE "C",
+    rebuild_owner text COLLATE "C",
+    created_at text COLLATE "C" NOT NULL,
+    updated_at text COLLATE "C" NOT NULL
+  );
+
+  CREATE TABLE ledger_secrets (
+    entity_id text COLLATE "C" NOT NULL REFERENCES entities,
+    name text COLLATE "C" NOT NULL,
+    value bytea NOT NULL,
+    PRIMARY KEY (entity_id, name)
+  );
+
+  CREATE TABLE accounts (
+    entity_id text COLLATE "C" NOT NULL REFERENCES entities,
+    key integer NOT NULL,
+    id text COLLATE "C" NOT NULL,
+    external_id text COLLATE "C" NOT NULL,
+    account_number text COLLATE "C",
+    name text COLLATE "C" NOT NULL,
+    account_type text COLLATE "C" NOT NULL,
+    parent_key integer,
+    is_postable boolean NOT NULL,
+    is_active boolean NOT NULL,
+    currency text COLLATE "C",
+    created_at text COLLATE "C" NOT NULL,
+    updated_at text COLLATE "C" NOT NULL,
+    PRIMARY KEY (entity_id, key),
+    UNIQUE (entity_id, id),
+    UNIQUE (entity_id, external_id),
+    UNIQUE (entity_id, account_number),
+    FOREIGN KEY (entity_id, parent_key) REFERENCES accounts (entity_id, key)
+  );
+
+  CREATE TABLE counterparties (
+    entity_id text COLLATE "C" NOT NULL REFERENCES entities,
+    id text COLLATE "C" NOT NULL,
+    counterparty_type text COLLATE "C" NOT NULL,
+    external_id text COLLATE "C" NOT NULL,
+    name text COLLATE "C" NOT NULL,
+    is_active boolean NOT NULL,
+    created_at text COLLATE "C" NOT NULL,
+    updated_at text COLLATE "C" NOT NULL,
+    PRIMARY KEY (entity_id, id),
+    UNIQUE (entity_id, counterparty_type, external_id)
+  );
+
+  -- The journal's references (entity, account, counterparty, entry) carry no foreign keys: the store
+  -- writes only what it has looked up under the entity's lock, an import's rows go in at the speed
+  -- of the indexes (foreign keys cost a third of it), and books check proves every reference.
+  CREATE TABLE journal_entries (
+    entity_id text COLLATE "C" NOT NULL,
+    seq bigint NOT NULL,
+    id text COLLATE "C" NOT NULL,
+    je_number text COLLATE "C" NOT NULL,
+    je_seq bigint,
+    je_seq_uncounted bigint,
+    entry_date text COLLATE "C" NOT NULL,
+    currency text COLLATE "C" NOT NULL,
+    memo text COLLATE "C",
+    source text COLLATE "C" NOT NULL,
+    status text COLLATE "C" NOT NULL,
+    is_adjusting boolean NOT NULL,
+    manual_entry_reason text COLLATE "C",
+    total_atoms bigint NOT NULL,
+    line_count integer NOT NULL,
+    original_seq bigint,
+    fingerprint text COLLATE "C",
+    created_at text COLLATE "C" NOT NULL,
+    updated_at text COLLATE "C" NOT NULL,
+    PRIMARY KEY (entity_id, seq),
+    UNIQUE (entity_id, id),
+    UNIQUE (entity_id, je_number)
+  );
+  CREATE INDEX journal_entries_je_seq ON journal_entries (entity_id, je_seq);
+  CREATE INDEX journal_entries_je_seq_uncounted ON journal_entries (entity_id, je_seq_uncounted)
+    WHERE je_seq_uncounted IS NOT NULL;
+  CREATE INDEX journal_entries_date ON journal_entries (entity_id, entry_date, seq);
+  CREATE INDEX journal_entries_original ON journal_entries (entity_id, original_seq)
+    WHERE original_seq IS NOT NULL;
+  CREATE UNIQUE INDEX journal_entries_fingerprint ON journal_entries (entity_id, fingerprint)
+    WHERE fingerprint IS NOT NULL;
+
+  CREATE TABLE journal_lines (
+    entity_id text COLLATE "C" NOT NULL,
+    entry_seq bigint NOT NULL,
+    line_no integer NOT NULL,
+    account_key integer NOT NULL,
+    line_type text COLLATE "C" NOT NULL,
+    amount_atoms bigint NOT NULL,
+    memo text COLLATE "C",
+    counterparty_id text COLLATE "C",
+    entry_date text COLLATE "C" NOT NULL,
+    PRIMARY KEY (entity_id, entry_seq, line_no)
+  );
+  -- The general ledger's order within an account: one range per account and window, no sort.
+  CREATE INDEX journal_lines_account ON journal_lines (entity_id, account_key, entry_date, entry_seq, line_no);
+
+  -- Derived per-account, per-month totals, upserted in the posting transaction (books check proves
+  -- them equal to the lines). net_atoms is debits minus credits; adj_ the part adjusting entries make.
+  CREATE TABLE account_month_totals (
+    entity_id text COLLATE "C" NOT NULL,
+    account_key integer NOT NULL,
+    month text COLLATE "C" NOT NULL,
+    net_atoms bigint NOT NULL,
+    line_count bigint NOT NULL,
+    adj_net_atoms bigint NOT NULL DEFAULT 0,
+    adj_line_count bigint NOT NULL DEFAULT 0,
+    PRIMARY KEY (entity_id, account_key, month)
+  );
+
+  CREATE TABLE idempotency_keys (
+    entity_id text COLLATE "C" NOT NULL,
+    key text COLLATE "C" NOT NULL,
+    request_hash text COLLATE "C" NOT NULL,
+    journal_entry_id text COLLATE "C" NOT NULL,
+    created_at_ms bigint NOT NULL,
+    PRIMARY KEY (entity_id, key)
+  );
+
+  CREATE TABLE api_keys (
+    entity_id text COLLATE "C" NOT NULL REFERENCES entities,
+    id text COLLATE "C" NOT NULL,
+    name text COLLATE "C",
+    key_hash text COLLATE "C" NOT NULL,
+    permissions text COLLATE "C" NOT NULL,
+    created_at text COLLATE "C" NOT NULL,
+    revoked_at text COLLATE "C",
+    PRIMARY KEY (entity_id, id)
+  );
+  -- A key names its id, not its entity: this finds the entity of a key a request presents.
+  CREATE UNIQUE INDEX api_keys_id ON api_keys (id);
+  `,
+];
+
+/** The schema's version, without a lock (0 for a database books has not written yet). */
+export async function schemaVersion(q: Query): Promise<number> {
+  const rows = await q<{ version: number | null }>(
+    `SELECT CASE WHEN to_regclass('books_schema') IS NULL THEN 0 END AS version`,
+  );
+  if (rows[0]!.version === 0) return 0;
+  return (await q<{ version: number }>(`SELECT version FROM books_schema`))[0]?.version ?? 0;
+}
+
+/** Brings the schema up to date, under a lock so that two processes starting at once migrate once. */
+export async function migrate(q: Query, location: string): Promise<void> {
+  await q(`SELECT pg_advisory_xact_lock(hashtext('books schema'))`);
+  await q(`CREATE TABLE IF NOT EXISTS books_schema (version integer NOT NULL)`);
+  const rows = await q<{ version: number }>(`SELECT version FROM books_schema`);
+  const version = rows[0]?.version ?? 0;
+  if (version > PG_MIGRATIONS.length)
+    throw errors.usage(
+      `${location} was written by a newer books (schema ${version}); upgrade books`,
+    );
+  if (version === PG_MIGRATIONS.length) return;
+  for (let v = version; v < PG_MIGRATIONS.length; v++) await q(PG_MIGRATIONS[v]!);
+  await q(`DELETE FROM books_schema`);
+  await q(`INSERT INTO books_schema VALUES ($1)`, [PG_MIGRATIONS.length]);
+}

@@ -1,0 +1,122 @@
+import { errors } from '../../domain/errors.js';
+import type { Problem } from '../../domain/errors.js';
+import { newId } from '../entryRows.js';
+import type { LedgerInit } from '../open.js';
+import type { LedgerStore } from '../port.js';
+import { PgDb, redacted, type Clock } from './db.js';
+import { keyRow, permissionsOf } from './keys.js';
+import { PgLedger } from './ledger.js';
+import { migrate, PG_MIGRATIONS, schemaVersion } from './schema.js';
+
+/** An entity's slug: what --entity names it by. */
+const SLUG = /^[a-z0-9][a-z0-9_-]{0,62}$/;
+
+/**
+ * A PostgreSQL database of many entities' books. Ledgers opened from it share its pool; each acts on
+ * its own entity's rows only.
+ */
+export class PgStore implements LedgerStore {
+  readonly location: string;
+  private readonly ledgers = new Map<string, PgLedger>();
+
+  /** Set for a command's one ledger: closing it closes the store. */
+  closesWithLedger = false;
+
+  private constructor(private readonly db: PgDb) {
+    this.location = redacted(db.location);
+  }
+
+  /** Connects, bringing the schema up to date (or creating it, for `create`). */
+  static async open(url: string, clock: Clock, poolSize?: number): Promise<PgStore> {
+    const db = new PgDb(url, clock, poolSize);
+    try {
+      if ((await schemaVersion(db.query)) !== PG_MIGRATIONS.length)
+        await db.tx((q) => migrate(q, redacted(url)));
+    } catch (e) {
+      await db.close();
+      throw e;
+    }
+    return new PgStore(db);
+  }
+
+  async entities(): Promise<{ id: string; slug: string | null; name: string }[]> {
+    return this.db.query(
+      `SELECT entity_id AS id, slug, name FROM entities ORDER BY slug COLLATE "C"`,
+    );
+  }
+
+  /** The entity named by slug or id, or the only one. */
+  async open(entity?: string): Promise<PgLedger> {
+    const all = await this.entities();
+    const slugs = all.map((e) => e.slug).join(', ');
+    let found;
+    if (entity === undefined) {
+      if (all.length !== 1)
+        throw errors.usage(
+          all.length === 0
+            ? `${this.location} holds no entity yet; create one with books init --ledger URL --entity SLUG`
+            : `${this.location} holds ${all.length} entities (${slugs}); name one with --entity SLUG`,
+        );
+      found = all[0]!;
+    } else {
+      found = all.find((e) => e.slug === entity || e.id === entity);
+      if (!found)
+        throw errors.notFound(
+          `no entity '${entity}' in ${this.location}${all.length ? `; entities: ${slugs}` : ''}`,
+        );
+    }
+    return this.ledgerOf(found.id, found.slug!);
+  }
+
+  private ledgerOf(id: string, slug: string): PgLedger {
+    let ledger = this.ledgers.get(id);
+    if (!ledger)
+      this.ledgers.set(
+        id,
+        (ledger = new PgLedger(this.db, id, slug, async () => {
+          if (this.closesWithLedger) await this.close();
+        })),
+      );
+    return ledger;
+  }
+
+  async create(slug: string, init: LedgerInit): Promise<PgLedger> {
+    if (!SLUG.test(slug))
+      throw errors.usage(
+        `--entity: '${slug}' is not a slug (lower-case letters, digits, '-' and '_', at most 63)`,
+      );
+    const id = newId('ent');
+    const ts = this.db.stamp();
+    const rows = await this.db.query(
+      `INSERT INTO entities (entity_id, slug, name, currency, books_start, fiscal_year_start_month,
+         created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $7)
+       ON CONFLICT (slug) DO NOTHING RETURNING entity_id`,
+      [id, slug, init.name, init.currency, init.books_start, init.fiscal_year_start_month, ts],
+    );
+    if (!rows.length)
+      throw errors.usage(
+        `${this.location} holds an entity '${slug}' already; books init will not overwrite it`,
+      );
+    return this.ledgerOf(id, slug);
+  }
+
+  async authenticate(key: string) {
+    const row = await keyRow(this.db, key);
+    const permissions = permissionsOf(key, row);
+    return row && permissions
+      ? { ledger: this.ledgerOf(row.entity_id, row.slug), permissions }
+      : null;
+  }
+
+  async verify(): Promise<Problem[]> {
+    return [];
+  }
+
+  private closed = false;
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.db.close();
+  }
+}

@@ -1,0 +1,207 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { generate } from '../../src/bench/generate.js';
+import { books, ROOT, tempDir } from './helpers.js';
+import { psqlPath } from '../../src/bench/cluster.js';
+import type { PgLedger } from '../../src/ledger/pg/ledger.js';
+import { databaseUrl, fromTemplate, pgFixture } from '../support/fixtures.js';
+
+/**
+ * The same books on a ledger file and in a PostgreSQL database give the same outputs, byte for byte
+ * (but for the ids and creation times each store gives its rows): the close reports, the general ledger, the journal
+ * and its hledger export.
+ */
+describe('a ledger file and a PostgreSQL entity with the same books', () => {
+  it('give byte-identical reports, general ledger, journal and export for a 2,000-entry import', async () => {
+    const dir = tempDir();
+    const { entries } = await generate(dir, { lines: 5_400, startYear: 2024, years: 2, seed: 7 });
+    expect(entries).toBeGreaterThanOrEqual(2_000);
+    const file = ['--ledger', join(dir, 'books.sqlite')];
+    const db = ['--ledger', databaseUrl(), '--entity', 'parity'];
+    const run = async (args: string[]) => {
+      const outs = [];
+      for (const at of [file, db]) {
+        const r = await books([...args, ...at], { cwd: dir });
+        // Ids are made at random, and stamped with the time, where a row is created: each store's own.
+        const out = `exit ${r.exitCode}\n${r.stdout}\n${r.stderr}`;
+        outs.push(
+          out
+            .replace(/\b(acct|je|cp|ent)_[\w-]{21}(?![\w-])/g, '<id>')
+            .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/g, '<time>')
+            .replace(at === file ? file[1]! : `${at[1]!} (entity parity)`, '<ledger>'),
+        );
+      }
+      expect(outs[1], `books ${args.join(' ')}`).toBe(outs[0]);
+      return outs[0]!;
+    };
+    // Created apart: books init names where it created the ledger.
+    for (const at of [file, db]) {
+      const init = ['init', '--name', 'Parity Ltd', '--first-month', '2024-01'];
+      const r = await books([...init, '--chart', join(dir, 'accounts.csv'), ...at], { cwd: dir });
+      expect(r.exitCode, r.stderr).toBe(0);
+    }
+    for (const args of [
+      ['counterparties', 'import', join(dir, 'counterparties.csv')],
+      ['je', 'import', join(dir, 'entries.csv')],
+      ['je', 'reverse', 'JE-5', '--date', '2025-12-30', '--idempotency-key', 'rev-5'],
+      ['je', 'reverse', 'JE-5', '--date', '2025-12-30', '--idempotency-key', 'rev-5'],
+      ['je', 'reverse', 'JE-6', '--idempotency-key', 'rev-5'],
+      ['je', 'reverse', 'JE-5', '--idempotency-key', 'rev-6'],
+      ['je', 'show', 'JE-5'],
+      ['close', '--through', '2025-11-30'],
+      ['entity', 'show'],
+      ['report', 'balance-sheet', '--end', '2025-12-31', '--period', 'monthly'],
+      [
+        'report',
+        'balance-sheet',
+        '--end',
+        '2025-12-31',
+        '--period',
+        'quarterly',
+        '--format',
+        'csv',
+      ],
+      [
+        'report',
+        'income-statement',
+        '--end',
+        '2025-12-31',
+        '--period',
+        'monthly',
+        '--format',
+        'json',
+      ],
+      ['report', 'trial-balance', '--as-of', '2025-06-15', '--worksheet'],
+      ['report', 'trial-balance', '--as-of', '2025-12-31', '--worksheet', '--format', 'json'],
+      [
+        'report',
+        'general-ledger',
+        '--start',
+        '2024-01-01',
+        '--end',
+        '2025-12-31',
+        '--format',
+        'csv',
+      ],
+      ['je', 'list', '--format', 'csv'],
+      ['je', 'list'],
+      ['je', 'list', '--account', 'fixed_asset-top', '--search', 'entry 1', '--format', 'json'],
+      [
+        'report',
+        'general-ledger',
+        '--start',
+        '2025-01-01',
+        '--end',
+        '2025-12-31',
+        '--format',
+        'json',
+      ],
+      ['export', 'hledger'],
+      ['check'],
+    ]) {
+      const out = await run(args);
+      // The three refusals (the same request again, a key used for another, a second reversal).
+      expect(out).toMatch(
+        args.includes('JE-6') || args.includes('rev-6') || out.includes('already')
+          ? /^exit 1\n/
+          : /^exit 0\n/,
+      );
+    }
+  });
+});
+
+describe("the README's PostgreSQL section", () => {
+  it('runs as written against a database, two entities apart', async () => {
+    const text = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const part = text.slice(text.indexOf('### 10.'), text.indexOf('## Output and exit codes'));
+    const block = /```sh\n([\s\S]*?)```/.exec(part)![1]!;
+    const steps = block
+      .split('\n')
+      .map((l) => l.replace(/\s+#.*$/, '').trim())
+      .filter((l) => l.startsWith('books ') && !l.startsWith('books serve'))
+      .map((l) =>
+        [...l.slice(6).matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2] ?? m[3]!),
+      );
+    expect(steps.length).toBeGreaterThan(5);
+    const env = { BOOKS_LEDGER: databaseUrl() };
+    const outs: string[] = [];
+    for (const args of steps) {
+      const r = await books(args, { cwd: ROOT, env });
+      expect(r.exitCode, `books ${args.join(' ')}: ${r.stderr}`).toBe(0);
+      outs.push(r.stdout);
+    }
+    expect(outs.join('\n')).toMatch(/harbor\s+Harbor Bakery[\s\S]*|acme\s+Acme Ltd/);
+    const acme = await books(['--entity', 'acme', 'je', 'list', '--format', 'json'], {
+      cwd: ROOT,
+      env,
+    });
+    expect(JSON.parse(acme.stdout).data).toEqual([]);
+    const none = await books(['je', 'list'], { cwd: ROOT, env });
+    expect(none.exitCode).toBe(2);
+    expect(none.stderr).toMatch(/holds \d+ entities .*; name one with --entity SLUG/);
+  });
+});
+
+describe('naming a database', () => {
+  it('refuses a password in the URL, --entity with a file, and says when the server is not there', async () => {
+    const dir = tempDir();
+    const withPassword = await books(['je', 'list', '--ledger', 'postgresql://me:secret@/firm'], {
+      cwd: dir,
+    });
+    expect(withPassword.exitCode).toBe(2);
+    expect(withPassword.stderr).toMatch(
+      /holds a password: leave it out.*PGPASSWORD or ~\/\.pgpass/,
+    );
+    expect(withPassword.stderr).not.toContain('secret');
+    const fileEntity = await books(
+      ['je', 'list', '--ledger', join(dir, 'b.sqlite'), '--entity', 'acme'],
+      {
+        cwd: dir,
+      },
+    );
+    expect(fileEntity.exitCode).toBe(2);
+    expect(fileEntity.stderr).toMatch(/--entity names an entity of a database/);
+    const nowhere = await books(['je', 'list', '--ledger', `postgresql://x@/db?host=${dir}`], {
+      cwd: dir,
+    });
+    expect(nowhere.exitCode, nowhere.stderr).toBe(4);
+    expect(nowhere.stderr).toMatch(/cannot reach the database/);
+    const unknown = await books(['je', 'list', '--ledger', databaseUrl(), '--entity', 'nobody'], {
+      cwd: dir,
+    });
+    expect(unknown.exitCode).toBe(1);
+    expect(unknown.stderr).toMatch(/no entity 'nobody'/);
+  });
+});
+
+describe('books check on a database', () => {
+  it('names a line that points at no account, and totals that drifted from the lines', async () => {
+    const L = await fromTemplate(pgFixture, 'demo');
+    try {
+      expect(await L.check()).toEqual([]);
+      const url = databaseUrl();
+      const entity = (L.ledger as PgLedger).entityId;
+      execFileSync(psqlPath(), [
+        url,
+        '-qc',
+        `UPDATE journal_lines SET account_key = 9999 WHERE entity_id = '${entity}' AND entry_seq = 3 AND line_no = 1;
+         UPDATE account_month_totals SET net_atoms = net_atoms + 1
+           WHERE entity_id = '${entity}' AND (account_key, month) IN
+             (SELECT account_key, month FROM account_month_totals WHERE entity_id = '${entity}' LIMIT 1)`,
+      ]);
+      const problems = await L.check();
+      expect(problems.map((p) => p.reason)).toEqual(
+        expect.arrayContaining(['foreign_key', 'derived_mismatch']),
+      );
+      expect(problems.find((p) => p.reason === 'foreign_key')!.message).toBe(
+        'journal_lines row 3.1 points at a missing accounts row',
+      );
+      const r = await L.books(['check']);
+      expect(r.exitCode).toBe(1);
+    } finally {
+      await L.close();
+    }
+  });
+});
