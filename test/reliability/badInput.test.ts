@@ -40,9 +40,14 @@ it('the bad-input corpus holds 40 cases or more: CSV files, JSON bodies, flags, 
   expect(new Set(cases.map((c) => c.id)).size).toBe(cases.length);
 });
 
+/** What each store said to each case (its location taken out), to hold the stores to the same words. */
+const SAID = new Map<string, Map<string, string>>();
+
 describe.each(FIXTURES.map((f) => [f.name, f] as const))(
   'the bad-input corpus (fixtures/bad) on %s',
   (_name, fixture) => {
+    const said = new Map<string, string>();
+    SAID.set(fixture.name, said);
     let L: FixtureLedger;
     let S: Served;
     let fresh = 0;
@@ -62,6 +67,7 @@ describe.each(FIXTURES.map((f) => [f.name, f] as const))(
       ]);
       expect(human.exitCode, human.stderr).toBe(c.exit);
       expect(human.stdout).toBe('');
+      said.set(c.id, `exit ${human.exitCode}\n${human.stderr}\n${json.stdout}`);
       if (c.code) expect(human.stderr).toMatch(new RegExp(`^error ${c.code}: `));
       expect(human.stderr).toContain(c.place);
       if (c.code) {
@@ -108,12 +114,22 @@ describe.each(FIXTURES.map((f) => [f.name, f] as const))(
         errors: { path: string; reason: string; message: string }[];
       };
       expect(problem.code).toBe(c.code);
+      said.set(c.id, `${r.status}\n${JSON.stringify(problem)}`);
       if (c.reason) expect(problem.errors.map((p) => p.reason)).toContain(c.reason);
       expect(JSON.stringify(problem)).toContain(JSON.stringify(c.place).slice(1, -1));
       expect(L.inspect()).toBe(before);
     });
   },
 );
+
+describe('the bad-input corpus, store against store', () => {
+  it('a ledger file and a PostgreSQL entity refuse every case with the same exit code and words', () => {
+    const [file, db] = [SAID.get('sqlite')!, SAID.get('postgresql')!];
+    expect(file.size).toBe(cases.length);
+    expect(db.size).toBe(cases.length);
+    for (const c of cases) expect(db.get(c.id), c.id).toBe(file.get(c.id));
+  });
+});
 
 /** An HTTP/1.1 request written by hand: every value of a header on a line of its own. */
 function rawRequest(

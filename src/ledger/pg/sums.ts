@@ -34,7 +34,12 @@ export class PgSums implements Sums {
     return this.entities.get();
   }
 
+  /** Secrets never change once made: a process keeps what it read (every server reads the same). */
+  private readonly secrets = new Map<string, Buffer>();
+
   async secret(name: string): Promise<Buffer> {
+    const known = this.secrets.get(name);
+    if (known) return known;
     // Made once per entity: the first to ask stores it, any later one reads the stored value.
     const rows = await this.db.query<{ value: Buffer }>(
       `WITH made AS (INSERT INTO ledger_secrets (entity_id, name, value) VALUES ($1, $2, $3)
@@ -43,6 +48,7 @@ export class PgSums implements Sums {
        SELECT value FROM ledger_secrets WHERE entity_id = $1 AND name = $2`,
       [this.entityId, name, randomBytes(32)],
     );
+    this.secrets.set(name, rows[0]!.value);
     return rows[0]!.value;
   }
 
