@@ -23,8 +23,9 @@ export async function httpBench(
   dir: string,
   seconds: number,
   connections = 8,
+  at?: string[],
 ): Promise<HttpResult> {
-  const { url, key, stop } = await startServer(bin, dir);
+  const { url, key, stop } = await startServer(bin, dir, at);
   try {
     if (spawnSync('wrk', ['--version']).error === undefined)
       return wrkBench(url, key, dir, seconds, connections);
@@ -34,21 +35,28 @@ export async function httpBench(
   }
 }
 
-/** A fresh standard ledger, a posting key, and `books serve` on a free port. */
+/**
+ * A fresh standard ledger (a file in `dir`, or the new ledger `at` names: a database's entity), a
+ * posting key, and `books serve` on a free port.
+ */
 async function startServer(
   bin: string,
   dir: string,
+  at?: string[],
 ): Promise<{ url: string; key: string; stop: () => Promise<void> }> {
   const ledger = join(dir, 'http-bench.sqlite');
   for (const s of ['', '-wal', '-shm']) rmSync(ledger + s, { force: true });
+  const where = at ?? ['--ledger', ledger];
   const run = (args: string[]) => {
-    const r = spawnSync(process.execPath, [bin, ...args, '--ledger', ledger], { encoding: 'utf8' });
+    const r = spawnSync(process.execPath, [bin, ...args, ...where], { encoding: 'utf8' });
     if (r.status !== 0) throw new Error(`books ${args.join(' ')}: ${r.stderr}`);
     return r.stdout;
   };
   run(['init', '--chart', 'standard', '--first-month', '2025-01']);
   const key = run(['keys', 'create', '--permission', 'customer_api:post_journal_entries']).trim();
-  const server = spawn(process.execPath, [bin, 'serve', '--port', '0', '--ledger', ledger], {
+  // A server serves every entity of its store: the location without the entity.
+  const served = where.slice(0, 2);
+  const server = spawn(process.execPath, [bin, 'serve', '--port', '0', ...served], {
     stdio: ['ignore', 'pipe', 'ignore'],
   });
   const url = await new Promise<string>((resolve, reject) => {

@@ -15,6 +15,7 @@ import {
 } from './measure.js';
 import { httpBench } from './http.js';
 import { BUSY_ACCOUNT, generate, toQbo } from './generate.js';
+import { postgresFigures } from './postgres.js';
 
 /**
  * `npm run bench`: generates ledgers of 100k and 1M journal lines (5 years, 195 accounts nested three
@@ -37,6 +38,9 @@ writeFileSync(
 );
 
 const ledgers: Record<string, string> = {};
+/** The ledger file's median 1M import, to show beside PostgreSQL's. */
+let fileImport1m = '';
+const secsOf = (ms: number) => `${(ms / 1000).toFixed(3)} s`;
 for (const [name, lines] of [
   ['100k', 100_000],
   ['1m', 1_000_000],
@@ -50,6 +54,7 @@ for (const [name, lines] of [
     );
   }
   row(`je import (${name} lines, ${importRounds} runs)`, summary(imports));
+  if (name === '1m') fileImport1m = secsOf(summary(imports).median);
   await reports(name, ledgers[name]!);
 }
 
@@ -76,9 +81,27 @@ rows.push(
     `(client: ${post.client}) | ${post.rate.toFixed(0)} entries/s; latency p50 ${post.p50.toFixed(1)} ms, ` +
     `p99 ${post.p99.toFixed(1)} ms; ${post.entries} posted, ${post.errors} errors | |`,
 );
+await postgres();
 console.log(
   `| what (whole process) | median (min–max) | peak RSS |\n| --- | --- | --- |\n${rows.join('\n')}`,
 );
+
+/** The same import, statements and posting on PostgreSQL, beside the ledger file's of this run. */
+async function postgres(): Promise<void> {
+  const seconds = quick ? 5 : 15;
+  const pg = await postgresFigures(reportRounds, importRounds, seconds, join(data, 'report.out'));
+  const beside = (what: string, file: string, t: Timing) =>
+    row(`${what} on PostgreSQL (ledger file: ${file})`, t);
+  beside(`je import (1m lines, ${importRounds} runs)`, fileImport1m, pg.import1m);
+  for (const [what, t] of pg.reports)
+    beside(`${what} (1m lines, ${reportRounds} runs)`, secsOf(medians.get(`${what} 1m`)!), t);
+  const p = pg.post;
+  rows.push(
+    `| POST /v1/journal-entries on PostgreSQL, one books serve, 8 connections, ${seconds} s (client: ${p.client}) | ` +
+      `${p.rate.toFixed(0)} entries/s; latency p50 ${p.p50.toFixed(1)} ms, p99 ${p.p99.toFixed(1)} ms; ` +
+      `${p.entries} posted, ${p.errors} errors | |`,
+  );
+}
 
 /**
  * 100k lines dated in 2025 (other entries over the same chart) imported into an empty ledger and into

@@ -227,6 +227,19 @@ export class EntryWriter implements EntrySink {
     }
   }
 
+  /**
+   * The writes queued so far, as one promise, no longer awaited by this writer: the caller awaits it
+   * when it wants them done (a database's import keeps one window of writes in flight while it reads
+   * the next entries).
+   */
+  detach(): Promise<void> {
+    const queued = this.queued;
+    this.queued = [];
+    const done = Promise.all(queued).then(() => {});
+    done.catch(() => {});
+    return done;
+  }
+
   /** Resolves when the writes queued so far are done (a database's connection has caught up). */
   async settled(): Promise<void> {
     const queued = this.queued;

@@ -6,8 +6,11 @@ import { connection, type PgDb } from './db.js';
 import type { PgEntities } from './entity.js';
 import { entityRows, lastSeq, numberingOf } from './journal.js';
 
-/** Entries written before the import waits for the database to catch up with them. */
-const AHEAD = 512;
+/**
+ * Entries written per window: the import waits for the window before the last one to be written,
+ * so that the database inserts one window while the next is read and checked.
+ */
+const WINDOW = 2048;
 
 /**
  * What an import asks of a database: look-ups for each chunk, read on the pool without the lock, and
@@ -64,6 +67,7 @@ export class PgImportStore implements ImportStore {
         this.db.now,
       );
       let written = 0;
+      let behind: Promise<void> = Promise.resolve();
       const write = sink.write.bind(sink);
       sink.write = (...args) => {
         written++;
@@ -74,12 +78,16 @@ export class PgImportStore implements ImportStore {
         numbering: () => numberingOf(q, this.entityId, null),
         sink: () => sink,
         ready: async () => {
-          if (written >= AHEAD) {
-            written = 0;
-            await sink.settled();
-          }
+          if (written < WINDOW) return;
+          written = 0;
+          const earlier = behind;
+          behind = sink.detach();
+          await earlier;
         },
-        commit: () => end('COMMIT'),
+        commit: async () => {
+          await behind;
+          await end('COMMIT');
+        },
         rollback: () => end('ROLLBACK'),
       };
     } catch (e) {
