@@ -90,8 +90,15 @@ export function startCluster(options: { durable: boolean }): Cluster {
     '--no-sync',
   ]);
   const settings = [`-k ${dir}`, "-c listen_addresses=''", '-c max_connections=200'];
+  // Tests also read which transaction wrote a row (pg_xact_commit_timestamp: rows written in savepoints
+  // carry their own xids, and the commit's time tells their transactions apart).
   if (!options.durable)
-    settings.push('-c fsync=off', '-c synchronous_commit=off', '-c full_page_writes=off');
+    settings.push(
+      '-c fsync=off',
+      '-c synchronous_commit=off',
+      '-c full_page_writes=off',
+      '-c track_commit_timestamp=on',
+    );
   asServer(pgCtl, ['-D', data, '-l', join(dir, 'log'), '-o', settings.join(' '), '-w', 'start']);
   const url = (database: string) =>
     `postgresql://${user}@/${database}?host=${encodeURIComponent(dir)}`;

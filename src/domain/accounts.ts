@@ -51,6 +51,25 @@ export interface GlAccount {
   updated_at: string;
 }
 
+/** An account as the API answers for it (its fields in the API's order), from its stored fields. */
+export function glAccountOf(r: Omit<GlAccount, 'object' | 'account_kind'>): GlAccount {
+  return {
+    id: r.id,
+    object: 'gl_account',
+    external_id: r.external_id,
+    account_number: r.account_number,
+    name: r.name,
+    account_type: r.account_type,
+    parent_id: r.parent_id,
+    is_postable: r.is_postable,
+    is_active: r.is_active,
+    account_kind: 'regular',
+    currency: r.currency,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+  };
+}
+
 export interface Counterparty {
   id: string;
   object: 'counterparty';

@@ -108,6 +108,16 @@ export interface DumpCounts {
   api_keys: number;
 }
 
+/** The counts of a dump before its first record. */
+export const noCounts = (): DumpCounts => ({
+  accounts: 0,
+  counterparties: 0,
+  entries: 0,
+  lines: 0,
+  idempotency_keys: 0,
+  api_keys: 0,
+});
+
 export const DUMP_ORDER = [
   'ledger',
   'entity',

@@ -141,6 +141,20 @@ export interface EntryFacts {
   reversed_by: string[];
 }
 
+/** An entry as a store reads it back: the original it reverses named by id and date. */
+export interface EntryRowFacts extends Omit<EntryFacts, 'original' | 'seq'> {
+  seq: number;
+  original_id: string | null;
+  original_date: string | null;
+}
+
+/** The entry a store read back, as the API answers for it. */
+export function journalEntryOfRow(r: EntryRowFacts, lines: LineFacts[]): JournalEntry {
+  const { original_id, original_date, ...facts } = r;
+  const original = original_id ? { id: original_id, date: original_date! } : null;
+  return journalEntryOf({ ...facts, original }, lines);
+}
+
 /** A line as stored and answered: the account and counterparty as the response names them. */
 export type LineFacts = Omit<
   JournalEntryLine,
@@ -175,7 +189,17 @@ export function journalEntryOf(e: EntryFacts, lines: LineFacts[]): JournalEntry 
       updated_at: e.created_at,
       is_deleted: false,
       journal_entry_id: e.id,
-      ...l,
+      // Field by field: the answer's order is the API's, whatever order a store read them in.
+      account_id: l.account_id,
+      account_number: l.account_number,
+      account_name: l.account_name,
+      account_type: l.account_type,
+      line_type: l.line_type,
+      amount_atoms: l.amount_atoms,
+      memo: l.memo,
+      counterparty_type: l.counterparty_type,
+      counterparty_external_id: l.counterparty_external_id,
+      counterparty_name: l.counterparty_name,
     })),
     status: e.status,
     manual_entry_reason: e.manual_entry_reason,

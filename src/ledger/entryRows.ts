@@ -25,7 +25,8 @@ export function newId(prefix: string): string {
   return `${prefix}_${idTime}${idPool.toString('base64url', idPoolAt - 9, idPoolAt)}`;
 }
 
-const ENTRY_COLUMNS = [
+/** The columns of a journal entry's row, as EntryWriter and a restore write them. */
+export const ENTRY_COLUMNS = [
   'seq',
   'id',
   'je_number',
@@ -45,7 +46,8 @@ const ENTRY_COLUMNS = [
   'created_at',
   'updated_at',
 ] as const;
-const LINE_COLUMNS = [
+/** The columns of a journal line's row. */
+export const LINE_COLUMNS = [
   'entry_seq',
   'line_no',
   'account_key',

@@ -205,3 +205,52 @@ describe('books check on a database', () => {
     }
   });
 });
+
+describe('posting on a database', () => {
+  it('shares a transaction among posts requested together; a refused one changes nothing of the others', async () => {
+    const L = await fromTemplate(pgFixture, 'standard');
+    try {
+      const body = (i: number) => ({
+        entry_date: '2025-03-02',
+        memo: `together ${i}`,
+        lines: [
+          { gl_account_id: 'rent', line_type: 'debit', amount_atoms: i + 1 },
+          {
+            gl_account_id: i === 5 ? 'nowhere' : 'checking',
+            line_type: 'credit',
+            amount_atoms: i + 1,
+          },
+        ],
+      });
+      const outcomes = await Promise.allSettled(
+        Array.from({ length: 16 }, (_, i) =>
+          L.ledger.journal.post(body(i), { idempotencyKey: `t-${i}` }),
+        ),
+      );
+      expect(outcomes.filter((o) => o.status === 'rejected')).toHaveLength(1);
+      expect((outcomes[5] as PromiseRejectedResult).reason).toMatchObject({ code: 'CAPI33' });
+      const entity = (L.ledger as PgLedger).entityId;
+      const [entries, transactions] = execFileSync(
+        psqlPath(),
+        [
+          databaseUrl(),
+          '-AtXc',
+          `SELECT COUNT(*), COUNT(DISTINCT pg_xact_commit_timestamp(xmin)) FROM journal_entries
+           WHERE entity_id = '${entity}'`,
+        ],
+        { encoding: 'utf8' },
+      )
+        .trim()
+        .split('|')
+        .map(Number);
+      expect(entries).toBe(15);
+      // The first post runs alone; those that came while it ran share the next transactions.
+      expect(transactions).toBeLessThanOrEqual(3);
+      const numbers = (await L.journal()).map((e) => e.je_number).sort();
+      expect(numbers).toEqual(Array.from({ length: 15 }, (_, i) => `JE-${i + 1}`).sort());
+      expect(await L.check()).toEqual([]);
+    } finally {
+      await L.close();
+    }
+  });
+});

@@ -1,4 +1,9 @@
-import type { AccountType, Counterparty, GlAccount } from '../../domain/accounts.js';
+import {
+  glAccountOf,
+  type AccountType,
+  type Counterparty,
+  type GlAccount,
+} from '../../domain/accounts.js';
 import {
   changedRows,
   chartRefused,
@@ -41,21 +46,7 @@ export class PgChart implements ChartOps {
        ORDER BY a.account_number IS NULL, a.account_number, a.external_id`,
       [this.entityId],
     );
-    return rows.map((r) => ({
-      id: r.id,
-      object: 'gl_account',
-      external_id: r.external_id,
-      account_number: r.account_number,
-      name: r.name,
-      account_type: r.account_type,
-      parent_id: r.parent_id,
-      is_postable: r.is_postable,
-      is_active: r.is_active,
-      account_kind: 'regular',
-      currency: r.currency,
-      created_at: r.created_at,
-      updated_at: r.updated_at,
-    }));
+    return rows.map(glAccountOf);
   }
 
   async counterparties(): Promise<Counterparty[]> {

@@ -1,4 +1,4 @@
-import { journalEntryOf, type JournalEntry, type LineFacts } from '../../domain/entry.js';
+import { journalEntryOfRow, type JournalEntry, type LineFacts } from '../../domain/entry.js';
 import { errors } from '../../domain/errors.js';
 import { normaliseJeNumber } from '../../domain/jeNumber.js';
 import type { EntryFilter } from '../port.js';
@@ -157,35 +157,8 @@ function filterOf(f: EntryFilter): { where: string; params: unknown[] } {
 }
 
 function entryOf(r: EntryRow, lines: LineRow[]): JournalEntry {
-  return journalEntryOf(
-    {
-      id: r.id,
-      seq: r.seq,
-      je_number: r.je_number,
-      entry_date: r.entry_date,
-      currency: r.currency,
-      memo: r.memo,
-      source: r.source,
-      status: r.status,
-      is_adjusting: r.is_adjusting,
-      manual_entry_reason: r.manual_entry_reason,
-      total_atoms: r.total_atoms,
-      created_at: r.created_at,
-      updated_at: r.updated_at,
-      original: r.original_id ? { id: r.original_id, date: r.original_date! } : null,
-      reversed_by: r.reversed_by ?? [],
-    },
-    lines.map((l) => ({
-      account_id: l.account_id,
-      account_number: l.account_number,
-      account_name: l.account_name,
-      account_type: l.account_type,
-      line_type: l.line_type,
-      amount_atoms: l.amount_atoms,
-      memo: l.memo,
-      counterparty_type: l.counterparty_type,
-      counterparty_external_id: l.counterparty_external_id,
-      counterparty_name: l.counterparty_name,
-    })),
+  return journalEntryOfRow(
+    { ...r, reversed_by: r.reversed_by ?? [] },
+    lines.map(({ entry_seq: _s, line_no: _n, ...line }) => line),
   );
 }

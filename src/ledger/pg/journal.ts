@@ -14,6 +14,7 @@ import type { PgChart } from './chart.js';
 import type { PgDb, Query } from './db.js';
 import type { PgEntities } from './entity.js';
 import { PgEntryReader } from './entries.js';
+import { PgGroupCommit } from './groupCommit.js';
 import { PgImportStore } from './importBatch.js';
 
 /** The type of each column an EntryWriter writes, for the arrays a statement takes them in. */
@@ -158,6 +159,7 @@ export async function numberingOf(
  */
 export class PgJournalStore implements JournalStore {
   private readonly reader: PgEntryReader;
+  private readonly commits: PgGroupCommit;
 
   constructor(
     private readonly db: PgDb,
@@ -166,6 +168,7 @@ export class PgJournalStore implements JournalStore {
     private readonly chart: PgChart,
   ) {
     this.reader = new PgEntryReader(db, entityId);
+    this.commits = new PgGroupCommit(entities);
   }
 
   now(): Date {
@@ -173,7 +176,7 @@ export class PgJournalStore implements JournalStore {
   }
 
   write<T>(fn: (tx: WriteTx) => Promise<T>): Promise<T> {
-    return this.entities.write((q, entity) => fn(this.writeTx(q, entity)));
+    return this.commits.run((q, entity) => fn(this.writeTx(q, entity)));
   }
 
   read<T>(fn: (tx: ReadTx) => Promise<T>): Promise<T> {

@@ -1,9 +1,15 @@
-import type { DumpCounts, DumpEntry, DumpReader, DumpRecord } from '../../domain/dump.js';
+import {
+  noCounts,
+  type DumpCounts,
+  type DumpEntry,
+  type DumpReader,
+  type DumpRecord,
+} from '../../domain/dump.js';
 import { BooksError } from '../../domain/errors.js';
 import { seqOf } from '../../domain/jeNumber.js';
 import type { Permission } from '../../domain/keys.js';
 import { connection, dbError, type PgDb, type Query } from './db.js';
-import type { RowTarget } from '../entryRows.js';
+import { ENTRY_COLUMNS, LINE_COLUMNS, type RowTarget } from '../entryRows.js';
 import { entityRows } from './journal.js';
 import { rewriteTotals } from './maintenance.js';
 
@@ -29,14 +35,7 @@ export async function* dumpEntity(db: PgDb, entityId: string): AsyncGenerator<Du
       `SELECT name, value FROM ledger_secrets WHERE entity_id = $1 ORDER BY name`,
     ))
       yield { type: 'secret', name: s.name, value: s.value.toString('base64') };
-    const counts: DumpCounts = {
-      accounts: 0,
-      counterparties: 0,
-      entries: 0,
-      lines: 0,
-      idempotency_keys: 0,
-      api_keys: 0,
-    };
+    const counts = noCounts();
     yield* chartRecords(q, counts);
     yield* entryRecords(q, entityId, counts);
     yield* keyRecords(q, counts);
@@ -194,38 +193,9 @@ function insertRow(q: Query, table: string, entityId: string, row: Record<string
   ]);
 }
 
-const ENTRY_COLUMNS = [
-  'entity_id',
-  'seq',
-  'id',
-  'je_number',
-  'je_seq',
-  'je_seq_uncounted',
-  'entry_date',
-  'currency',
-  'memo',
-  'source',
-  'status',
-  'is_adjusting',
-  'manual_entry_reason',
-  'total_atoms',
-  'line_count',
-  'original_seq',
-  'fingerprint',
-  'created_at',
-  'updated_at',
-];
-const LINE_COLUMNS = [
-  'entity_id',
-  'entry_seq',
-  'line_no',
-  'account_key',
-  'line_type',
-  'amount_atoms',
-  'memo',
-  'counterparty_id',
-  'entry_date',
-];
+/** Rows as a restore writes them: the entity first, then the columns EntryWriter writes. */
+const ENTRY_ROW = ['entity_id', ...ENTRY_COLUMNS];
+const LINE_ROW = ['entity_id', ...LINE_COLUMNS];
 
 /** The rows of a dump as they go in: accounts' keys and entries' sequence numbers by id. */
 class Restore {
@@ -305,14 +275,14 @@ class Restore {
       this.lines.push(this.entityId, seq, i + 1, key, l.line_type, l.amount_atoms, l.memo);
       this.lines.push(l.counterparty_id, r.entry_date);
     });
-    if (this.lines.length >= this.rows.perStatement * LINE_COLUMNS.length) await this.flush();
+    if (this.lines.length >= this.rows.perStatement * LINE_ROW.length) await this.flush();
   }
 
   private async flush(): Promise<void> {
-    const entries = this.entries.length / ENTRY_COLUMNS.length;
-    const lines = this.lines.length / LINE_COLUMNS.length;
-    if (entries) await this.rows.insert('journal_entries', ENTRY_COLUMNS, this.entries, entries);
-    if (lines) await this.rows.insert('journal_lines', LINE_COLUMNS, this.lines, lines);
+    const entries = this.entries.length / ENTRY_ROW.length;
+    const lines = this.lines.length / LINE_ROW.length;
+    if (entries) await this.rows.insert('journal_entries', ENTRY_ROW, this.entries, entries);
+    if (lines) await this.rows.insert('journal_lines', LINE_ROW, this.lines, lines);
     [this.entries, this.lines] = [[], []];
   }
 

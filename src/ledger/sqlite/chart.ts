@@ -1,4 +1,9 @@
-import type { AccountType, Counterparty, GlAccount } from '../../domain/accounts.js';
+import {
+  glAccountOf,
+  type AccountType,
+  type Counterparty,
+  type GlAccount,
+} from '../../domain/accounts.js';
 import {
   changedRows,
   chartRefused,
@@ -39,21 +44,9 @@ export class SqliteChart implements ChartOps {
       )
       .all() as (Omit<GlAccount, 'is_postable' | 'is_active' | 'object' | 'account_kind'> &
       Flags)[];
-    return rows.map((r) => ({
-      id: r.id,
-      object: 'gl_account',
-      external_id: r.external_id,
-      account_number: r.account_number,
-      name: r.name,
-      account_type: r.account_type,
-      parent_id: r.parent_id,
-      is_postable: r.is_postable === 1,
-      is_active: r.is_active === 1,
-      account_kind: 'regular',
-      currency: r.currency,
-      created_at: r.created_at,
-      updated_at: r.updated_at,
-    }));
+    return rows.map((r) =>
+      glAccountOf({ ...r, is_postable: r.is_postable === 1, is_active: r.is_active === 1 }),
+    );
   }
 
   async counterparties(): Promise<Counterparty[]> {

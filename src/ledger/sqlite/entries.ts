@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { journalEntryOf, type JournalEntry, type LineFacts } from '../../domain/entry.js';
+import { journalEntryOfRow, type JournalEntry, type LineFacts } from '../../domain/entry.js';
 import { errors } from '../../domain/errors.js';
 import { normaliseJeNumber } from '../../domain/jeNumber.js';
 import type { EntryFilter } from '../port.js';
@@ -303,23 +303,12 @@ function lineOf(r: LineRow): LineFacts {
 }
 
 function entryOf(r: EntryRow, lines: LineFacts[]): JournalEntry {
-  return journalEntryOf(
+  const { is_adjusting, reversed_by, ...row } = r;
+  return journalEntryOfRow(
     {
-      id: r.id,
-      seq: r.seq,
-      je_number: r.je_number,
-      entry_date: r.entry_date,
-      currency: r.currency,
-      memo: r.memo,
-      source: r.source,
-      status: r.status,
-      is_adjusting: r.is_adjusting === 1,
-      manual_entry_reason: r.manual_entry_reason,
-      total_atoms: r.total_atoms,
-      created_at: r.created_at,
-      updated_at: r.updated_at,
-      original: r.original_id ? { id: r.original_id, date: r.original_date! } : null,
-      reversed_by: r.reversed_by ? r.reversed_by.split(',') : [],
+      ...row,
+      is_adjusting: is_adjusting === 1,
+      reversed_by: reversed_by ? reversed_by.split(',') : [],
     },
     lines,
   );

@@ -1,5 +1,11 @@
 import Database from 'better-sqlite3';
-import { DumpReader, type DumpCounts, type DumpEntry, type DumpRecord } from '../../domain/dump.js';
+import {
+  DumpReader,
+  noCounts,
+  type DumpCounts,
+  type DumpEntry,
+  type DumpRecord,
+} from '../../domain/dump.js';
 import { BooksError } from '../../domain/errors.js';
 import type { Permission } from '../../domain/keys.js';
 import { seqOf } from '../../domain/jeNumber.js';
@@ -32,14 +38,7 @@ export async function* dumpLedger(location: string): AsyncGenerator<DumpRecord> 
       value: Buffer;
     }[])
       yield { type: 'secret', name: s.name, value: s.value.toString('base64') };
-    const counts: DumpCounts = {
-      accounts: 0,
-      counterparties: 0,
-      entries: 0,
-      lines: 0,
-      idempotency_keys: 0,
-      api_keys: 0,
-    };
+    const counts = noCounts();
     yield* chart(db, counts);
     for (const entry of entries(db)) {
       counts.entries++;
