@@ -77,7 +77,7 @@ export class JournalFromStore implements JournalOps {
 
   /** The checks before an entry's content, in decisions.md's order, over what its write read. */
   private gates(facts: WriteFacts, hash: string): void {
-    const now = this.store.now().getTime();
+    const now = facts.nowMs;
     const rebuilding = rebuildRunning(facts.entity, now, this.processes);
     writeGates(facts.entity, rebuilding, facts.usedKey, hash, now);
   }

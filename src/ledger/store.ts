@@ -108,6 +108,11 @@ export interface FactsRequest {
  * look-ups, and where numbering stands. Inside a write transaction all of it is final until commit.
  */
 export interface WriteFacts {
+  /**
+   * The time of the reading, in ms: a database's own clock, so that servers whose clocks differ agree
+   * on the idempotency key's hour (the key is stored with the same clock).
+   */
+  nowMs: number;
   entity: EntityState;
   usedKey: UsedKey | undefined;
   fingerprinted: { id: string; je_number: string } | undefined;

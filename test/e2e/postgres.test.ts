@@ -6,6 +6,7 @@ import { generate } from '../../src/bench/generate.js';
 import { books, ROOT, tempDir } from './helpers.js';
 import { psqlPath } from '../../src/bench/cluster.js';
 import type { PgLedger } from '../../src/ledger/pg/ledger.js';
+import { PgStore } from '../../src/ledger/pg/store.js';
 import { databaseUrl, fromTemplate, pgFixture } from '../support/fixtures.js';
 
 /**
@@ -250,6 +251,32 @@ describe('posting on a database', () => {
       expect(numbers).toEqual(Array.from({ length: 15 }, (_, i) => `JE-${i + 1}`).sort());
       expect(await L.check()).toEqual([]);
     } finally {
+      await L.close();
+    }
+  });
+});
+
+describe('servers whose clocks differ', () => {
+  it("agree on an idempotency key's hour: a key used on one is refused on the other, two hours ahead", async () => {
+    const L = await fromTemplate(pgFixture, 'standard');
+    const ahead = await PgStore.open(databaseUrl(), () => new Date(Date.now() + 2 * 3600_000), 2);
+    try {
+      const other = await ahead.open((L.ledger as PgLedger).entityId);
+      const body = {
+        entry_date: '2025-03-02',
+        lines: [
+          { gl_account_id: 'rent', line_type: 'debit', amount_atoms: 100 },
+          { gl_account_id: 'checking', line_type: 'credit', amount_atoms: 100 },
+        ],
+      };
+      const first = await L.ledger.journal.post(body, { idempotencyKey: 'skew-1' });
+      await expect(other.journal.post(body, { idempotencyKey: 'skew-1' })).rejects.toMatchObject({
+        code: 'CAPI34',
+        details: { existing_journal_entry_id: first.id },
+      });
+      expect(await L.journal()).toHaveLength(1);
+    } finally {
+      await ahead.close();
       await L.close();
     }
   });

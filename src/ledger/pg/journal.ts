@@ -17,6 +17,9 @@ import { PgEntryReader } from './entries.js';
 import { PgGroupCommit } from './groupCommit.js';
 import { PgImportStore } from './importBatch.js';
 
+/** The database's clock in ms: every server reads the same one (decisions of the key's hour). */
+const DB_MS = `floor(extract(epoch FROM clock_timestamp()) * 1000)::int8`;
+
 /** The type of each column an EntryWriter writes, for the arrays a statement takes them in. */
 const TYPES: Record<string, string> = {
   entity_id: 'text',
@@ -187,7 +190,8 @@ export class PgJournalStore implements JournalStore {
     const e = this.entityId;
     return {
       facts: async (r) => {
-        const [used, fingerprinted, lookups, numbering] = await Promise.all([
+        const [clock, used, fingerprinted, lookups, numbering] = await Promise.all([
+          q<{ ms: number }>(`SELECT ${DB_MS} AS ms`),
           r.idempotencyKey === undefined
             ? []
             : q<UsedKey>(
@@ -207,6 +211,7 @@ export class PgJournalStore implements JournalStore {
           numberingOf(q, e, 1),
         ]);
         return {
+          nowMs: Number(clock[0]!.ms),
           entity,
           usedKey: used[0] && { ...used[0], created_at_ms: Number(used[0].created_at_ms) },
           fingerprinted: fingerprinted[0],
@@ -234,10 +239,10 @@ export class PgJournalStore implements JournalStore {
           );
         await q(
           `INSERT INTO idempotency_keys (entity_id, key, request_hash, journal_entry_id, created_at_ms)
-           VALUES ($1, $2, $3, $4, $5)
+           VALUES ($1, $2, $3, $4, ${DB_MS})
            ON CONFLICT (entity_id, key) DO UPDATE SET request_hash = excluded.request_hash,
              journal_entry_id = excluded.journal_entry_id, created_at_ms = excluded.created_at_ms`,
-          [e, key.key, key.hash, inserted.id, this.db.now().getTime()],
+          [e, key.key, key.hash, inserted.id],
         );
         return inserted;
       },

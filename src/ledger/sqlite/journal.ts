@@ -58,6 +58,7 @@ export class SqliteJournalStore implements JournalStore {
     );
     return {
       facts: async (r) => ({
+        nowMs: db.now().getTime(),
         entity: db.entity(),
         usedKey:
           r.idempotencyKey === undefined ? undefined : (usedKey.get(r.idempotencyKey) as UsedKey),
