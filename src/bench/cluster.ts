@@ -1,4 +1,4 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { accessSync, chmodSync, constants, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
@@ -100,6 +100,7 @@ export function startCluster(options: { durable: boolean }): Cluster {
       '-c track_commit_timestamp=on',
     );
   asServer(pgCtl, ['-D', data, '-l', join(dir, 'log'), '-o', settings.join(' '), '-w', 'start']);
+  watch(process.pid, pgCtl, data, dir);
   const url = (database: string) =>
     `postgresql://${user}@/${database}?host=${encodeURIComponent(dir)}`;
   return {
@@ -115,6 +116,17 @@ export function startCluster(options: { durable: boolean }): Cluster {
       }
     },
   };
+}
+
+/**
+ * Stops the cluster and removes its folder once this process is gone, however it ended: a run that is
+ * killed (a time limit, ^C twice) never reaches its teardown, and would leave a server running.
+ */
+function watch(pid: number, pgCtl: string, data: string, dir: string): void {
+  const root = process.getuid?.() === 0;
+  const stop = `${root ? 'runuser -u postgres -- ' : ''}${pgCtl} -D '${data}' -m immediate stop`;
+  const script = `while kill -0 ${pid} 2>/dev/null; do sleep 2; done; [ -d '${data}' ] && ${stop}; rm -rf '${dir}'`;
+  spawn('sh', ['-c', script], { detached: true, stdio: 'ignore' }).unref();
 }
 
 /** Creates a database in a running cluster (given its `postgres` database's URL). */
