@@ -98,40 +98,47 @@ export async function* generalLedgerEvents(
     }
     return batch[i];
   };
-  for (const a of accounts) {
-    let r = await peek();
-    const resumed = resume?.key === a.key;
-    if (r?.key !== a.key && a.opening === null && !resumed) continue;
-    const { key: _k, opening, fiscalYearStartMonth: fy, ...head } = a;
-    yield {
-      kind: 'account',
-      key: a.key,
-      account: { ...head, opening: opening === null ? null : toJsonInteger(opening) },
-    };
-    let [balance, debits, credits]: [Sum, Sum, Sum] = resumed
-      ? [resume.balance, resume.debits, resume.credits]
-      : [opening === null ? 0 : toJsonInteger(opening), 0, 0];
-    // The first day of the next fiscal year, where a profit-and-loss balance starts again.
-    let yearEnds = fy === null ? AFTER_ALL : nextYear(resumed ? resume.date : window.start, fy);
-    for (; r?.key === a.key; i++, r = await peek()) {
-      const amount = r.amount_atoms;
-      if (r.entry_date >= yearEnds) [balance, yearEnds] = [0, nextYear(r.entry_date, fy!)];
-      if (r.line_type === 'debit') [balance, debits] = [add(balance, amount), add(debits, amount)];
-      else [balance, credits] = [add(balance, -amount), add(credits, amount)];
-      const at = {
+  // A reader that stops early (a page of the API) closes the lines too: a store reads them in a
+  // transaction on a connection of its own, held until the stream ends.
+  try {
+    for (const a of accounts) {
+      let r = await peek();
+      const resumed = resume?.key === a.key;
+      if (r?.key !== a.key && a.opening === null && !resumed) continue;
+      const { key: _k, opening, fiscalYearStartMonth: fy, ...head } = a;
+      yield {
+        kind: 'account',
         key: a.key,
-        date: r.entry_date,
-        seq: r.seq,
-        line_no: r.line_no,
-        balance,
-        debits,
-        credits,
+        account: { ...head, opening: opening === null ? null : toJsonInteger(opening) },
       };
-      yield { kind: 'line', line: glLine(r, balance), at };
+      let [balance, debits, credits]: [Sum, Sum, Sum] = resumed
+        ? [resume.balance, resume.debits, resume.credits]
+        : [opening === null ? 0 : toJsonInteger(opening), 0, 0];
+      // The first day of the next fiscal year, where a profit-and-loss balance starts again.
+      let yearEnds = fy === null ? AFTER_ALL : nextYear(resumed ? resume.date : window.start, fy);
+      for (; r?.key === a.key; i++, r = await peek()) {
+        const amount = r.amount_atoms;
+        if (r.entry_date >= yearEnds) [balance, yearEnds] = [0, nextYear(r.entry_date, fy!)];
+        if (r.line_type === 'debit')
+          [balance, debits] = [add(balance, amount), add(debits, amount)];
+        else [balance, credits] = [add(balance, -amount), add(credits, amount)];
+        const at = {
+          key: a.key,
+          date: r.entry_date,
+          seq: r.seq,
+          line_no: r.line_no,
+          balance,
+          debits,
+          credits,
+        };
+        yield { kind: 'line', line: glLine(r, balance), at };
+      }
+      // A new fiscal year begun after its last line: the year's balance is nothing yet.
+      if (window.end >= yearEnds) balance = 0;
+      yield { kind: 'end', closing: balance, debit_total: debits, credit_total: credits };
     }
-    // A new fiscal year begun after its last line: the year's balance is nothing yet.
-    if (window.end >= yearEnds) balance = 0;
-    yield { kind: 'end', closing: balance, debit_total: debits, credit_total: credits };
+  } finally {
+    await it.return?.();
   }
 }
 

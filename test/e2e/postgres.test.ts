@@ -281,3 +281,30 @@ describe('servers whose clocks differ', () => {
     }
   });
 });
+
+describe('books serve over a database', () => {
+  it('answers more general-ledger pages than it has connections: a page gives its connection back', async () => {
+    const L = await fromTemplate(pgFixture, 'demo');
+    try {
+      const S = await L.serve();
+      let cursor: string | null = null;
+      for (let page = 0; page < 12; page++) {
+        const q = new URLSearchParams({
+          start_date: '2025-01-01',
+          end_date: '2025-12-31',
+          limit: '2',
+        });
+        if (cursor) q.set('cursor', cursor);
+        const r = await fetch(`${S.url}/v1/reports/general-ledger?${q}`, {
+          headers: { Authorization: `Bearer ${S.keys.read}` },
+          signal: AbortSignal.timeout(10_000),
+        });
+        expect(r.status).toBe(200);
+        cursor = ((await r.json()) as { next_cursor: string | null }).next_cursor;
+        expect(cursor).not.toBeNull();
+      }
+    } finally {
+      await L.close();
+    }
+  });
+});

@@ -1,5 +1,9 @@
 import { glTableWriter, wrap } from '../../src/render/generalLedger.js';
-import type { GlEvent } from '../../src/domain/generalLedger.js';
+import {
+  generalLedgerEvents,
+  type GlEvent,
+  type GlLineRow,
+} from '../../src/domain/generalLedger.js';
 import { describe, expect, it } from 'vitest';
 import { buildBalanceSheet, cutDates } from '../../src/domain/balanceSheet.js';
 import { splitPeriods } from '../../src/domain/periods.js';
@@ -208,5 +212,48 @@ describe('the general ledger table', () => {
     expect(whole).not.toContain('…');
     expect(wrap('one two three four', 9)).toEqual(['one two', 'three', 'four']);
     expect(wrap('abcdefghijkl', 5)).toEqual(['abcde', 'fghij', 'kl']);
+  });
+});
+
+describe('the general ledger as a stream', () => {
+  it('closes the store’s lines when its reader stops early (a page of the API)', async () => {
+    let closed = false;
+    async function* lines(): AsyncGenerator<GlLineRow[]> {
+      try {
+        for (let n = 1; n <= 3; n++)
+          yield [
+            {
+              key: 1,
+              entry_id: `je_${n}`,
+              je_number: `JE-${n}`,
+              entry_date: '2025-01-0' + n,
+              memo: null,
+              line_memo: null,
+              counterparty_type: null,
+              counterparty_external_id: null,
+              counterparty_name: null,
+              line_type: 'debit',
+              amount_atoms: 100,
+              seq: n,
+              line_no: 1,
+            },
+          ];
+      } finally {
+        closed = true;
+      }
+    }
+    const account = {
+      key: 1,
+      account_id: 'acct_1',
+      account_number: '1000',
+      name: 'Cash',
+      account_type: 'bank' as const,
+      opening: null,
+      fiscalYearStartMonth: null,
+    };
+    const window = { start: '2025-01-01', end: '2025-01-31' };
+    for await (const e of generalLedgerEvents([account], lines(), window))
+      if (e.kind === 'line') break;
+    expect(closed).toBe(true);
   });
 });
