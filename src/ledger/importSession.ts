@@ -1,4 +1,5 @@
 import type { ValidEntry } from '../domain/entry.js';
+import { errors } from '../domain/errors.js';
 import { JeNumbering } from '../domain/jeNumber.js';
 import { contextOf, importGates, wantsOf } from '../domain/posting.js';
 import { rebuildRunning, type Processes } from '../domain/rebuild.js';
@@ -23,7 +24,7 @@ export class ImportSession implements ImportBatch {
   private sink: EntrySink | null = null;
   private numbering: JeNumbering | null = null;
   /** Valid entries waiting for the write lock (at most one chunk of the file). */
-  private pending: { entry: ValidEntry; meta: EntryMeta }[] = [];
+  private pending: { entry: ValidEntry; meta: EntryMeta; result: { status: string } }[] = [];
   private done = false;
   /** What accounts unknown to the ledger resemble, for messages, asked once per reference. */
   private readonly hints = new Map<string, string[]>();
@@ -87,9 +88,10 @@ export class ImportSession implements ImportBatch {
       fingerprint: fpTaken ? null : e.fingerprint,
       originalSeq: null,
     };
+    const result = { status: 'posted' as const };
     if (this.sink) this.write(checked.entry, meta);
-    else this.pending.push({ entry: checked.entry, meta });
-    return { status: 'posted' };
+    else this.pending.push({ entry: checked.entry, meta, result });
+    return result;
   }
 
   /**
@@ -115,10 +117,22 @@ export class ImportSession implements ImportBatch {
       const writes = (this.writes = await this.store.openWrites());
       const entity = await writes.entity();
       importGates(entity, rebuildRunning(entity, this.nowMs(), this.processes));
+      if (entity.lock_date !== this.entity.lock_date || entity.books_start !== this.entity.books_start)
+        throw errors.unavailable(
+          'the lock date or the First Month of Books changed while the import waited for the ledger; ' +
+            'nothing was posted: run it again',
+        );
       const facts = await writes.numbering();
       this.numbering = new JeNumbering(facts.last, facts.nextTaken);
       this.sink = writes.sink();
-      for (const { entry, meta } of this.pending) this.write(entry, meta);
+      // Another import may have posted some of the first entries while this one waited for the lock.
+      const taken = await writes.taken(this.pending.flatMap((p) => p.meta.fingerprint ?? []));
+      for (const { entry, meta, result } of this.pending) {
+        const posted = meta.fingerprint !== null && taken.has(meta.fingerprint);
+        if (!posted) this.write(entry, meta);
+        else if (this.options.allowDuplicates) this.write(entry, { ...meta, fingerprint: null });
+        else result.status = 'skipped';
+      }
       this.pending = [];
     }
     await this.writes?.ready();
@@ -133,8 +147,13 @@ export class ImportSession implements ImportBatch {
       await this.release();
       return { alreadyPosted: [] };
     }
-    await this.sink!.flush();
-    await this.writes.commit();
+    try {
+      await this.sink!.flush();
+      await this.writes.commit();
+    } catch (e) {
+      await this.release().catch(() => {});
+      throw e;
+    }
     return { alreadyPosted: [] };
   }
 

@@ -185,6 +185,11 @@ export interface ImportStore {
 /** The open write transaction of an import batch. */
 export interface BatchWrites {
   entity(): Promise<EntityState>;
+  /**
+   * Which of these fingerprints entries already posted carry, read under the batch's lock: another
+   * import may have posted them since the look-ups of the batch's first entries.
+   */
+  taken(fingerprints: string[]): Promise<Set<string>>;
   numbering(): Promise<NumberingFacts>;
   sink(): EntrySink;
   /** Resolves when more entries may be written (the store's writes may be behind). */

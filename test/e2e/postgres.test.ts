@@ -7,7 +7,7 @@ import { books, ROOT, tempDir } from './helpers.js';
 import { psqlPath } from '../../src/bench/cluster.js';
 import type { PgLedger } from '../../src/ledger/pg/ledger.js';
 import { PgStore } from '../../src/ledger/pg/store.js';
-import { databaseUrl, fromTemplate, pgFixture } from '../support/fixtures.js';
+import { databaseUrl, fromTemplate, pgFixture, sqliteFixture } from '../support/fixtures.js';
 
 /**
  * The same books on a ledger file and in a PostgreSQL database give the same outputs, byte for byte
@@ -307,4 +307,27 @@ describe('books serve over a database', () => {
       await L.close();
     }
   });
+});
+
+describe('imports of the same file at once', () => {
+  it.each([sqliteFixture, pgFixture].map((f) => [f.name, f] as const))(
+    'on %s: one posts it, the others skip it whole, and every one of them ends',
+    async (_name, fixture) => {
+      const L = await fromTemplate(fixture, 'demo-chart');
+      try {
+        const file = join(ROOT, 'fixtures/demo/entries.csv');
+        const runs = await Promise.all(
+          [1, 2, 3, 4].map(() => L.books(['je', 'import', file, '--format', 'json'])),
+        );
+        for (const r of runs) expect(r.exitCode, r.stderr).toBe(0);
+        const counts = runs.map((r) => JSON.parse(r.stdout) as { posted: number; skipped: number });
+        const total = counts[0]!.posted + counts[0]!.skipped;
+        expect(counts.map((c) => c.posted).sort((a, b) => b - a)).toEqual([total, 0, 0, 0]);
+        expect((await L.journal()).length).toBe(total);
+        expect(await L.check()).toEqual([]);
+      } finally {
+        await L.close();
+      }
+    },
+  );
 });

@@ -75,6 +75,15 @@ export class PgImportStore implements ImportStore {
       };
       return {
         entity: async () => entity,
+        taken: async (fingerprints) =>
+          new Set(
+            (
+              await q<{ fingerprint: string }>(
+                `SELECT fingerprint FROM journal_entries WHERE entity_id = $1 AND fingerprint = ANY($2)`,
+                [this.entityId, fingerprints],
+              )
+            ).map((r) => r.fingerprint),
+          ),
         numbering: () => numberingOf(q, this.entityId, null),
         sink: () => sink,
         ready: async () => {
@@ -85,7 +94,12 @@ export class PgImportStore implements ImportStore {
           await earlier;
         },
         commit: async () => {
-          await behind;
+          try {
+            await behind;
+          } catch (e) {
+            await end('ROLLBACK').catch(() => {});
+            throw e;
+          }
           await end('COMMIT');
         },
         rollback: () => end('ROLLBACK'),

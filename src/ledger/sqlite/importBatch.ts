@@ -59,6 +59,11 @@ export class SqliteImportStore implements ImportStore {
     const sink = fileWriter(channel.run, lastSeq(db), db.now);
     return {
       entity: async () => db.entity(),
+      // Read on the ledger's connection, which sees every commit: the batch holds the lock now.
+      taken: async (fingerprints) => {
+        const one = db.prep(`SELECT 1 FROM journal_entries WHERE fingerprint = ?`).pluck();
+        return new Set(fingerprints.filter((fp) => one.get(fp) !== undefined));
+      },
       numbering: async () => numberingFacts(db),
       sink: () => sink,
       ready: () => channel.ready(),
