@@ -117,7 +117,10 @@ export class ImportSession implements ImportBatch {
       const writes = (this.writes = await this.store.openWrites());
       const entity = await writes.entity();
       importGates(entity, rebuildRunning(entity, this.nowMs(), this.processes));
-      if (entity.lock_date !== this.entity.lock_date || entity.books_start !== this.entity.books_start)
+      if (
+        entity.lock_date !== this.entity.lock_date ||
+        entity.books_start !== this.entity.books_start
+      )
         throw errors.unavailable(
           'the lock date or the First Month of Books changed while the import waited for the ledger; ' +
             'nothing was posted: run it again',
