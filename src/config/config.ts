@@ -98,7 +98,10 @@ function located(location: string, cwd: string, profile: string | null, entity?:
   if (/^postgres(ql)?:\/\//i.test(location)) {
     // Not read with URL: a socket's URL (postgresql://user@/db?host=/dir) has no host, which URL refuses.
     const userInfo = /^[a-z]+:\/\/([^@/?#]*)@/i.exec(location)?.[1] ?? '';
-    if (userInfo.includes(':'))
+    const query = location.includes('?')
+      ? new URLSearchParams(location.slice(location.indexOf('?') + 1))
+      : null;
+    if (userInfo.includes(':') || query?.has('password'))
       throw errors.usage(
         'the database URL holds a password: leave it out, and give it through PGPASSWORD or ~/.pgpass',
       );

@@ -156,6 +156,15 @@ describe('naming a database', () => {
       /holds a password: leave it out.*PGPASSWORD or ~\/\.pgpass/,
     );
     expect(withPassword.stderr).not.toContain('secret');
+    const inQuery = await books(
+      ['je', 'list', '--ledger', `postgresql://me@/firm?host=${dir}&password=secret`],
+      {
+        cwd: dir,
+      },
+    );
+    expect(inQuery.exitCode).toBe(2);
+    expect(inQuery.stderr).toMatch(/holds a password/);
+    expect(inQuery.stderr).not.toContain('secret');
     const fileEntity = await books(
       ['je', 'list', '--ledger', join(dir, 'b.sqlite'), '--entity', 'acme'],
       {
@@ -172,7 +181,7 @@ describe('naming a database', () => {
     const unknown = await books(['je', 'list', '--ledger', databaseUrl(), '--entity', 'nobody'], {
       cwd: dir,
     });
-    expect(unknown.exitCode).toBe(1);
+    expect(unknown.exitCode).toBe(2);
     expect(unknown.stderr).toMatch(/no entity 'nobody'/);
   });
 });

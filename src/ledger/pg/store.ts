@@ -1,4 +1,4 @@
-import { errors } from '../../domain/errors.js';
+import { BooksError, errors } from '../../domain/errors.js';
 import type { Problem } from '../../domain/errors.js';
 import { newId } from '../entryRows.js';
 import type { LedgerInit } from '../open.js';
@@ -61,7 +61,8 @@ export class PgStore implements LedgerStore {
     } else {
       found = all.find((e) => e.slug === entity || e.id === entity);
       if (!found)
-        throw errors.notFound(
+        throw new BooksError(
+          'no_ledger',
           `no entity '${entity}' in ${this.location}${all.length ? `; entities: ${slugs}` : ''}`,
         );
     }
