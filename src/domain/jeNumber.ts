@@ -28,6 +28,11 @@ export type JeNumber =
 export function normaliseJeNumber(raw: string): JeNumber {
   const v = raw.trim().replace(/\s+/g, ' ').toUpperCase();
   if (!v) return { ok: false, message: 'je_number is empty' };
+  if (v.includes('\u0000'))
+    return {
+      ok: false,
+      message: 'je_number holds a NUL character (U+0000), which a ledger cannot keep',
+    };
   const m = /^(?:JE[- ]?)?(\d+)$/.exec(v);
   let value = v;
   let seq: JeSeq | null = null;

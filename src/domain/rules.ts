@@ -123,13 +123,23 @@ export const jeNumberRule: EntryRule = (c) => {
   } else [c.jeNumber, c.jeSeq] = [n.value, n.seq];
 };
 
-/** A text field that may be absent or null, and is at most MAX_TEXT characters. */
+/**
+ * A text field that may be absent or null, and is at most MAX_TEXT characters, without NUL (U+0000):
+ * a database's text cannot hold it, and no ledger keeps what one store could not.
+ */
 function optionalText(c: EntryCheck, o: Obj, field: string, path: string): string | null {
   const v = o[field];
   if (v === undefined || v === null) return null;
   if (typeof v !== 'string') add(c, path, 'invalid_type', `${field} must be a string`);
   else if (v.length > MAX_TEXT)
     add(c, path, 'too_long', `${field} is longer than ${MAX_TEXT} characters`);
+  else if (v.includes('\u0000'))
+    add(
+      c,
+      path,
+      'invalid_text',
+      `${field} holds a NUL character (U+0000), which a ledger cannot keep`,
+    );
   else return v;
   return null;
 }
