@@ -123,6 +123,13 @@ function chartRows(records: ChartRecord[], add: Add): ChartRow[] {
   return rows;
 }
 
+const NUL_MESSAGE = 'holds a NUL character (U+0000), which a ledger cannot keep';
+
+/** The columns of a row whose cell holds a NUL: no store keeps one (a database's text cannot). */
+function nulCells(v: Record<string, string | undefined>): string[] {
+  return Object.keys(v).filter((column) => v[column]?.includes('\u0000'));
+}
+
 function chartRow(row: number, v: Record<string, string>, add: Add): ChartRow | null {
   const externalId = (v.external_id ?? '').trim();
   const name = (v.name ?? '').trim();
@@ -134,6 +141,7 @@ function chartRow(row: number, v: Record<string, string>, add: Add): ChartRow | 
   const bad: Add = (...a) => ((ok = false), add(...a));
   if (!externalId) bad(row, 'external_id', 'missing_field', 'external_id is required');
   if (!name) bad(row, 'name', 'missing_field', 'name is required');
+  for (const column of nulCells(v)) bad(row, column, 'invalid_text', NUL_MESSAGE);
   if (!isAccountType(type)) {
     const types = Object.keys(ACCOUNT_TYPES).join(', ');
     bad(
@@ -311,6 +319,7 @@ export function checkCounterparties(records: ChartRecord[]): {
     }
     if (!externalId) add('external_id', 'missing_field', 'external_id is required');
     if (!name) add('name', 'missing_field', 'name is required');
+    for (const column of nulCells(v)) add(column, 'invalid_text', NUL_MESSAGE);
     if (isActive === null)
       add('is_active', 'invalid_boolean', `'${v.is_active}' is not true or false`);
     const key = `${type}:${externalId}`;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkChart, type ChartShape } from '../../src/domain/chart.js';
+import { checkChart, checkCounterparties, type ChartShape } from '../../src/domain/chart.js';
 import { treeProblems } from '../../src/domain/chartTree.js';
 
 const record = (row: number, v: Record<string, string>) => ({
@@ -126,6 +126,24 @@ describe('treeProblems', () => {
   it('finds a child in another section than its parent', () => {
     expect(treeProblems([shape('cash', 'income'), shape('checking', 'bank', 'cash')])).toEqual([
       expect.objectContaining({ external_id: 'checking', reason: 'section_mismatch' }),
+    ]);
+  });
+});
+
+describe('text no ledger can keep', () => {
+  it('refuses a NUL in a chart or counterparty cell, naming the row and column', () => {
+    const chart = checkChart(
+      [record(2, { external_id: 'cash', name: 'Ca\u0000sh', account_type: 'bank' })],
+      [],
+    );
+    expect(chart.problems).toEqual([
+      expect.objectContaining({ row: 2, path: 'name', reason: 'invalid_text' }),
+    ]);
+    const parties = checkCounterparties([
+      { row: 3, values: { counterparty_type: 'customer', external_id: 'c\u00001', name: 'Ann' } },
+    ]);
+    expect(parties.problems).toEqual([
+      expect.objectContaining({ row: 3, path: 'external_id', reason: 'invalid_text' }),
     ]);
   });
 });

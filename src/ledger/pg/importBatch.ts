@@ -12,9 +12,6 @@ import { entityRows, lastSeq, numberingOf } from './journal.js';
  */
 const WINDOW = 2048;
 
-/** Entries an import writes, past which it has the journal's statistics taken again. */
-const ANALYZE_AFTER = 5000;
-
 /**
  * What an import asks of a database: look-ups for each chunk, read on the pool without the lock, and
  * the batch's one transaction on a connection of its own, holding the entity's write lock from its
@@ -70,12 +67,10 @@ export class PgImportStore implements ImportStore {
         this.db.now,
       );
       let written = 0;
-      let total = 0;
       let behind: Promise<void> = Promise.resolve();
       const write = sink.write.bind(sink);
       sink.write = (...args) => {
         written++;
-        total++;
         return write(...args);
       };
       return {
@@ -106,9 +101,6 @@ export class PgImportStore implements ImportStore {
             throw e;
           }
           await end('COMMIT');
-          // The planner's statistics of a table that grew by much are the table's before: reports and
-          // check would be planned for a nearly empty journal until autovacuum came round.
-          if (total >= ANALYZE_AFTER) await this.db.query('ANALYZE journal_entries, journal_lines');
         },
         rollback: () => end('ROLLBACK'),
       };
