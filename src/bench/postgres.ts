@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { startCluster } from './cluster.js';
 import { httpBench, type HttpResult } from './http.js';
-import { bin, dataset, summary, time, type Timing } from './measure.js';
+import { bin, dataset, rounds, summary, time, type Timing } from './measure.js';
 
 /** The figures of a store, to print beside the ledger file's of the same run. */
 export interface StoreFigures {
@@ -10,37 +10,17 @@ export interface StoreFigures {
   post: HttpResult;
 }
 
+const WINDOW = ['--start', '2021-01-01', '--end', '2025-12-31', '--period', 'monthly'];
+
 /** The three statements timed at 1M lines on each store. */
-export const STATEMENTS: [string, string[]][] = [
+const STATEMENTS: [string, string[]][] = [
   [
     'report balance-sheet, 60 monthly columns, json',
-    [
-      'report',
-      'balance-sheet',
-      '--start',
-      '2021-01-01',
-      '--end',
-      '2025-12-31',
-      '--period',
-      'monthly',
-      '--format',
-      'json',
-    ],
+    ['report', 'balance-sheet', ...WINDOW, '--format', 'json'],
   ],
   [
     'report income-statement, 60 monthly columns, json',
-    [
-      'report',
-      'income-statement',
-      '--start',
-      '2021-01-01',
-      '--end',
-      '2025-12-31',
-      '--period',
-      'monthly',
-      '--format',
-      'json',
-    ],
+    ['report', 'income-statement', ...WINDOW, '--format', 'json'],
   ],
   [
     'report trial-balance --worksheet as of 2025-12-31, json',
@@ -84,9 +64,7 @@ export async function postgresFigures(
     for (const [what, args] of STATEMENTS) {
       const full = [bin, ...args, ...at, '--output', out];
       await time(full);
-      const samples = [];
-      for (let i = 0; i < reportRounds; i++) samples.push(await time(full));
-      reports.push([what, summary(samples)]);
+      reports.push([what, await rounds(reportRounds, full)]);
     }
     const post = await httpBench(bin, dir, seconds, 8, ['--ledger', url, '--entity', 'http-bench']);
     return { import1m: summary(imports), reports, post };

@@ -2,6 +2,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSy
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { BooksError, errors } from '../domain/errors.js';
+import { holdsPassword } from '../ledger/redact.js';
 
 export type Profile =
   | { kind: 'local'; ledger: string; entity?: string }
@@ -96,12 +97,7 @@ function chosen(flags: { ledger?: string; profile?: string }, env: Env, cwd: str
 /** A ledger's location: a postgres:// URL (checked: no password in it), else a file path. */
 function located(location: string, cwd: string, profile: string | null, entity?: string): Target {
   if (/^postgres(ql)?:\/\//i.test(location)) {
-    // Not read with URL: a socket's URL (postgresql://user@/db?host=/dir) has no host, which URL refuses.
-    const userInfo = /^[a-z]+:\/\/([^@/?#]*)@/i.exec(location)?.[1] ?? '';
-    const query = location.includes('?')
-      ? new URLSearchParams(location.slice(location.indexOf('?') + 1))
-      : null;
-    if (userInfo.includes(':') || query?.has('password'))
+    if (holdsPassword(location))
       throw errors.usage(
         'the database URL holds a password: leave it out, and give it through PGPASSWORD or ~/.pgpass',
       );

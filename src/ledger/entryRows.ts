@@ -221,7 +221,7 @@ export class EntryWriter implements EntrySink {
     this.lines.flush();
   }
 
-  /** Keeps a write a database has queued, to await it; caught here and raised by settled(). */
+  /** Keeps a write a database has queued, to await it; caught here and raised where detach()'s promise is awaited. */
   private queue(r: unknown): void {
     if (r instanceof Promise) {
       r.catch(() => {});
@@ -242,13 +242,6 @@ export class EntryWriter implements EntrySink {
     return done;
   }
 
-  /** Resolves when the writes queued so far are done (a database's connection has caught up). */
-  async settled(): Promise<void> {
-    const queued = this.queued;
-    this.queued = [];
-    await Promise.all(queued);
-  }
-
   /** Writes every pending row and adds the accumulated monthly totals to the derived table. */
   async flush(): Promise<void> {
     this.flushRows();
@@ -260,7 +253,7 @@ export class EntryWriter implements EntrySink {
     if (rows.length) this.queue(this.target.addTotals(rows));
     this.totals.clear();
     this.adjusting.clear();
-    await this.settled();
+    await this.detach();
     this.afterFlush(this.lastSeq, this.lastLines);
   }
 }

@@ -1,5 +1,6 @@
 import type { Target } from '../config/config.js';
 import { errors } from '../domain/errors.js';
+import type { PgStore } from './pg/store.js';
 import type { Ledger, LedgerStore } from './port.js';
 
 /** What a new local ledger starts with. */
@@ -32,15 +33,8 @@ export async function openLedger(target: Target, ctx: OpenContext): Promise<Ledg
       ...(backoff > 0 ? { backoffMs: backoff } : {}),
     });
   }
-  if (target.kind === 'database') {
-    const store = await openDatabase(target.url, ctx, COMMAND_POOL);
-    try {
-      return await store.open(target.entity);
-    } catch (e) {
-      await store.close();
-      throw e;
-    }
-  }
+  if (target.kind === 'database')
+    return databaseLedger(target.url, ctx, (store) => store.open(target.entity));
   const { SqliteLedger } = await import('./sqlite/ledger.js');
   return SqliteLedger.open(target.path, { clock: ctx.clock });
 }
@@ -51,12 +45,24 @@ export async function openLedger(target: Target, ctx: OpenContext): Promise<Ledg
  */
 const COMMAND_POOL = 3;
 
-/** A database's store, for one command (its ledger closes it) or for a server (a pool of 8). */
-async function openDatabase(url: string, ctx: OpenContext, size: number) {
+/** Connections a server keeps for all the entities it serves. */
+const SERVER_POOL = 8;
+
+/** A database's ledger for one command, opened or created by `get`: its store closes with it. */
+async function databaseLedger(
+  url: string,
+  ctx: OpenContext,
+  get: (store: PgStore) => Promise<Ledger>,
+): Promise<Ledger> {
   const { PgStore } = await import('./pg/store.js');
-  const store = await PgStore.open(url, ctx.clock, size);
-  store.closesWithLedger = size === COMMAND_POOL;
-  return store;
+  const store = await PgStore.open(url, ctx.clock, COMMAND_POOL);
+  store.closesWithLedger = true;
+  try {
+    return await get(store);
+  } catch (e) {
+    await store.close();
+    throw e;
+  }
 }
 
 /**
@@ -73,13 +79,8 @@ export async function createLedger(
       throw errors.usage(
         'books init in a database needs --entity SLUG (or BOOKS_ENTITY) to name the entity',
       );
-    const store = await openDatabase(target.url, ctx, COMMAND_POOL);
-    try {
-      return await store.create(target.entity, init);
-    } catch (e) {
-      await store.close();
-      throw e;
-    }
+    const slug = target.entity;
+    return databaseLedger(target.url, ctx, (store) => store.create(slug, init));
   }
   const { SqliteLedger } = await import('./sqlite/ledger.js');
   return SqliteLedger.create(target.path, init, { clock: ctx.clock });
@@ -91,7 +92,10 @@ export async function createLedger(
  */
 export async function openStore(target: Target, ctx: OpenContext): Promise<LedgerStore | null> {
   if (target.kind === 'remote') return null;
-  if (target.kind === 'database') return openDatabase(target.url, ctx, 8);
+  if (target.kind === 'database') {
+    const { PgStore } = await import('./pg/store.js');
+    return PgStore.open(target.url, ctx.clock, SERVER_POOL);
+  }
   const [{ SqliteLedger }, { SqliteStore }] = await Promise.all([
     import('./sqlite/ledger.js'),
     import('./sqlite/store.js'),

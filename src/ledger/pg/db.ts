@@ -18,8 +18,8 @@ pg.types.setTypeParser(20, (v: string) => {
 pg.types.setTypeParser(1700, (v: string) => BigInt(v));
 
 /**
- * A PostgreSQL database as the store's modules share it: a pool of connections, transactions that
- * take the entity's write lock up front, the clock. Nothing outside src/ledger/pg sees it.
+ * A PostgreSQL database as the store's modules share it: a pool of connections, transactions, read
+ * snapshots, the clock. Nothing outside src/ledger/pg sees it.
  */
 export class PgDb {
   readonly pool: pg.Pool;
@@ -61,6 +61,22 @@ export class PgDb {
       throw e;
     } finally {
       client.release(broken);
+    }
+  }
+
+  /**
+   * Streams what `read` reads in one repeatable-read, read-only transaction on a connection of its
+   * own: a consistent snapshot, held until the stream ends or its reader stops (listings, the general
+   * ledger, dumps; memory holds a page however large the ledger).
+   */
+  async *snapshot<T>(read: (q: Query) => AsyncIterable<T>): AsyncGenerator<T> {
+    const { client, q } = await connection(this);
+    try {
+      await q('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      yield* read(q);
+    } finally {
+      await q('ROLLBACK').catch(() => {});
+      client.release();
     }
   }
 

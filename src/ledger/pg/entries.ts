@@ -1,28 +1,16 @@
-import { journalEntryOfRow, type JournalEntry, type LineFacts } from '../../domain/entry.js';
+import {
+  journalEntryOfRow,
+  type EntryRowFacts,
+  type JournalEntry,
+  type LineFacts,
+} from '../../domain/entry.js';
 import { errors } from '../../domain/errors.js';
 import { normaliseJeNumber } from '../../domain/jeNumber.js';
 import type { EntryFilter } from '../port.js';
-import { connection, dbError, type PgDb, type Query } from './db.js';
+import type { PgDb, Query } from './db.js';
 
-/** An entry row as stored, with its reversal links. */
-interface EntryRow {
-  seq: number;
-  id: string;
-  je_number: string;
-  entry_date: string;
-  currency: string;
-  memo: string | null;
-  source: string;
-  status: string;
-  is_adjusting: boolean;
-  manual_entry_reason: string | null;
-  total_atoms: number;
-  original_id: string | null;
-  original_date: string | null;
-  created_at: string;
-  updated_at: string;
-  reversed_by: string[] | null;
-}
+/** An entry row as stored, with its reversal links (null when it is not reversed). */
+type EntryRow = Omit<EntryRowFacts, 'reversed_by'> & { reversed_by: string[] | null };
 
 const ENTRY_COLUMNS = `e.seq, e.id, e.je_number, e.entry_date, e.currency, e.memo, e.source, e.status,
   e.is_adjusting, e.manual_entry_reason, e.total_atoms, o.id AS original_id, o.entry_date AS original_date,
@@ -75,47 +63,38 @@ export class PgEntryReader {
     }, true);
   }
 
-  /**
-   * Entries in date order, a page at a time, in one read-only transaction of a connection of its
-   * own: a consistent snapshot, and memory that holds a page however large the ledger.
-   */
-  async *list(filter: EntryFilter): AsyncGenerator<JournalEntry> {
-    const { client, q } = await connection(this.db);
-    try {
-      await q('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-      const { where, params } = filterOf(filter);
-      let cursor: [string, number] = [filter.from ?? '0000-01-01', 0];
-      let left = filter.limit ?? Infinity;
-      while (left > 0) {
-        const limit = Math.min(PAGE, left);
-        const rows = await q<EntryRow>(
-          `SELECT ${ENTRY_COLUMNS} FROM ${ENTRY_FROM}
-           WHERE e.entity_id = $1 AND (e.entry_date, e.seq) > ($2, $3) AND ${where}
-           ORDER BY e.entry_date, e.seq LIMIT ${limit}`,
-          [this.entityId, cursor[0], cursor[1], ...params],
-        );
-        if (rows.length === 0) break;
-        const lines = await q<LineRow>(
-          `${LINES} WHERE l.entity_id = $1 AND l.entry_seq = ANY($2) ORDER BY l.entry_seq, l.line_no`,
-          [this.entityId, rows.map((r) => r.seq)],
-        );
-        const bySeq = new Map<number, LineRow[]>();
-        for (const l of lines) {
-          let list = bySeq.get(l.entry_seq);
-          if (!list) bySeq.set(l.entry_seq, (list = []));
-          list.push(l);
-        }
-        for (const r of rows) yield entryOf(r, bySeq.get(r.seq) ?? []);
-        left -= rows.length;
-        const last = rows[rows.length - 1]!;
-        cursor = [last.entry_date, last.seq];
+  /** Entries in date order, a page at a time, from one snapshot. */
+  list(filter: EntryFilter): AsyncGenerator<JournalEntry> {
+    return this.db.snapshot((q) => this.pages(q, filter));
+  }
+
+  private async *pages(q: Query, filter: EntryFilter): AsyncGenerator<JournalEntry> {
+    const { where, params } = filterOf(filter);
+    let cursor: [string, number] = [filter.from ?? '0000-01-01', 0];
+    let left = filter.limit ?? Infinity;
+    while (left > 0) {
+      const limit = Math.min(PAGE, left);
+      const rows = await q<EntryRow>(
+        `SELECT ${ENTRY_COLUMNS} FROM ${ENTRY_FROM}
+         WHERE e.entity_id = $1 AND (e.entry_date, e.seq) > ($2, $3) AND ${where}
+         ORDER BY e.entry_date, e.seq LIMIT ${limit}`,
+        [this.entityId, cursor[0], cursor[1], ...params],
+      );
+      if (rows.length === 0) break;
+      const lines = await q<LineRow>(
+        `${LINES} WHERE l.entity_id = $1 AND l.entry_seq = ANY($2) ORDER BY l.entry_seq, l.line_no`,
+        [this.entityId, rows.map((r) => r.seq)],
+      );
+      const bySeq = new Map<number, LineRow[]>();
+      for (const l of lines) {
+        let list = bySeq.get(l.entry_seq);
+        if (!list) bySeq.set(l.entry_seq, (list = []));
+        list.push(l);
       }
-      await q('COMMIT');
-    } catch (e) {
-      throw dbError(e, this.db.location);
-    } finally {
-      await q('ROLLBACK', []).catch(() => {});
-      client.release();
+      for (const r of rows) yield entryOf(r, bySeq.get(r.seq) ?? []);
+      left -= rows.length;
+      const last = rows[rows.length - 1]!;
+      cursor = [last.entry_date, last.seq];
     }
   }
 }

@@ -15,8 +15,8 @@ const WINDOW = 2048;
 /**
  * What an import asks of a database: look-ups for each chunk, read on the pool without the lock, and
  * the batch's one transaction on a connection of its own, holding the entity's write lock from its
- * first entry to commit. Rows go in multi-row INSERTs, queued on the connection while the next
- * entries are parsed. Nothing is visible to others until commit; a killed process leaves none of it.
+ * first entry to commit. Rows go in as arrays (an INSERT per 2,000 rows), queued on the connection
+ * while the next entries are parsed. Nothing is visible to others until commit; a killed process leaves none of it.
  */
 export class PgImportStore implements ImportStore {
   constructor(

@@ -47,11 +47,6 @@ const TYPES: Record<string, string> = {
   line_type: 'text',
   amount_atoms: 'int8',
   counterparty_id: 'text',
-  month: 'text',
-  net_atoms: 'int8',
-  line_count_: 'int8',
-  adj_net_atoms: 'int8',
-  adj_line_count: 'int8',
 };
 
 /** Rows as one array per column: one statement, one parse, however many rows. */

@@ -9,7 +9,7 @@ import {
 } from '../../domain/totals.js';
 import type { GlLinesQuery, Sums, SumsSnapshot } from '../reports.js';
 import type { PgChart } from './chart.js';
-import { connection, dbError, type PgDb, type Query } from './db.js';
+import type { PgDb, Query } from './db.js';
 import { publicOf, type PgEntities } from './entity.js';
 
 const LINE_NET = `CASE WHEN l.line_type = 'debit' THEN l.amount_atoms ELSE -l.amount_atoms END`;
@@ -151,50 +151,45 @@ export class PgSums implements Sums {
 
   /**
    * The lines account by account (in the order given), each by date, entry and line: keyset pages
-   * over the account's index range, in one repeatable-read transaction on a connection of its own.
+   * over the account's index range, all from one snapshot.
    */
-  async *glLines(g: GlLinesQuery): AsyncGenerator<GlLineRow[]> {
-    const { client, q } = await connection(this.db);
-    try {
-      await q('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-      let party: string | null = null;
-      if (g.counterparty) {
-        const found = await q<{ id: string }>(
-          `SELECT id FROM counterparties WHERE entity_id = $1 AND counterparty_type = $2 AND external_id = $3`,
-          [this.entityId, g.counterparty.type, g.counterparty.external_id],
+  glLines(g: GlLinesQuery): AsyncGenerator<GlLineRow[]> {
+    return this.db.snapshot((q) => this.lines(q, g));
+  }
+
+  private async *lines(q: Query, g: GlLinesQuery): AsyncGenerator<GlLineRow[]> {
+    let party: string | null = null;
+    if (g.counterparty) {
+      const found = await q<{ id: string }>(
+        `SELECT id FROM counterparties WHERE entity_id = $1 AND counterparty_type = $2 AND external_id = $3`,
+        [this.entityId, g.counterparty.type, g.counterparty.external_id],
+      );
+      if (!found[0]) return;
+      party = found[0].id;
+    }
+    for (const key of g.keys) {
+      const a = g.after?.key === key && g.after.date >= g.start_date ? g.after : null;
+      // Entries and lines count from 1: (start, 0, 0) is just before the window's first line.
+      let bound: [string, number, number] = a ? [a.date, a.seq, a.line_no] : [g.start_date, 0, 0];
+      for (;;) {
+        const rows = await q<GlLineRow>(
+          `SELECT l.account_key AS key, e.id AS entry_id, e.je_number, l.entry_date, e.memo,
+                  l.memo AS line_memo, c.counterparty_type, c.external_id AS counterparty_external_id,
+                  c.name AS counterparty_name, l.line_type, l.amount_atoms, l.entry_seq AS seq, l.line_no
+           FROM journal_lines l
+           JOIN journal_entries e ON e.entity_id = l.entity_id AND e.seq = l.entry_seq
+           LEFT JOIN counterparties c ON c.entity_id = l.entity_id AND c.id = l.counterparty_id
+           WHERE l.entity_id = $1 AND l.account_key = $2
+             AND (l.entry_date, l.entry_seq, l.line_no) > ($3, $4, $5) AND l.entry_date <= $6
+             AND ($7::text IS NULL OR l.counterparty_id = $7)
+           ORDER BY l.entry_date, l.entry_seq, l.line_no LIMIT ${GL_PAGE}`,
+          [this.entityId, key, ...bound, g.end_date, party],
         );
-        if (!found[0]) return;
-        party = found[0].id;
+        if (rows.length) yield rows;
+        if (rows.length < GL_PAGE) break;
+        const last = rows[rows.length - 1]!;
+        bound = [last.entry_date, last.seq, last.line_no];
       }
-      for (const key of g.keys) {
-        const a = g.after?.key === key && g.after.date >= g.start_date ? g.after : null;
-        // Entries and lines count from 1: (start, 0, 0) is just before the window's first line.
-        let bound: [string, number, number] = a ? [a.date, a.seq, a.line_no] : [g.start_date, 0, 0];
-        for (;;) {
-          const rows = await q<GlLineRow>(
-            `SELECT l.account_key AS key, e.id AS entry_id, e.je_number, l.entry_date, e.memo,
-                    l.memo AS line_memo, c.counterparty_type, c.external_id AS counterparty_external_id,
-                    c.name AS counterparty_name, l.line_type, l.amount_atoms, l.entry_seq AS seq, l.line_no
-             FROM journal_lines l
-             JOIN journal_entries e ON e.entity_id = l.entity_id AND e.seq = l.entry_seq
-             LEFT JOIN counterparties c ON c.entity_id = l.entity_id AND c.id = l.counterparty_id
-             WHERE l.entity_id = $1 AND l.account_key = $2
-               AND (l.entry_date, l.entry_seq, l.line_no) > ($3, $4, $5) AND l.entry_date <= $6
-               AND ($7::text IS NULL OR l.counterparty_id = $7)
-             ORDER BY l.entry_date, l.entry_seq, l.line_no LIMIT ${GL_PAGE}`,
-            [this.entityId, key, ...bound, g.end_date, party],
-          );
-          if (rows.length) yield rows;
-          if (rows.length < GL_PAGE) break;
-          const last = rows[rows.length - 1]!;
-          bound = [last.entry_date, last.seq, last.line_no];
-        }
-      }
-    } catch (e) {
-      throw dbError(e, this.db.location);
-    } finally {
-      await q('ROLLBACK', []).catch(() => {});
-      client.release();
     }
   }
 }

@@ -8,7 +8,7 @@ import {
 import { BooksError } from '../../domain/errors.js';
 import { seqOf } from '../../domain/jeNumber.js';
 import type { Permission } from '../../domain/keys.js';
-import { connection, dbError, type PgDb, type Query } from './db.js';
+import type { PgDb, Query } from './db.js';
 import { ENTRY_COLUMNS, LINE_COLUMNS, type RowTarget } from '../entryRows.js';
 import { entityRows } from './journal.js';
 import { rewriteTotals } from './maintenance.js';
@@ -17,35 +17,29 @@ import { rewriteTotals } from './maintenance.js';
 const PAGE = 1000;
 
 /**
- * One entity as a dump (domain/dump.ts), read in one repeatable-read transaction on a connection of
- * its own: a consistent snapshot, streamed a page of entries at a time.
+ * One entity as a dump (domain/dump.ts), from one snapshot, streamed a page of entries at a time.
  */
-export async function* dumpEntity(db: PgDb, entityId: string): AsyncGenerator<DumpRecord> {
-  const { client, q: run } = await connection(db);
-  const q: Query = (sql, params = [entityId]) => run(sql, params);
-  try {
-    await q('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', []);
-    yield { type: 'ledger', format: 1 };
-    const [e] = await q<Omit<Extract<DumpRecord, { type: 'entity' }>, 'type'>>(
-      `SELECT entity_id AS id, name, currency, books_start, fiscal_year_start_month, lock_date, created_at,
-              updated_at FROM entities WHERE entity_id = $1`,
-    );
-    yield { type: 'entity', ...e! };
-    for (const s of await q<{ name: string; value: Buffer }>(
-      `SELECT name, value FROM ledger_secrets WHERE entity_id = $1 ORDER BY name`,
-    ))
-      yield { type: 'secret', name: s.name, value: s.value.toString('base64') };
-    const counts = noCounts();
-    yield* chartRecords(q, counts);
-    yield* entryRecords(q, entityId, counts);
-    yield* keyRecords(q, counts);
-    yield { type: 'end', counts };
-  } catch (e) {
-    throw dbError(e, db.location);
-  } finally {
-    await q('ROLLBACK', []).catch(() => {});
-    client.release();
-  }
+export function dumpEntity(db: PgDb, entityId: string): AsyncGenerator<DumpRecord> {
+  return db.snapshot((run) => records((sql, params = [entityId]) => run(sql, params), entityId));
+}
+
+/** The records of a dump, read through `q` (whose parameters are the entity's id unless given). */
+async function* records(q: Query, entityId: string): AsyncGenerator<DumpRecord> {
+  yield { type: 'ledger', format: 1 };
+  const [e] = await q<Omit<Extract<DumpRecord, { type: 'entity' }>, 'type'>>(
+    `SELECT entity_id AS id, name, currency, books_start, fiscal_year_start_month, lock_date, created_at,
+            updated_at FROM entities WHERE entity_id = $1`,
+  );
+  yield { type: 'entity', ...e! };
+  for (const s of await q<{ name: string; value: Buffer }>(
+    `SELECT name, value FROM ledger_secrets WHERE entity_id = $1 ORDER BY name`,
+  ))
+    yield { type: 'secret', name: s.name, value: s.value.toString('base64') };
+  const counts = noCounts();
+  yield* chartRecords(q, counts);
+  yield* entryRecords(q, entityId, counts);
+  yield* keyRecords(q, counts);
+  yield { type: 'end', counts };
 }
 
 /** The accounts (parents named by id) and counterparties, counted as they go. */
