@@ -47,7 +47,11 @@ export class Context {
     prompter: Prompter | null = null,
   ) {
     this.prompterOverride = prompter;
+    this.scripted = prompter !== null;
   }
+
+  /** Prompts are answered by a script (tests), not a person at a terminal. */
+  readonly scripted: boolean;
 
   get format(): Format {
     return this.flags.format ?? 'table';

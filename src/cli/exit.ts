@@ -18,6 +18,7 @@ export function exitCodeFor(code: ErrorCode): number {
     case 'CAPI69':
     case 'invalid_input':
     case 'not_found':
+    case 'reconcile_refused':
     case 'check_failed':
     case 'damaged':
     case 'payload_too_large':

@@ -15,7 +15,20 @@ const GROUPS: Record<string, string> = {
   report: 'Reports',
   keys: 'API keys of a local ledger, for books serve',
   profile: 'Named ledgers: local files or remote services',
+  reconcile: 'Bank and card reconciliation (alone, with --account: the interactive screen)',
 };
+
+/** A group that is also a command of its own when no subcommand is named (the interactive screen). */
+const GROUP_ACTIONS: Record<string, Load> = {
+  reconcile: () => import('../commands/reconcileScreen.js'),
+};
+
+const reconcile =
+  (name: string): Load =>
+  () =>
+    import('../commands/reconcile.js').then((m) => ({
+      default: (m as unknown as Record<string, CommandSpec<unknown>>)[name]!,
+    }));
 
 /**
  * Every command: its path, the line `books --help` lists, and its module, imported only when the
@@ -109,6 +122,61 @@ export const COMMANDS: readonly { path: string; summary: string; load: Load; ali
     load: () => import('../commands/reportGeneralLedger.js'),
   },
   {
+    path: 'report reconciliation',
+    summary: 'The reconciliation report: statement, cleared and book balances, outstanding lines',
+    load: () => import('../commands/reportReconciliation.js'),
+  },
+  {
+    path: 'reconcile import',
+    summary: 'Import a bank or card statement (CSV, OFX, QFX); duplicates skipped',
+    load: reconcile('importCommand'),
+  },
+  {
+    path: 'reconcile match',
+    summary: 'Match statement lines with ledger lines: automatically (the best pairing) or by hand',
+    load: reconcile('matchCommand'),
+  },
+  {
+    path: 'reconcile unmatch',
+    summary: "Undo a statement line's match",
+    load: reconcile('unmatchCommand'),
+  },
+  {
+    path: 'reconcile clear',
+    summary: 'Tick (or untick) ledger lines the statement does not list',
+    load: reconcile('clearCommand'),
+  },
+  {
+    path: 'reconcile ignore',
+    summary: 'Set aside a statement line imported in error',
+    load: reconcile('ignoreCommand'),
+  },
+  {
+    path: 'reconcile create',
+    summary: 'Post entries for bank-only lines (fees, interest) and match them; --rules for many',
+    load: reconcile('createCommand'),
+  },
+  {
+    path: 'reconcile finish',
+    summary: 'Finish the reconciliation at a zero difference',
+    load: reconcile('finishCommand'),
+  },
+  {
+    path: 'reconcile undo',
+    summary: "Undo the account's latest reconciliation",
+    load: reconcile('undoCommand'),
+  },
+  {
+    path: 'reconcile list',
+    summary: "List the account's finished reconciliations",
+    load: reconcile('listCommand'),
+  },
+  {
+    path: 'reconcile status',
+    summary: 'Where the reconciliation stands: balances, difference, what is left on each side',
+    load: reconcile('statusCommand'),
+  },
+  {
     path: 'keys create',
     summary: 'Mint a key; it is printed once, and only its hash is kept',
     load: () => import('../commands/keysCreate.js'),
@@ -200,6 +268,7 @@ function named(argv: string[]): string[] {
   const [first, second] = words;
   if (first === undefined) return [];
   if (GROUPS[first] === undefined) return [first];
+  if (second === undefined && GROUP_ACTIONS[first]) return [first];
   const leaf = COMMANDS.find(
     (c) =>
       c.path === `${first} ${second ?? ''}` ||
@@ -251,6 +320,8 @@ export async function buildProgram(argv: string[], opts: ProgramOptions): Promis
     );
   }
   const wanted = new Set(named(argv));
+  for (const [group, load] of Object.entries(GROUP_ACTIONS))
+    if (wanted.has(group)) declare(parents.get(group)!, group, (await load()).default, opts);
   for (const c of COMMANDS) {
     const words = c.path.split(' ');
     const parent = parents.get(words.length > 1 ? words[0]! : '')!;

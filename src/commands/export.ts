@@ -48,11 +48,12 @@ ledger with the same chart. Entries stream: any size of ledger exports in consta
       throw errors.notOffered(`export ${opts.peer}`, ledger.location);
     const [entity, accounts] = [await ledger.entity.get(), await ledger.chart.accounts()];
     const names = peerAccountNames(opts.peer, accounts);
+    const states = await ledger.reconcile.lineStates({});
     const out = await openOutput(ctx, opts.output);
     await writeTo(out, async () => {
       out.push(exportHead(opts.peer, entity, accounts, names));
       for await (const e of ledger.journal.list({ from: opts.from, to: opts.to }))
-        if (out.push(exportEntry(opts.peer, e, names))) await out.drain();
+        if (out.push(exportEntry(opts.peer, e, names, states))) await out.drain();
     });
   },
 });

@@ -12,6 +12,10 @@ export default command({
     const entry = await ledger.journal.get(id);
     if (ctx.json) return ctx.outJson(entry);
     const numbers = await linkedNumbers(ledger, entry);
-    ctx.out(entryText(entry, currencyExponent(entry.currency) ?? 2, '', numbers));
+    // A service without reconciliation marks nothing.
+    const states = await ledger.reconcile
+      .lineStates({ line_ids: entry.lines.map((l) => l.id) })
+      .catch(() => ({}));
+    ctx.out(entryText(entry, currencyExponent(entry.currency) ?? 2, '', numbers, states));
   },
 });

@@ -6,6 +6,8 @@ import { localDate } from '../domain/dates.js';
 import { exponentOf } from '../domain/money.js';
 import { fiscalYearStart } from '../domain/periods.js';
 import { checkGeneralLedgerQuery } from '../domain/reportQueries.js';
+import { lineIdOf } from '../domain/reconcile.js';
+import type { LineStates } from '../ledger/port.js';
 import {
   glCsvWriter,
   glJsonWriter,
@@ -27,6 +29,7 @@ interface Options {
   counterparty: string | undefined;
   output: string | undefined;
   atoms: boolean;
+  uncleared: boolean;
 }
 
 export default command<Options>({
@@ -44,6 +47,10 @@ export default command<Options>({
     { flags: '--counterparty <TYPE:ID>', description: 'only the lines naming this counterparty' },
     OUTPUT_FLAG,
     ATOMS_FLAG,
+    {
+      flags: '--uncleared',
+      description: 'only the lines not yet cleared in a reconciliation (what is outstanding)',
+    },
   ],
   formats: ['table', 'csv', 'json'],
   help: `For each account in chart order: its balance before --start, every line in the window by date and
@@ -51,7 +58,9 @@ JE number with the running balance, and the closing balance with the window's de
 totals. Balances are debits minus credits; an income or expense account's balance is its fiscal
 year's, so it starts again from zero at each new fiscal year in the window (as in the trial
 balance). CSV is one row per journal line (with an opening and a closing row per account), for
-pivot tables. The report streams: any number of lines is written in constant memory.`,
+pivot tables. The report streams: any number of lines is written in constant memory.
+In the table, a line cleared in a bank reconciliation has ! after its JE number, a reconciled one *
+(as hledger marks them); --uncleared leaves out both, keeping the running balances of every line.`,
   examples: [
     'books report general-ledger --account 1010 --start 2025-01-01 --end 2025-03-31',
     'books report gl --account 6000 --start 2025-01-01 --end 2025-12-31 --format csv',
@@ -63,6 +72,7 @@ pivot tables. The report streams: any number of lines is written in constant mem
     counterparty: str(raw, 'counterparty'),
     output: str(raw, 'output'),
     atoms: bool(raw, 'atoms'),
+    uncleared: bool(raw, 'uncleared'),
   }),
   run: generalLedger,
 });
@@ -96,10 +106,26 @@ async function generalLedger(ctx: Context, opts: Options): Promise<void> {
       : ctx.format === 'csv'
         ? glCsvWriter(exponent, opts.atoms)
         : glTableWriter(head, exponent, out.terminal);
+  const states = await ledger.reconcile.lineStates({}).catch(() => ({}) as LineStates);
+  const marked = Object.keys(states).length > 0;
   await writeTo(out, async () => {
     out.push(writer.begin());
-    for (; !next.done; next = await events.next())
-      if (out.push(writer.event(next.value))) await out.drain();
+    for (; !next.done; next = await events.next()) {
+      let e = next.value;
+      if (marked && e.kind === 'line') {
+        const st = states[lineIdOf(e.at.seq, e.at.line_no)];
+        if (st && opts.uncleared) continue;
+        if (st && ctx.format === 'table')
+          e = {
+            ...e,
+            line: {
+              ...e.line,
+              je_number: `${e.line.je_number} ${st.state === 'reconciled' ? '*' : '!'}`,
+            },
+          };
+      }
+      if (out.push(writer.event(e))) await out.drain();
+    }
     await out.write(writer.end());
   });
 }

@@ -26,6 +26,7 @@ export type ErrorCode =
   | 'invalid_input' // bad data file (CSV, JSON) that is not an entry's content
   | 'payload_too_large'
   | 'not_found'
+  | 'reconcile_refused' // refused by reconciliation's rules (a difference, a finished month, ...)
   | 'check_failed'
   | 'damaged' // the ledger file is malformed: nothing more is written to it
   | 'usage'

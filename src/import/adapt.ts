@@ -315,7 +315,7 @@ export function readDate(text: string, order: DateOrder): string | null {
  * `1.250,00` → `1250.00`: the point groups thousands (three digits each), the comma is the decimal
  * mark; null for text that is not written so (`12.50` would be read as 1250 otherwise).
  */
-function decimalComma(text: string): string | null {
+export function decimalComma(text: string): string | null {
   const m = /^([(+-]?)(\d{1,3}(?:[. ]\d{3})+|\d+)(?:,(\d+))?(\)?-?)$/.exec(text.trim());
   if (!m) return null;
   return `${m[1]}${m[2]!.replace(/[. ]/g, '')}${m[3] !== undefined ? `.${m[3]}` : ''}${m[4]}`;

@@ -35,19 +35,29 @@ export class JournalFromStore implements JournalOps {
   async post(body: unknown, options: PostOptions): Promise<JournalEntry> {
     const keyProblem = idempotencyKeyProblem(options.idempotencyKey);
     if (keyProblem) throw errors.idempotencyKeyRefused(keyProblem);
+    const post = (tx: ReadTx | WriteTx) => this.postWithin(tx, body, options);
+    return options.dryRun ? this.store.read(post) : this.store.write(post);
+  }
+
+  /**
+   * Posts one entry inside a transaction the caller holds (a write, or a read for a dry run): what a
+   * run of several entries that post together or not at all (reconciliation's) is made of.
+   */
+  async postWithin(
+    tx: ReadTx | WriteTx,
+    body: unknown,
+    options: Omit<PostOptions, 'dryRun'>,
+  ): Promise<JournalEntry> {
     const source = options.source ?? 'manual_api';
     const hash = requestHash('POST /v1/journal-entries', body);
     const fingerprint = options.fingerprint ?? null;
     const key = { key: options.idempotencyKey, hash };
-    const post = async (tx: ReadTx | WriteTx) => {
-      const facts = await tx.facts({ bodies: [body], idempotencyKey: key.key, fingerprint });
-      this.gates(facts, hash);
-      // An earlier import posted this entry of the file (its key may have expired, or be another's).
-      if (facts.fingerprinted) throw errors.idempotencyKeyUsed(facts.fingerprinted, true);
-      const entry = await this.validated(tx, facts, body);
-      return this.written(tx, facts, entry, { source, fingerprint, originalSeq: null }, null, key);
-    };
-    return options.dryRun ? this.store.read(post) : this.store.write(post);
+    const facts = await tx.facts({ bodies: [body], idempotencyKey: key.key, fingerprint });
+    this.gates(facts, hash);
+    // An earlier import posted this entry of the file (its key may have expired, or be another's).
+    if (facts.fingerprinted) throw errors.idempotencyKeyUsed(facts.fingerprinted, true);
+    const entry = await this.validated(tx, facts, body);
+    return this.written(tx, facts, entry, { source, fingerprint, originalSeq: null }, null, key);
   }
 
   async reverse(idOrNumber: string, options: ReverseOptions): Promise<JournalEntry> {

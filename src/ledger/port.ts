@@ -10,6 +10,7 @@ import type { IncomeStatement } from '../domain/incomeStatement.js';
 import type { ReportQuery } from '../domain/periods.js';
 import type { GeneralLedgerQuery, TrialBalanceQuery } from '../domain/reportQueries.js';
 import type { TrialBalance } from '../domain/trialBalance.js';
+import type { ReconLine, Reconciliation, StatementLine } from '../domain/reconcile.js';
 import type { LedgerInit } from './open.js';
 import type { GlCursor } from './reports.js';
 
@@ -30,6 +31,7 @@ export interface Ledger {
   readonly reports: ReportOps;
   readonly keys: KeyOps;
   readonly maintenance: MaintenanceOps;
+  readonly reconcile: ReconcileOps;
   close(): Promise<void>;
 }
 
@@ -235,3 +237,116 @@ export interface MaintenanceOps {
    */
   restore(records: AsyncIterable<unknown>): Promise<DumpCounts>;
 }
+
+/** What every reconciliation operation names: the account (external id or number). */
+export interface ReconArgs {
+  account: string;
+}
+
+export interface StatementImportSummary {
+  imported: number;
+  skipped: number;
+  start: string;
+  end: string;
+  closing_balance: number | null;
+}
+
+export interface MatchOutcome {
+  matched: { statement_line_id: string; line_ids: string[]; days: number }[];
+  unmatched_statement_lines: StatementLine[];
+  uncleared_lines: ReconLine[];
+}
+
+/** A rule of `reconcile create --rules`: the first whose pattern a description holds applies. */
+export interface CreateRule {
+  /** The rules file's row, for messages. */
+  row?: number;
+  pattern: string;
+  offset_account: string;
+  counterparty?: string | null;
+  memo?: string | null;
+}
+
+export interface CreateOutcome {
+  created: { statement_line_id: string; je_number: string; entry_id: string; line_id: string }[];
+  /** Unmatched statement lines no rule applied to. */
+  left: string[];
+}
+
+export interface ReconcileStatus {
+  account_id: string;
+  last_reconciliation: Reconciliation | null;
+  /** The closing balance of the account's last imported OFX statement. */
+  statement: { date: string; balance_atoms: number } | null;
+  cleared_balance: number | null;
+  difference: number | null;
+  matched: number;
+  unmatched_statement_lines: StatementLine[];
+  ignored_statement_lines: StatementLine[];
+  uncleared_lines: ReconLine[];
+}
+
+export interface ReconciliationReport {
+  account_id: string;
+  statement_date: string;
+  status: 'finished' | 'draft';
+  statement_balance: number | null;
+  cleared_balance: number;
+  difference: number | null;
+  book_balance: number;
+  outstanding_debits: { total: number; lines: ReconLine[] };
+  outstanding_credits: { total: number; lines: ReconLine[] };
+  cleared_after_date: { total: number; lines: ReconLine[] };
+  unmatched_statement_lines: StatementLine[];
+  ignored_statement_lines: StatementLine[];
+}
+
+/**
+ * Bank and card reconciliation (reconcile.md), on every store and over the API: each operation takes
+ * its arguments as the API's JSON body (or query) names them.
+ */
+export interface ReconcileOps {
+  importStatement(
+    a: ReconArgs & { statement: unknown; dry_run?: boolean; file?: string },
+  ): Promise<StatementImportSummary>;
+  /** Automatic matching; or, given a statement line and ledger lines, a manual match. */
+  match(
+    a: ReconArgs & {
+      window_days?: number;
+      dry_run?: boolean;
+      statement_line_id?: string;
+      line_ids?: string[];
+    },
+  ): Promise<MatchOutcome>;
+  unmatch(a: ReconArgs & { statement_line_id: string }): Promise<StatementLine>;
+  clear(
+    a: ReconArgs & { line_ids: string[]; unclear?: boolean },
+  ): Promise<{ line_ids: string[]; state: 'cleared' | 'uncleared' }>;
+  ignore(a: ReconArgs & { statement_line_id: string }): Promise<StatementLine>;
+  create(
+    a: ReconArgs & {
+      statement_line_id?: string;
+      offset_account?: string;
+      counterparty?: string | null;
+      memo?: string | null;
+      rules?: CreateRule[];
+      dry_run?: boolean;
+    },
+  ): Promise<CreateOutcome>;
+  finish(
+    a: ReconArgs & { statement_date?: string; statement_balance_atoms?: number },
+  ): Promise<Reconciliation>;
+  /** Undoes the account's latest reconciliation (the one named, when an id is given). */
+  undo(a: ReconArgs & { id?: string }): Promise<Reconciliation>;
+  list(a: ReconArgs): Promise<Reconciliation[]>;
+  status(a: ReconArgs): Promise<ReconcileStatus>;
+  report(a: ReconArgs & { statement_date?: string }): Promise<ReconciliationReport>;
+  /**
+   * The state of cleared lines (those not named are uncleared): of the lines named (comma-separated
+   * ids over the API), or of every line of the ledger when none are.
+   */
+  lineStates(a: { line_ids?: string[] | string }): Promise<LineStates>;
+}
+
+/** Cleared and reconciled lines by id, with the date each counts as cleared from. */
+export type LineStates = Record<string, { state: 'cleared' | 'reconciled'; cleared_date: string }>;

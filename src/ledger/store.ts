@@ -3,6 +3,7 @@ import type { AccountRef, CounterpartyRef, JournalEntry, ValidEntry } from '../d
 import type { JeSeq, NumberedEntry } from '../domain/jeNumber.js';
 import type { UsedKey } from '../domain/posting.js';
 import type { EntryFilter } from './port.js';
+import type { ReconReads, ReconWrites } from './reconcileStore.js';
 
 /**
  * What a store offers the store-neutral journal (ledger/journal.ts): transactions, look-ups fetched
@@ -125,9 +126,12 @@ export interface ReadTx {
   /** Accounts resembling a reference that names none, described for a message (an error's path). */
   resembling(ref: string): Promise<string[]>;
   entry(idOrNumber: string): Promise<StoredEntry | undefined>;
+  /** Reconciliation's statement lines, cleared lines and reconciliations. */
+  recon: ReconReads;
 }
 
 export interface WriteTx extends ReadTx {
+  recon: ReconWrites;
   /**
    * Writes one checked, numbered entry, the monthly totals it adds, and the idempotency key it was
    * posted under (a reversal also marks its original reversed).

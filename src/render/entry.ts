@@ -1,4 +1,5 @@
 import type { JournalEntry } from '../domain/entry.js';
+import type { LineStates } from '../ledger/port.js';
 import { formatAmount } from '../domain/money.js';
 import { grid } from './table.js';
 import { cell } from './text.js';
@@ -12,7 +13,10 @@ export function entryText(
   exponent: number,
   heading = '',
   numbers: ReadonlyMap<string, string> = new Map(),
+  states: LineStates = {},
 ): string {
+  // The state column is shown once a line of the entry is cleared in a bank reconciliation.
+  const stated = e.lines.some((l) => states[l.id]);
   const named = (id: string) => cell(numbers.get(id) ?? id);
   const facts = [
     `${heading}${cell(e.je_number)}${e.id ? ` (${e.id})` : ''}  ${e.entry_date}  ${e.status}` +
@@ -33,6 +37,7 @@ export function entryText(
     l.line_type === 'credit' ? formatAmount(l.amount_atoms, exponent) : '',
     l.counterparty_external_id ? `${l.counterparty_type}:${l.counterparty_external_id}` : '',
     l.memo ?? '',
+    ...(stated ? [states[l.id]?.state ?? ''] : []),
   ]);
   rows.push([
     '',
@@ -41,15 +46,15 @@ export function entryText(
     formatAmount(e.total_credit_atoms, exponent),
     '',
     '',
+    ...(stated ? [''] : []),
   ]);
   return (
     facts.join('\n') +
     '\n' +
-    grid(['Account', 'Name', 'Debit', 'Credit', 'Counterparty', 'Memo'], rows, [
-      'left',
-      'left',
-      'right',
-      'right',
-    ])
+    grid(
+      ['Account', 'Name', 'Debit', 'Credit', 'Counterparty', 'Memo', ...(stated ? ['State'] : [])],
+      rows,
+      ['left', 'left', 'right', 'right'],
+    )
   );
 }

@@ -1,5 +1,6 @@
 import type { Entity, GlAccount } from '../domain/accounts.js';
 import type { JournalEntry } from '../domain/entry.js';
+import type { LineStates } from '../ledger/port.js';
 import { atomsToDecimal, exponentOf } from '../domain/money.js';
 import { plainCode, plainDescription, ROOTS, tagsText, type Peer } from '../domain/peerJournal.js';
 
@@ -59,11 +60,18 @@ export function exportHead(
  * every value exactly (see tagValue): a memo or JE number that its description or code cannot hold
  * as it is goes in a tag too, and the reason always does, so that the import reads the entry back.
  */
-export function exportEntry(peer: Peer, e: JournalEntry, names: Map<string, string>): string {
+export function exportEntry(
+  peer: Peer,
+  e: JournalEntry,
+  names: Map<string, string>,
+  states: LineStates = {},
+): string {
   const exponent = exponentOf(e.currency);
   const amount = (atoms: number, side: string) =>
     `${atomsToDecimal(side === 'debit' ? atoms : -atoms, exponent)} ${e.currency}`;
-  const width = Math.max(...e.lines.map((l) => names.get(l.account_id)!.length)) + 4;
+  const flagged = e.lines.some((l) => states[l.id]);
+  const width =
+    Math.max(...e.lines.map((l) => names.get(l.account_id)!.length)) + 4 + (flagged ? 2 : 0);
   const out: string[] = [];
   if (peer === 'hledger') {
     const memo = e.memo ?? '';
@@ -86,7 +94,12 @@ export function exportEntry(peer: Peer, e: JournalEntry, names: Map<string, stri
       const tag: [string, string][] = [];
       if (l.counterparty_type) tag.push([l.counterparty_type, l.counterparty_external_id ?? '']);
       if (l.memo) tag.push(['memo', l.memo]);
-      const posting = `    ${names.get(l.account_id)!.padEnd(width)}${amount(l.amount_atoms, l.line_type)}`;
+      const st = states[l.id];
+      // The bank's date goes on the posting (hledger's posting date), so that `hledger bal -C`
+      // at a statement date reads the statement's balance.
+      if (st && st.cleared_date !== e.entry_date) tag.push(['date', st.cleared_date]);
+      const name = `${flagOf(st)}${names.get(l.account_id)!}`;
+      const posting = `    ${name.padEnd(width)}${amount(l.amount_atoms, l.line_type)}`;
       out.push(tag.length ? `${posting}  ; ${tagsText(tag)}` : posting);
     }
   } else {
@@ -94,7 +107,8 @@ export function exportEntry(peer: Peer, e: JournalEntry, names: Map<string, stri
     out.push(`  je_number: ${quoted(e.je_number)}`);
     if (e.manual_entry_reason !== null) out.push(`  reason: ${quoted(e.manual_entry_reason)}`);
     for (const l of e.lines) {
-      out.push(`  ${names.get(l.account_id)!.padEnd(width)}${amount(l.amount_atoms, l.line_type)}`);
+      const name = `${flagOf(states[l.id])}${names.get(l.account_id)!}`;
+      out.push(`  ${name.padEnd(width)}${amount(l.amount_atoms, l.line_type)}`);
       if (l.counterparty_type)
         out.push(`    ${l.counterparty_type}: ${quoted(l.counterparty_external_id ?? '')}`);
       if (l.memo) out.push(`    memo: ${quoted(l.memo)}`);
@@ -102,3 +116,7 @@ export function exportEntry(peer: Peer, e: JournalEntry, names: Map<string, stri
   }
   return '\n' + out.join('\n') + '\n';
 }
+
+/** A posting's flag: `*` reconciled, `!` cleared (matched or ticked, not yet reconciled). */
+const flagOf = (st: LineStates[string] | undefined): string =>
+  st ? (st.state === 'reconciled' ? '* ' : '! ') : '';

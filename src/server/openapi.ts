@@ -1,6 +1,7 @@
 import { MAX_GL_LIMIT } from './generalLedgerPage.js';
 import type { Route } from './routes.js';
 import { arrayOf, bool, date, ref, SCHEMAS, str, type Schema } from './openapiSchemas.js';
+import { RECONCILE_OPERATIONS, RECONCILE_REQUESTS, RECONCILE_SCHEMAS } from './openapiReconcile.js';
 
 /**
  * The OpenAPI 3.1 description of `books serve`, served at GET /v1/openapi.json. Paths come from the
@@ -154,6 +155,7 @@ const ERRORS = {
   401: 'no valid key (CAPI11)',
   403: 'the key lacks the permission (CAPI71)',
   409: 'conflict (CAPI67, CAPI73, a repeated key)',
+  422: "refused by reconciliation's rules (reconcile_refused)",
   503: 'unavailable; retry after Retry-After',
 };
 
@@ -161,7 +163,8 @@ const ERRORS = {
 export function openApi(routes: readonly Route[]): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const r of routes) {
-    const op = OPERATIONS[`${r.method} ${r.path}`]!;
+    const op = (OPERATIONS[`${r.method} ${r.path}`] ??
+      RECONCILE_OPERATIONS[`${r.method} ${r.path}`])!;
     const content = (schema: string, type = 'application/json') => ({
       content: { [type]: { schema: ref(schema) } },
     });
@@ -194,7 +197,7 @@ export function openApi(routes: readonly Route[]): Record<string, unknown> {
     },
     paths,
     components: {
-      schemas: { ...SCHEMAS, ...REQUESTS },
+      schemas: { ...SCHEMAS, ...RECONCILE_SCHEMAS, ...REQUESTS, ...RECONCILE_REQUESTS },
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
     },
   };

@@ -13,6 +13,7 @@ import {
 import type { Ledger } from '../ledger/port.js';
 import { generalLedgerPage, MAX_GL_LIMIT } from './generalLedgerPage.js';
 import { openApi } from './openapi.js';
+import { reconcileRoutes } from './reconcileRoutes.js';
 
 export const POST_PERMISSION: Permission = 'customer_api:post_journal_entries';
 export const READ_PERMISSION: Permission = 'customer_api:read';
@@ -43,7 +44,7 @@ export interface Route {
   handle: (call: Call) => Promise<Reply>;
 }
 
-const route = (r: Omit<Route, 'pattern'>): Route => ({
+export const route = (r: Omit<Route, 'pattern'>): Route => ({
   ...r,
   pattern: new RegExp(`^${r.path.replace(/\{\w+\}/g, '([^/]+)')}$`),
 });
@@ -299,6 +300,7 @@ export const ROUTES: readonly Route[] = [
     summary: "The key's entity: currency, fiscal year, First Month of Books, lock date, counts",
     handle: async ({ ledger }) => ({ status: 200, body: await ledger.entity.record() }),
   }),
+  ...reconcileRoutes(route),
   route({
     method: 'GET',
     path: '/v1/openapi.json',

@@ -31,6 +31,7 @@ const STATUS: Record<ErrorCode, number> = {
   CAPI11: 401,
   CAPI71: 403,
   not_found: 404,
+  reconcile_refused: 422,
   CAPI67: 409,
   CAPI73: 409,
   payload_too_large: 413,

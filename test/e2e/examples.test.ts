@@ -22,6 +22,11 @@ describe('the examples in every --help', () => {
       init: join(dir, 'new.sqlite'),
       'books-start': copyTemplate('standard-no-start').ledger,
     };
+    // Reconciliation's examples are one month's work, in order, on the demo's bank account.
+    const bakery = copyTemplate('demo').ledger;
+    for (const c of COMMANDS)
+      if (c.path.startsWith('reconcile ') || c.path === 'report reconciliation')
+        own[c.path] = bakery;
     let keyId = '';
     let ran = 0;
     for (const c of COMMANDS) {

@@ -215,6 +215,10 @@ function pgSnapshot(url: string, entityId: string): string {
     'account_month_totals',
     'idempotency_keys',
     'api_keys',
+    'statement_lines',
+    'line_marks',
+    'reconciliations',
+    'statement_closings',
   ];
   const sql = tables
     .map(

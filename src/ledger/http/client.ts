@@ -24,6 +24,8 @@ const KNOWN: ReadonlySet<string> = new Set([
   'invalid_parameters',
   'payload_too_large',
   'not_found',
+  'invalid_input',
+  'reconcile_refused',
 ]);
 
 /**

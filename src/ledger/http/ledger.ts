@@ -15,11 +15,13 @@ import type {
   Ledger,
   MaintenanceOps,
   PostOptions,
+  ReconcileOps,
   ReportOps,
   ReverseOptions,
 } from '../port.js';
 import { ApiClient, type ClientOptions } from './client.js';
 import { RemoteImportBatch } from './importBatch.js';
+import { RECONCILE_ROUTES } from '../reconcileApi.js';
 
 import { Receipts } from '../sqlite/receipts.js';
 
@@ -68,6 +70,7 @@ export class HttpLedger implements Ledger {
   readonly reports: ReportOps;
   readonly keys: KeyOps;
   readonly maintenance: MaintenanceOps;
+  readonly reconcile: ReconcileOps;
   private readonly client: ApiClient;
   private receipts: Receipts | null = null;
 
@@ -114,6 +117,7 @@ export class HttpLedger implements Ledger {
       revoke: no('keys revoke'),
       authenticate: no('serve'),
     };
+    this.reconcile = remoteReconcile(this.client);
     this.maintenance = {
       check: no('check'),
       rebuild: no('rebuild'),
@@ -266,4 +270,25 @@ export class HttpLedger implements Ledger {
 /** An id or JE number as one path segment: `.` and `..` too (URLs would resolve them away). */
 function segment(idOrNumber: string): string {
   return encodeURIComponent(idOrNumber).replace(/\./g, '%2E');
+}
+
+/**
+ * Reconciliation over the API: each operation a request of the route table. An undo names the
+ * reconciliation it means, so that a retry after a lost answer cannot undo a second one.
+ */
+function remoteReconcile(client: ApiClient): ReconcileOps {
+  const ops: Record<string, (args: Record<string, unknown>) => Promise<unknown>> = {};
+  for (const r of RECONCILE_ROUTES)
+    ops[r.op] = (args) => {
+      if (r.method === 'POST') return client.request('POST', r.path, args);
+      const q = new URLSearchParams();
+      for (const [k, v] of Object.entries(args)) if (v !== undefined) q.set(k, String(v));
+      return client.request('GET', `${r.path}?${q}`);
+    };
+  const undo = ops.undo!;
+  ops.undo = async (args) => {
+    const list = (await ops.list!({ account: args.account })) as { id: string }[];
+    return undo({ ...args, id: list[list.length - 1]?.id });
+  };
+  return ops as unknown as ReconcileOps;
 }

@@ -16,6 +16,7 @@ import type { PgEntities } from './entity.js';
 import { PgEntryReader } from './entries.js';
 import { PgGroupCommit } from './groupCommit.js';
 import { PgImportStore } from './importBatch.js';
+import { pgRecon } from './recon.js';
 
 /** The database's clock in ms: every server reads the same one (decisions of the key's hour). */
 const DB_MS = `floor(extract(epoch FROM clock_timestamp()) * 1000)::int8`;
@@ -181,7 +182,7 @@ export class PgJournalStore implements JournalStore {
     return this.db.tx(async (q) => fn(this.readTx(q, await this.entities.state(q))), true);
   }
 
-  private readTx(q: Query, entity: EntityState): ReadTx {
+  private readTx(q: Query, entity: EntityState, recon = pgRecon(q, this.entityId)): ReadTx {
     const e = this.entityId;
     return {
       facts: async (r) => {
@@ -216,12 +217,15 @@ export class PgJournalStore implements JournalStore {
       },
       resembling: (ref) => this.chart.resembling(ref, q),
       entry: (idOrNumber) => this.stored(q, idOrNumber),
+      recon,
     };
   }
 
   private writeTx(q: Query, entity: EntityState): WriteTx {
+    const recon = pgRecon(q, this.entityId);
     return {
-      ...this.readTx(q, entity),
+      ...this.readTx(q, entity, recon),
+      recon,
       write: async (entry, numbered, meta, key) => {
         const e = this.entityId;
         const sink = new EntryWriter(entityRows(q, e), await lastSeq(q, e), this.db.now);

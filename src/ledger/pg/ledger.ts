@@ -1,5 +1,6 @@
 import { JournalFromStore } from '../journal.js';
-import type { Ledger } from '../port.js';
+import type { Ledger, MaintenanceOps } from '../port.js';
+import { checkingReconciliations, ReconcileFromStore } from '../reconcile.js';
 import { localProcesses } from '../processes.js';
 import { ReportsFromSums } from '../reports.js';
 import { PgChart } from './chart.js';
@@ -27,7 +28,8 @@ export class PgLedger implements Ledger {
   readonly journal: JournalFromStore;
   readonly reports: ReportsFromSums;
   readonly keys: PgKeys;
-  readonly maintenance: PgMaintenance;
+  readonly maintenance: MaintenanceOps;
+  readonly reconcile: ReconcileFromStore;
 
   constructor(
     db: PgDb,
@@ -38,13 +40,16 @@ export class PgLedger implements Ledger {
     this.location = `${redacted(db.location)} (entity ${slug})`;
     this.entity = new PgEntities(db, entityId);
     this.chart = new PgChart(db, entityId, this.entity);
-    this.journal = new JournalFromStore(
-      new PgJournalStore(db, entityId, this.entity, this.chart),
-      localProcesses,
-    );
-    this.reports = new ReportsFromSums(new PgSums(db, entityId, this.entity, this.chart));
+    const store = new PgJournalStore(db, entityId, this.entity, this.chart);
+    this.journal = new JournalFromStore(store, localProcesses);
+    const sums = new PgSums(db, entityId, this.entity, this.chart);
+    this.reports = new ReportsFromSums(sums);
     this.keys = new PgKeys(db, entityId);
-    this.maintenance = new PgMaintenance(db, entityId, this.entity, this.chart);
+    this.reconcile = new ReconcileFromStore(store, sums, this.journal);
+    this.maintenance = checkingReconciliations(
+      new PgMaintenance(db, entityId, this.entity, this.chart),
+      this.reconcile,
+    );
   }
 
   close(): Promise<void> {

@@ -150,6 +150,60 @@ export const PG_MIGRATIONS: string[] = [
   -- A key names its id, not its entity: this finds the entity of a key a request presents.
   CREATE UNIQUE INDEX api_keys_id ON api_keys (id);
   `,
+  `
+  -- Reconciliation (ledger/reconcileStore.ts): statement lines, cleared journal lines, finished
+  -- reconciliations, the closing balance of an account's last OFX statement.
+  CREATE TABLE statement_lines (
+    entity_id text COLLATE "C" NOT NULL,
+    id text COLLATE "C" NOT NULL,
+    account_key integer NOT NULL,
+    ordinal bigint NOT NULL,
+    line_date text COLLATE "C" NOT NULL,
+    amount_atoms bigint NOT NULL,
+    description text COLLATE "C",
+    reference text COLLATE "C",
+    bank_id text COLLATE "C",
+    identity text COLLATE "C" NOT NULL,
+    state text COLLATE "C" NOT NULL,
+    reconciliation_id text COLLATE "C",
+    imported_at text COLLATE "C" NOT NULL,
+    PRIMARY KEY (entity_id, id),
+    UNIQUE (entity_id, account_key, identity)
+  );
+  CREATE INDEX statement_lines_account ON statement_lines (entity_id, account_key, line_date);
+  CREATE TABLE line_marks (
+    entity_id text COLLATE "C" NOT NULL,
+    entry_seq bigint NOT NULL,
+    line_no integer NOT NULL,
+    account_key integer NOT NULL,
+    entry_date text COLLATE "C" NOT NULL,
+    net_atoms bigint NOT NULL,
+    cleared_date text COLLATE "C" NOT NULL,
+    statement_line_id text COLLATE "C",
+    reconciliation_id text COLLATE "C",
+    PRIMARY KEY (entity_id, entry_seq, line_no)
+  );
+  CREATE INDEX line_marks_account ON line_marks (entity_id, account_key, entry_date);
+  CREATE INDEX line_marks_cleared ON line_marks (entity_id, account_key, cleared_date);
+  CREATE INDEX line_marks_statement ON line_marks (entity_id, statement_line_id);
+  CREATE TABLE reconciliations (
+    entity_id text COLLATE "C" NOT NULL,
+    id text COLLATE "C" NOT NULL,
+    account_key integer NOT NULL,
+    statement_date text COLLATE "C" NOT NULL,
+    statement_balance_atoms bigint NOT NULL,
+    line_count bigint NOT NULL,
+    finished_at text COLLATE "C" NOT NULL,
+    PRIMARY KEY (entity_id, id)
+  );
+  CREATE TABLE statement_closings (
+    entity_id text COLLATE "C" NOT NULL,
+    account_key integer NOT NULL,
+    closing_date text COLLATE "C" NOT NULL,
+    balance_atoms bigint NOT NULL,
+    PRIMARY KEY (entity_id, account_key)
+  );
+  `,
 ];
 
 /** The schema's version, without a lock (0 for a database books has not written yet). */

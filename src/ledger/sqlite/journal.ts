@@ -6,6 +6,8 @@ import type { SqliteChart } from './chart.js';
 import type { Db } from './db.js';
 import { EntryReader } from './entries.js';
 import { indexTailIfLong } from './glIndex.js';
+import { sqliteRecon } from './recon.js';
+import type { ReconTables } from '../sql/reconTables.js';
 import type { GroupCommit } from './groupCommit.js';
 import { SqliteImportStore } from './importBatch.js';
 import { fileWriter, lastSeq, numberingFacts, runOn } from './writer.js';
@@ -47,7 +49,7 @@ export class SqliteJournalStore implements JournalStore {
     return this.db.readAsync(() => fn((this.readOps ??= this.readTx())));
   }
 
-  private readTx(): ReadTx {
+  private readTx(recon: ReconTables = sqliteRecon(this.db)): ReadTx {
     const db = this.db;
     const usedKey = db.prep(
       `SELECT k.request_hash, k.journal_entry_id, k.created_at_ms, e.je_number
@@ -71,6 +73,7 @@ export class SqliteJournalStore implements JournalStore {
       }),
       resembling: async (ref) => this.chart.resembling(ref),
       entry: async (idOrNumber) => this.stored(idOrNumber),
+      recon,
     };
   }
 
@@ -84,8 +87,10 @@ export class SqliteJournalStore implements JournalStore {
        ON CONFLICT (key) DO UPDATE SET request_hash = excluded.request_hash,
          journal_entry_id = excluded.journal_entry_id, created_at_ms = excluded.created_at_ms`,
     );
+    const recon = sqliteRecon(db);
     return {
-      ...this.readTx(),
+      ...this.readTx(recon),
+      recon,
       write: async (entry, numbered, meta, key) => {
         const sink = fileWriter(runOn(db), lastSeq(db), db.now, (seq, lines) =>
           indexTailIfLong(db, seq, lines),

@@ -1,7 +1,8 @@
 import { existsSync, rmSync, statSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import { BooksError, errors } from '../../domain/errors.js';
-import type { Ledger } from '../port.js';
+import type { Ledger, MaintenanceOps } from '../port.js';
+import { checkingReconciliations, ReconcileFromStore } from '../reconcile.js';
 import { ReportsFromSums } from '../reports.js';
 import { SqliteChart } from './chart.js';
 import { accessProblem, connect, damaged, storageError } from './connection.js';
@@ -42,7 +43,8 @@ export class SqliteLedger implements Ledger {
   readonly journal: JournalFromStore;
   readonly reports: ReportsFromSums;
   readonly keys: SqliteKeys;
-  readonly maintenance: SqliteMaintenance;
+  readonly maintenance: MaintenanceOps;
+  readonly reconcile: ReconcileFromStore;
   private readonly db: Db;
 
   private constructor(sqlite: Database.Database, location: string, now: Clock) {
@@ -50,17 +52,20 @@ export class SqliteLedger implements Ledger {
     this.db = new Db(sqlite, location, now);
     this.entity = new SqliteEntity(this.db);
     this.chart = new SqliteChart(this.db);
-    this.journal = new JournalFromStore(
-      new SqliteJournalStore(
-        this.db,
-        this.chart,
-        new GroupCommit(sqlite, location, this.db.stillHere),
-      ),
-      localProcesses,
+    const store = new SqliteJournalStore(
+      this.db,
+      this.chart,
+      new GroupCommit(sqlite, location, this.db.stillHere),
     );
-    this.reports = new ReportsFromSums(new SqliteSums(this.db, this.chart));
+    this.journal = new JournalFromStore(store, localProcesses);
+    const sums = new SqliteSums(this.db, this.chart);
+    this.reports = new ReportsFromSums(sums);
     this.keys = new SqliteKeys(this.db);
-    this.maintenance = new SqliteMaintenance(this.db, () => this.chart.shapes());
+    this.reconcile = new ReconcileFromStore(store, sums, this.journal);
+    this.maintenance = checkingReconciliations(
+      new SqliteMaintenance(this.db, () => this.chart.shapes()),
+      this.reconcile,
+    );
   }
 
   /** Creates a new ledger file with its entity; refuses a path that already exists. */

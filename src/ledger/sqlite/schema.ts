@@ -165,4 +165,58 @@ export const MIGRATIONS: string[] = [
   CREATE TABLE ledger_secrets (name TEXT PRIMARY KEY, value BLOB NOT NULL) WITHOUT ROWID;
   INSERT INTO ledger_secrets VALUES ('gl_cursor', randomblob(32));
   `,
+  `
+  -- Reconciliation: a statement's lines as the bank gave them (identity finds a line again in an
+  -- overlapping file), the journal lines cleared against them or ticked by hand, and the
+  -- reconciliations finished. Tables carry the entity as a database's do, so that one set of
+  -- statements serves both stores (ledger/reconcileStore.ts).
+  CREATE TABLE IF NOT EXISTS statement_lines (
+    entity_id TEXT NOT NULL,
+    id TEXT NOT NULL PRIMARY KEY,
+    account_key INTEGER NOT NULL,
+    ordinal INTEGER NOT NULL,
+    line_date TEXT NOT NULL,
+    amount_atoms INTEGER NOT NULL,
+    description TEXT,
+    reference TEXT,
+    bank_id TEXT,
+    identity TEXT NOT NULL,
+    state TEXT NOT NULL,
+    reconciliation_id TEXT,
+    imported_at TEXT NOT NULL,
+    UNIQUE (entity_id, account_key, identity)
+  );
+  CREATE INDEX IF NOT EXISTS statement_lines_account ON statement_lines (entity_id, account_key, line_date);
+  CREATE TABLE IF NOT EXISTS line_marks (
+    entity_id TEXT NOT NULL,
+    entry_seq INTEGER NOT NULL,
+    line_no INTEGER NOT NULL,
+    account_key INTEGER NOT NULL,
+    entry_date TEXT NOT NULL,
+    net_atoms INTEGER NOT NULL,
+    cleared_date TEXT NOT NULL,
+    statement_line_id TEXT,
+    reconciliation_id TEXT,
+    PRIMARY KEY (entity_id, entry_seq, line_no)
+  ) WITHOUT ROWID;
+  CREATE INDEX IF NOT EXISTS line_marks_account ON line_marks (entity_id, account_key, entry_date);
+  CREATE INDEX IF NOT EXISTS line_marks_cleared ON line_marks (entity_id, account_key, cleared_date);
+  CREATE INDEX IF NOT EXISTS line_marks_statement ON line_marks (entity_id, statement_line_id);
+  CREATE TABLE IF NOT EXISTS reconciliations (
+    entity_id TEXT NOT NULL,
+    id TEXT NOT NULL PRIMARY KEY,
+    account_key INTEGER NOT NULL,
+    statement_date TEXT NOT NULL,
+    statement_balance_atoms INTEGER NOT NULL,
+    line_count INTEGER NOT NULL,
+    finished_at TEXT NOT NULL
+  );
+  CREATE TABLE IF NOT EXISTS statement_closings (
+    entity_id TEXT NOT NULL,
+    account_key INTEGER NOT NULL,
+    closing_date TEXT NOT NULL,
+    balance_atoms INTEGER NOT NULL,
+    PRIMARY KEY (entity_id, account_key)
+  );
+  `,
 ];

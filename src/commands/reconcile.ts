@@ -1,0 +1,361 @@
+import { bool, command, list, str, type FlagSpec, type Raw } from '../cli/command.js';
+import { dateFlag, required, wholeFlag } from '../cli/flags.js';
+import { ACCOUNT_TYPES } from '../domain/accounts.js';
+import { errors } from '../domain/errors.js';
+import { exponentOf, parseDecimal } from '../domain/money.js';
+import { checkStatement } from '../domain/reconcile.js';
+import { delimiterOf } from '../import/csv.js';
+import { DATE_ORDERS, type DateOrder } from '../import/presets.js';
+import { readStatement } from '../import/statement.js';
+import { readRules } from '../import/rules.js';
+import type { Ledger } from '../ledger/port.js';
+import {
+  importText,
+  matchText,
+  reconciliationsTable,
+  statementLinesTable,
+  statusText,
+} from '../render/reconcile.js';
+import { DELIMITER_FLAG, readText } from './io.js';
+
+export const ACCOUNT_FLAG: FlagSpec = {
+  flags: '--account <account>',
+  description: 'the bank or card account (external id or number)',
+};
+const STATEMENT_LINE_FLAG: FlagSpec = {
+  flags: '--statement-line <id>',
+  description: 'a statement line (its id, as status and match print it)',
+};
+const DRY_RUN: FlagSpec = {
+  flags: '--dry-run',
+  description: 'show what would happen; change nothing',
+};
+
+/** The --account every reconcile command requires. */
+export const accountOf = (raw: Raw): string => required('--account', str(raw, 'account'));
+
+/** The exponent of the ledger's currency, for amounts typed and printed. */
+export async function exponentOfLedger(ledger: Ledger): Promise<number> {
+  return exponentOf((await ledger.entity.get()).currency);
+}
+
+/** The most a statement file may hold (a decade of a busy account is far less). */
+const MAX_STATEMENT_BYTES = 64 * 1024 * 1024;
+
+export const importCommand = command({
+  args: [{ name: 'path', description: "statement file: CSV, OFX or QFX ('-' for standard input)" }],
+  flags: [
+    ACCOUNT_FLAG,
+    { flags: '--negate', description: 'the file gives amounts in the other sign than the account' },
+    {
+      flags: '--date-format <order>',
+      description: 'CSV dates: ISO, DMY, MDY or YMD (default ISO)',
+    },
+    { flags: '--decimal-comma', description: 'amounts are written 1.250,00' },
+    DELIMITER_FLAG,
+    DRY_RUN,
+  ],
+  help: `CSV columns (header row, names case-insensitive; other columns are passed over):
+  date (or posted, transaction date)        required
+  amount (signed), or deposit + withdrawal  (money in/money out, credit/debit as banks use them)
+  description (payee, details, name, memo)  joined when several
+  reference (check number), id (fitid), balance (the running balance after the line, checked)
+Amounts are in the account's own sign: money in is positive for a bank account, a charge is positive
+for a credit card (OFX files, which give the holder's view, are turned so for a card account).
+A line already imported (the same bank id, or the same date, amount, description, reference and
+occurrence) is skipped; nothing is imported unless the whole file is good.`,
+  examples: ['books reconcile import fixtures/reconcile/checking-2025-01.csv --account checking'],
+  options: (raw) => {
+    const order = (str(raw, 'dateFormat') ?? 'ISO').toUpperCase();
+    if (!DATE_ORDERS.includes(order as DateOrder))
+      throw errors.usage(
+        `--date-format: '${str(raw, 'dateFormat')}' is not one of ${DATE_ORDERS.join(', ')}`,
+      );
+    return {
+      path: raw.args[0]!,
+      account: accountOf(raw),
+      negate: bool(raw, 'negate'),
+      dateOrder: order as DateOrder,
+      decimalComma: bool(raw, 'decimalComma'),
+      delimiter: delimiterOf(str(raw, 'delimiter')),
+      dryRun: bool(raw, 'dryRun'),
+    };
+  },
+  async run(ctx, o) {
+    const ledger = await ctx.ledger();
+    const text = await readText(ctx, o.path, MAX_STATEMENT_BYTES);
+    const accounts = await ledger.chart.accounts();
+    const acct = accounts.find(
+      (a) => a.external_id === o.account || a.account_number === o.account,
+    );
+    const exponent = await exponentOfLedger(ledger);
+    const file = o.path === '-' ? 'stdin' : o.path;
+    const statement = readStatement(text, {
+      file,
+      dateOrder: o.dateOrder,
+      decimalComma: o.decimalComma,
+      negate: o.negate,
+      liability: acct ? ACCOUNT_TYPES[acct.account_type].section === 'liabilities' : false,
+      exponent,
+      delimiter: o.delimiter,
+    });
+    // Checked here too, so that a refusal reads the same whichever store answers.
+    checkStatement(statement, file, exponent);
+    const summary = await ledger.reconcile.importStatement({
+      account: o.account,
+      statement,
+      dry_run: o.dryRun,
+      file,
+    });
+    if (ctx.json) return ctx.outJson(summary);
+    ctx.out(importText(summary, exponent, o.dryRun));
+  },
+});
+
+export const matchCommand = command({
+  flags: [
+    ACCOUNT_FLAG,
+    { flags: '--window-days <n>', description: 'most days between paired dates (default 7)' },
+    STATEMENT_LINE_FLAG,
+    {
+      flags: '--line <line>',
+      description: 'a ledger line to match by hand (repeatable)',
+      repeat: true,
+    },
+    DRY_RUN,
+  ],
+  help: `Without --statement-line: pairs the account's unmatched statement lines with its uncleared
+ledger lines of the same amount, dated at most --window-days apart: as many lines as can be paired,
+then the fewest days between them, then references and counterparty names found in the texts.
+With --statement-line and --line: one statement line with ledger lines that add up to it (a batch
+deposit).`,
+  examples: ['books reconcile match --account checking'],
+  options: (raw) => ({
+    account: accountOf(raw),
+    windowDays: wholeFlag('--window-days', str(raw, 'windowDays'), 0, 366),
+    statementLine: str(raw, 'statementLine'),
+    lines: list(raw, 'line'),
+    dryRun: bool(raw, 'dryRun'),
+  }),
+  async run(ctx, o) {
+    if ((o.statementLine === undefined) !== (o.lines.length === 0))
+      throw errors.usage('a manual match takes --statement-line and at least one --line');
+    const ledger = await ctx.ledger();
+    const outcome = await ledger.reconcile.match({
+      account: o.account,
+      dry_run: o.dryRun,
+      ...(o.windowDays !== undefined ? { window_days: o.windowDays } : {}),
+      ...(o.statementLine !== undefined
+        ? { statement_line_id: o.statementLine, line_ids: o.lines }
+        : {}),
+    });
+    if (ctx.json) return ctx.outJson(outcome);
+    ctx.out(matchText(outcome, await exponentOfLedger(ledger), o.dryRun));
+  },
+});
+
+/** A command on one statement line (unmatch, ignore): its answer printed as the line's new state. */
+function statementLineCommand(op: 'unmatch' | 'ignore', help: string) {
+  return command({
+    flags: [ACCOUNT_FLAG, STATEMENT_LINE_FLAG],
+    help,
+    examples: [`books reconcile ${op} --account checking --statement-line stl_1`],
+    options: (raw) => ({
+      account: accountOf(raw),
+      statementLine: required('--statement-line', str(raw, 'statementLine')),
+    }),
+    async run(ctx, o) {
+      const ledger = await ctx.ledger();
+      const line = await ledger.reconcile[op]({
+        account: o.account,
+        statement_line_id: o.statementLine,
+      });
+      if (ctx.json) return ctx.outJson(line);
+      ctx.out(statementLinesTable([line], await exponentOfLedger(ledger)));
+    },
+  });
+}
+
+export const unmatchCommand = statementLineCommand(
+  'unmatch',
+  'Undoes one match (not once a finished reconciliation holds it).',
+);
+export const ignoreCommand = statementLineCommand(
+  'ignore',
+  'Sets aside a statement line imported in error: it no longer blocks finishing.',
+);
+
+export const clearCommand = command({
+  flags: [
+    ACCOUNT_FLAG,
+    { flags: '--line <line>', description: 'a ledger line (repeatable)', repeat: true },
+    { flags: '--unclear', description: 'untick the lines instead' },
+  ],
+  help: `Ticks ledger lines the statement file does not list (an opening balance, a line of an older
+statement); a ticked line counts as cleared from its own date.`,
+  examples: ['books reconcile clear --account checking --line jel_1_1'],
+  options: (raw) => ({
+    account: accountOf(raw),
+    lines: list(raw, 'line'),
+    unclear: bool(raw, 'unclear'),
+  }),
+  async run(ctx, o) {
+    if (o.lines.length === 0) throw errors.usage('name at least one --line');
+    const ledger = await ctx.ledger();
+    const r = await ledger.reconcile.clear({
+      account: o.account,
+      line_ids: o.lines,
+      unclear: o.unclear,
+    });
+    if (ctx.json) return ctx.outJson(r);
+    ctx.out(`${r.state === 'cleared' ? 'Ticked' : 'Unticked'} ${r.line_ids.join(', ')}`);
+  },
+});
+
+export const createCommand = command({
+  flags: [
+    ACCOUNT_FLAG,
+    STATEMENT_LINE_FLAG,
+    { flags: '--offset <account>', description: 'the account the entry posts against' },
+    { flags: '--counterparty <type:id>', description: 'counterparty of the offset line' },
+    { flags: '--memo <text>', description: "the entry's memo (default the line's description)" },
+    { flags: '--rules <file.csv>', description: 'rules: pattern,offset_account,counterparty,memo' },
+    DRY_RUN,
+  ],
+  help: `Posts an entry for a bank-only line (fees, interest, card charges), dated the line's date,
+between the account and the offset account, and matches it. With --rules, every unmatched line takes
+the first rule whose pattern (case-insensitive text, or /regex/) its description holds. Every rule of
+posting holds; the entries of one run post together or not at all, and a second run posts nothing
+twice (the lines are matched by then).`,
+  examples: ['books reconcile create --account checking --rules fixtures/reconcile/rules.csv'],
+  options: (raw) => ({
+    account: accountOf(raw),
+    statementLine: str(raw, 'statementLine'),
+    offset: str(raw, 'offset'),
+    counterparty: str(raw, 'counterparty'),
+    memo: str(raw, 'memo'),
+    rules: str(raw, 'rules'),
+    dryRun: bool(raw, 'dryRun'),
+  }),
+  async run(ctx, o) {
+    if ((o.statementLine === undefined) === (o.rules === undefined))
+      throw errors.usage('give --statement-line with --offset, or --rules FILE.csv');
+    if (o.statementLine !== undefined && o.offset === undefined)
+      throw errors.usage('--statement-line takes --offset ACCOUNT');
+    const ledger = await ctx.ledger();
+    const rules =
+      o.rules === undefined ? undefined : readRules(await readText(ctx, o.rules, 1 << 20), o.rules);
+    const r = await ledger.reconcile.create({
+      account: o.account,
+      dry_run: o.dryRun,
+      ...(rules
+        ? { rules }
+        : {
+            statement_line_id: o.statementLine!,
+            offset_account: o.offset!,
+            counterparty: o.counterparty ?? null,
+            memo: o.memo ?? null,
+          }),
+    });
+    if (ctx.json) return ctx.outJson(r);
+    const verb = o.dryRun ? 'Would post' : 'Posted';
+    const lines = r.created.map((c) => `  ${c.je_number}  for ${c.statement_line_id}`);
+    ctx.out(
+      [`${verb} ${r.created.length} entr${r.created.length === 1 ? 'y' : 'ies'}`, ...lines].join(
+        '\n',
+      ) +
+        (r.left.length
+          ? `\n${r.left.length} unmatched line(s) no rule applied to: ${r.left.join(', ')}`
+          : ''),
+    );
+  },
+});
+
+export const finishCommand = command({
+  flags: [
+    ACCOUNT_FLAG,
+    {
+      flags: '--statement-date <YYYY-MM-DD>',
+      description: "the statement's date (default: the OFX's)",
+    },
+    {
+      flags: '--statement-balance <amount>',
+      description: "the statement's closing balance (default: the OFX's)",
+    },
+  ],
+  help: `Finishes when every statement line through the date is matched or ignored and the cleared
+balance equals the statement balance; otherwise exit 1, saying the difference and what is unmatched.`,
+  examples: [
+    'books reconcile finish --account checking --statement-date 2025-01-31 --statement-balance 36485.17',
+  ],
+  options: (raw) => ({
+    account: accountOf(raw),
+    date: dateFlag('--statement-date', str(raw, 'statementDate')),
+    balance: str(raw, 'statementBalance'),
+  }),
+  async run(ctx, o) {
+    const ledger = await ctx.ledger();
+    const exponent = await exponentOfLedger(ledger);
+    const balance = o.balance === undefined ? undefined : balanceAtoms(o.balance, exponent);
+    const r = await ledger.reconcile.finish({
+      account: o.account,
+      ...(o.date ? { statement_date: o.date } : {}),
+      ...(balance !== undefined ? { statement_balance_atoms: balance } : {}),
+    });
+    if (ctx.json) return ctx.outJson(r);
+    ctx.out(`Reconciled ${o.account} through ${r.statement_date} (${r.line_count} lines): ${r.id}`);
+  },
+});
+
+/** A --statement-balance as atoms: a usage error naming the flag when it is not an amount. */
+function balanceAtoms(text: string, exponent: number): number {
+  const p = parseDecimal(text, exponent);
+  if (!p.ok || !Number.isSafeInteger(Number(p.atoms)))
+    throw errors.usage(`--statement-balance: '${text}' is not an amount`, [
+      {
+        path: '--statement-balance',
+        reason: 'invalid_amount',
+        message: `'${text}' is not an amount`,
+      },
+    ]);
+  return Number(p.atoms);
+}
+
+export const undoCommand = command({
+  flags: [ACCOUNT_FLAG],
+  help: "Undoes the account's latest reconciliation; its lines stay matched, no longer reconciled.",
+  examples: ['books reconcile undo --account checking'],
+  options: (raw) => ({ account: accountOf(raw) }),
+  async run(ctx, o) {
+    const r = await (await ctx.ledger()).reconcile.undo({ account: o.account });
+    if (ctx.json) return ctx.outJson(r);
+    ctx.out(`Undid reconciliation ${r.id} (through ${r.statement_date})`);
+  },
+});
+
+export const listCommand = command({
+  flags: [ACCOUNT_FLAG],
+  examples: ['books reconcile list --account checking'],
+  options: (raw) => ({ account: accountOf(raw) }),
+  async run(ctx, o) {
+    const ledger = await ctx.ledger();
+    const r = await ledger.reconcile.list({ account: o.account });
+    if (ctx.json) return ctx.outJson(r);
+    ctx.out(reconciliationsTable(r, await exponentOfLedger(ledger)));
+  },
+});
+
+export const statusCommand = command({
+  flags: [ACCOUNT_FLAG],
+  examples: ['books reconcile status --account checking'],
+  help:
+    'The last reconciliation, the statement balance, the cleared balance and the difference, ' +
+    'and what is left on each side.',
+  options: (raw) => ({ account: accountOf(raw) }),
+  async run(ctx, o) {
+    const ledger = await ctx.ledger();
+    const r = await ledger.reconcile.status({ account: o.account });
+    if (ctx.json) return ctx.outJson(r);
+    ctx.out(statusText(r, await exponentOfLedger(ledger)));
+  },
+});

@@ -1,0 +1,200 @@
+import { command, str } from '../cli/command.js';
+import type { Context } from '../cli/context.js';
+import type { Prompter } from '../cli/prompter.js';
+import { dateFlag } from '../cli/flags.js';
+import { isIsoDate } from '../domain/dates.js';
+import { errors } from '../domain/errors.js';
+import { parseDecimal } from '../domain/money.js';
+import type { Ledger, ReconciliationReport } from '../ledger/port.js';
+import { money } from '../render/reconcile.js';
+import { ACCOUNT_FLAG, accountOf, exponentOfLedger } from './reconcile.js';
+
+/**
+ * The reconciliation screen a bookkeeper knows (QuickBooks Online's, Xero's): the statement balance,
+ * the cleared balance and the difference always shown; proposed matches to accept; each unmatched
+ * statement line to create an entry for, match by hand or ignore; ledger lines to tick; finish at
+ * zero. Every answer is saved as it is given (one transaction each), so Ctrl-C keeps what was saved
+ * and leaves nothing half-written.
+ */
+export default command({
+  flags: [
+    ACCOUNT_FLAG,
+    {
+      flags: '--statement-date <YYYY-MM-DD>',
+      description: "the statement's date (default: the OFX's)",
+    },
+  ],
+  formats: ['table'],
+  help: `Run at a terminal. Import the statement first (books reconcile import).`,
+  options: (raw) => ({
+    account: accountOf(raw),
+    date: dateFlag('--statement-date', str(raw, 'statementDate')),
+  }),
+  async run(ctx, o) {
+    if (!ctx.io.stdin.isTTY && !ctx.scripted)
+      throw errors.usage(
+        'the reconciliation screen runs at a terminal; in scripts use books reconcile match, create, clear and finish',
+      );
+    const p = await ctx.prompter();
+    const ledger = await ctx.ledger();
+    const exponent = await exponentOfLedger(ledger);
+    const status = await ledger.reconcile.status({ account: o.account });
+    const date =
+      o.date ??
+      status.statement?.date ??
+      (await p.input('Statement date (YYYY-MM-DD)', {
+        validate: (v) => isIsoDate(v) || 'a date is YYYY-MM-DD',
+      }));
+    let balance: number | null =
+      status.statement && status.statement.date === date ? status.statement.balance_atoms : null;
+    if (balance === null) {
+      const text = await p.input('Statement ending balance', {
+        validate: (v) => parseDecimal(v, exponent).ok || 'an amount such as 1250.00',
+      });
+      const parsed = parseDecimal(text, exponent);
+      balance = parsed.ok ? Number(parsed.atoms) : 0;
+    }
+    await screen(ctx, p, ledger, { account: o.account, date, balance, exponent });
+  },
+});
+
+interface Screen {
+  account: string;
+  date: string;
+  balance: number;
+  exponent: number;
+}
+
+async function screen(ctx: Context, p: Prompter, ledger: Ledger, s: Screen): Promise<void> {
+  const m = (a: number | null) => money(a, s.exponent);
+  const proposed = await ledger.reconcile.match({ account: s.account, dry_run: true });
+  if (
+    proposed.matched.length &&
+    (await p.confirm(`Accept the ${proposed.matched.length} proposed match(es)?`, true))
+  )
+    await ledger.reconcile.match({ account: s.account });
+  for (;;) {
+    const r = await ledger.reconcile.report({ account: s.account, statement_date: s.date });
+    const difference = s.balance - r.cleared_balance;
+    ctx.err(
+      `\nStatement ${s.date}: balance ${m(s.balance)}   cleared ${m(r.cleared_balance)}   ` +
+        `difference ${m(difference)}`,
+    );
+    const unmatched = r.unmatched_statement_lines;
+    const uncleared = [...r.outstanding_debits.lines, ...r.outstanding_credits.lines];
+    const action = await p.select('What next?', [
+      {
+        name: `Handle an unmatched statement line (${unmatched.length})`,
+        value: 'line',
+        ...(unmatched.length ? {} : { disabled: 'none left' }),
+      },
+      {
+        name: `Tick a ledger line (${uncleared.length} uncleared)`,
+        value: 'tick',
+        ...(uncleared.length ? {} : { disabled: 'none left' }),
+      },
+      {
+        name: 'Finish',
+        value: 'finish',
+        ...(difference === 0 && unmatched.length === 0
+          ? {}
+          : { disabled: 'the difference must be zero and every line handled' }),
+      },
+      { name: 'Leave (what was saved stays)', value: 'leave' },
+    ]);
+    if (action === 'leave') return;
+    if (action === 'finish') {
+      const done = await ledger.reconcile.finish({
+        account: s.account,
+        statement_date: s.date,
+        statement_balance_atoms: s.balance,
+      });
+      ctx.err(`Reconciled through ${done.statement_date}: ${done.id}`);
+      return;
+    }
+    if (action === 'tick') {
+      const line = await p.select(
+        'Tick which line?',
+        uncleared.map((l) => ({
+          name: `${l.entry_date} ${l.je_number} ${m(l.amount_atoms)} ${l.memo ?? ''}`,
+          value: l.line_id,
+        })),
+      );
+      await ledger.reconcile.clear({ account: s.account, line_ids: [line] });
+      continue;
+    }
+    await handleLine(p, ledger, s, r);
+  }
+}
+
+/** One unmatched statement line: an entry for it, a match by hand, or set aside. */
+async function handleLine(
+  p: Prompter,
+  ledger: Ledger,
+  s: Screen,
+  r: ReconciliationReport,
+): Promise<void> {
+  const m = (a: number | null) => money(a, s.exponent);
+  const line = await p.select(
+    'Which statement line?',
+    r.unmatched_statement_lines.map((l) => ({
+      name: `${l.date} ${m(l.amount_atoms)} ${l.description ?? ''}`,
+      value: l,
+    })),
+  );
+  const what = await p.select(`${line.date} ${m(line.amount_atoms)} ${line.description ?? ''}`, [
+    { name: 'Create an entry for it (a fee, interest, a card charge)', value: 'create' },
+    { name: 'Match it with ledger lines', value: 'match' },
+    { name: 'Ignore it (imported in error)', value: 'ignore' },
+    { name: 'Back', value: 'back' },
+  ]);
+  if (what === 'ignore')
+    await ledger.reconcile.ignore({ account: s.account, statement_line_id: line.id });
+  if (what === 'create') {
+    const accounts = (await ledger.chart.accounts()).filter((a) => a.is_postable && a.is_active);
+    const offset = await p.search('Offset account', (term) =>
+      accounts
+        .filter((a) =>
+          `${a.account_number ?? ''} ${a.name} ${a.external_id}`
+            .toLowerCase()
+            .includes(term.toLowerCase()),
+        )
+        .map((a) => ({
+          name: `${a.account_number ?? ''} ${a.name} (${a.external_id})`,
+          value: a.external_id,
+        })),
+    );
+    await ledger.reconcile.create({
+      account: s.account,
+      statement_line_id: line.id,
+      offset_account: offset,
+    });
+  }
+  if (what === 'match') {
+    const chosen: string[] = [];
+    let sum = 0;
+    const open = [...r.outstanding_debits.lines, ...r.outstanding_credits.lines];
+    while (sum !== line.amount_atoms) {
+      const pick = await p.select(
+        `Add a ledger line (chosen ${m(sum)} of ${m(line.amount_atoms)})`,
+        [
+          ...open
+            .filter((l) => !chosen.includes(l.line_id))
+            .map((l) => ({
+              name: `${l.entry_date} ${l.je_number} ${m(l.amount_atoms)} ${l.memo ?? ''}`,
+              value: l.line_id,
+            })),
+          { name: 'Cancel this match', value: '' },
+        ],
+      );
+      if (pick === '') return;
+      chosen.push(pick);
+      sum += open.find((l) => l.line_id === pick)!.amount_atoms;
+    }
+    await ledger.reconcile.match({
+      account: s.account,
+      statement_line_id: line.id,
+      line_ids: chosen,
+    });
+  }
+}

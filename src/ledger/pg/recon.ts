@@ -1,0 +1,57 @@
+import type { JournalLineFacts } from '../reconcileStore.js';
+import { ReconTables } from '../sql/reconTables.js';
+import type { Query } from './db.js';
+
+const STRAY = `SELECT m.entry_seq, m.line_no,
+    CASE WHEN l.entry_seq IS NULL THEN 'its journal line is missing'
+         WHEN l.account_key <> m.account_key THEN 'its journal line is of another account'
+         WHEN l.entry_date <> m.entry_date THEN 'its journal line has another date'
+         ELSE 'its journal line has another amount' END AS why
+  FROM line_marks m LEFT JOIN journal_lines l
+    ON l.entity_id = m.entity_id AND l.entry_seq = m.entry_seq AND l.line_no = m.line_no
+  WHERE m.entity_id = $1 AND (l.entry_seq IS NULL OR l.account_key <> m.account_key
+    OR l.entry_date <> m.entry_date OR l.amount_atoms <> abs(m.net_atoms))
+  ORDER BY m.entry_seq, m.line_no`;
+
+const dollars = new Map<string, string>();
+/** `?` parameters as PostgreSQL numbers them (the statements never hold a `?` of their own). */
+function numbered(sql: string): string {
+  let out = dollars.get(sql);
+  if (out === undefined) {
+    let n = 0;
+    out = sql.replace(/\?/g, () => `$${++n}`);
+    dollars.set(sql, out);
+  }
+  return out;
+}
+
+/** Reconciliation's tables of one entity, on a transaction's connection. */
+export function pgRecon(q: Query, entityId: string): ReconTables {
+  const sql = {
+    all: <T>(text: string, params: unknown[]) => q<T>(numbered(text), params),
+    run: async (text: string, params: unknown[]) => {
+      await q(numbered(text), params);
+    },
+  };
+  return new ReconTables(sql, entityId, {
+    journalLines: async (refs) => {
+      if (refs.length === 0) return [];
+      const rows = await q<JournalLineFacts>(
+        `SELECT l.entry_seq, l.line_no, l.account_key, l.entry_date, l.line_type, l.amount_atoms
+         FROM journal_lines l JOIN unnest($2::int8[], $3::int4[]) AS r(seq, line_no)
+           ON l.entry_seq = r.seq AND l.line_no = r.line_no
+         WHERE l.entity_id = $1`,
+        [entityId, refs.map((r) => r.seq), refs.map((r) => r.line_no)],
+      );
+      return rows.map((r) => ({
+        ...r,
+        entry_seq: Number(r.entry_seq),
+        amount_atoms: Number(r.amount_atoms),
+      }));
+    },
+    strayMarks: async () => {
+      const rows = await q<{ entry_seq: number; line_no: number; why: string }>(STRAY, [entityId]);
+      return rows.map((r) => ({ ...r, entry_seq: Number(r.entry_seq) }));
+    },
+  });
+}

@@ -1,0 +1,258 @@
+import { randomUUID } from 'node:crypto';
+import { isIsoDate } from '../domain/dates.js';
+import { BooksError, isBooksError } from '../domain/errors.js';
+import { formatAmount } from '../domain/money.js';
+import {
+  checkStatement,
+  lineProblem,
+  lineIdOf,
+  parseLineId,
+  reconcileRefused,
+  type Reconciliation,
+} from '../domain/reconcile.js';
+import { newId } from './entryRows.js';
+import type { JournalFromStore } from './journal.js';
+import type {
+  CreateOutcome,
+  MaintenanceOps,
+  ReconArgs,
+  ReconcileOps,
+  StatementImportSummary,
+} from './port.js';
+import { invalid, ReconMatching } from './reconcileMatch.js';
+import { reconAccount } from './reconcileLines.js';
+import { createTargets, entryBody, ruleSet } from './reconcileCreate.js';
+import type { ReconciliationRow } from './reconcileStore.js';
+import type { Sums } from './reports.js';
+import type { JournalStore, ReadTx, WriteTx } from './store.js';
+
+/**
+ * Reconciliation written once over the store SPI: every rule here, the store's tables in
+ * ledger/reconcileStore.ts. A write runs in one transaction holding the entity's lock, so two
+ * bookkeepers (or two servers) never match one line twice.
+ */
+export class ReconcileFromStore extends ReconMatching implements ReconcileOps {
+  constructor(
+    store: JournalStore,
+    sums: Sums,
+    private readonly journal: JournalFromStore,
+  ) {
+    super(store, sums);
+  }
+
+  async importStatement(
+    a: ReconArgs & { statement: unknown; dry_run?: boolean; file?: string },
+  ): Promise<StatementImportSummary> {
+    const file = a.file ?? 'statement';
+    const run = async (tx: ReadTx | WriteTx) => {
+      const acct = await reconAccount(tx, a.account);
+      const st = checkStatement(a.statement, file, acct.exponent);
+      const taken = await tx.recon.identitiesTaken(
+        acct.key,
+        st.lines.map((l) => l.identity),
+      );
+      const seen = new Set<string>();
+      const fresh = st.lines.filter((l) => {
+        const dup = taken.has(l.identity) || seen.has(l.identity);
+        seen.add(l.identity);
+        return !dup;
+      });
+      const last = await this.lastFinished(tx.recon, acct);
+      const closed = last ? fresh.filter((l) => l.date <= last.statement_date) : [];
+      if (closed.length) {
+        const problems = closed.map((l) =>
+          lineProblem(
+            st.lines.indexOf(l),
+            l.row,
+            'date',
+            'statement_closed',
+            `a line dated ${l.date}, on or before the account's last finished reconciliation ` +
+              `(${last!.statement_date}): that statement is closed`,
+          ),
+        );
+        const message =
+          problems.length === 1
+            ? `${file}: ${problems[0]!.message}`
+            : `${file}: ${problems.length} lines are dated within a finished reconciliation`;
+        throw new BooksError('reconcile_refused', message, problems);
+      }
+      if ('write' in tx) {
+        const at = this.store.now().toISOString();
+        await tx.recon.addStatementLines(acct.key, fresh, at);
+        if (st.closing) await tx.recon.setClosing(acct.key, st.closing);
+      }
+      const dates = st.lines.map((l) => l.date).sort();
+      return {
+        imported: fresh.length,
+        skipped: st.lines.length - fresh.length,
+        start: dates[0]!,
+        end: dates[dates.length - 1]!,
+        closing_balance: st.closing?.balance_atoms ?? null,
+      };
+    };
+    return a.dry_run ? this.store.read(run) : this.store.write(run);
+  }
+
+  async create(a: Parameters<ReconcileOps['create']>[0]): Promise<CreateOutcome> {
+    const rules = ruleSet(a);
+    const run = async (tx: ReadTx | WriteTx) => {
+      const acct = await reconAccount(tx, a.account);
+      const targets = await createTargets(tx.recon, acct, a, rules);
+      const created: CreateOutcome['created'] = [];
+      for (const t of targets.apply) {
+        const body = entryBody(acct, t.line, t.rule);
+        let entry;
+        try {
+          entry = await this.journal.postWithin(tx, body, {
+            idempotencyKey: `rec-${randomUUID()}`,
+          });
+        } catch (e) {
+          if (!isBooksError(e)) throw e;
+          const what = t.line.description ?? 'no description';
+          const where = `statement line ${t.line.id} (${t.line.line_date}, ${what})`;
+          throw new BooksError(
+            e.code,
+            `${where}: ${e.message}; nothing was posted`,
+            e.errors,
+            e.details,
+          );
+        }
+        const lineId = entry.lines[0]!.id || lineIdOf(0, 1);
+        created.push({
+          statement_line_id: t.line.id,
+          je_number: entry.je_number,
+          entry_id: entry.id,
+          line_id: lineId,
+        });
+        if ('write' in tx) {
+          const ref = parseLineId(lineId)!;
+          await tx.recon.addMarks([
+            {
+              entry_seq: ref.seq,
+              line_no: ref.line_no,
+              account_key: acct.key,
+              entry_date: t.line.line_date,
+              net_atoms: t.line.amount_atoms,
+              cleared_date: t.line.line_date,
+              statement_line_id: t.line.id,
+              reconciliation_id: null,
+            },
+          ]);
+          await tx.recon.setState([t.line.id], 'matched');
+        }
+      }
+      return { created, left: targets.left };
+    };
+    return a.dry_run ? this.store.read(run) : this.store.write(run);
+  }
+
+  async finish(
+    a: ReconArgs & { statement_date?: string; statement_balance_atoms?: number },
+  ): Promise<Reconciliation> {
+    if (a.statement_date !== undefined && !isIsoDate(a.statement_date))
+      throw invalid('statement_date', `'${String(a.statement_date)}' is not a date (YYYY-MM-DD)`);
+    if (a.statement_balance_atoms !== undefined && !Number.isSafeInteger(a.statement_balance_atoms))
+      throw invalid(
+        'statement_balance_atoms',
+        'statement_balance_atoms is a whole number of atoms',
+      );
+    return this.store.write(async (tx) => {
+      const acct = await reconAccount(tx, a.account);
+      const closing = await tx.recon.closing(acct.key);
+      const date = a.statement_date ?? closing?.date;
+      const balance =
+        a.statement_balance_atoms ??
+        (closing && closing.date === date ? closing.balance_atoms : undefined);
+      if (date === undefined || balance === undefined)
+        throw invalid(
+          date === undefined ? 'statement_date' : 'statement_balance',
+          'give the statement date and balance (--statement-date, --statement-balance): ' +
+            'no imported OFX statement gave a closing balance for that date',
+        );
+      const last = await this.lastFinished(tx.recon, acct);
+      if (last && last.statement_date === date && last.statement_balance_atoms === balance)
+        return this.reconciliationOf(acct, last); // the same finish again: done already
+      if (last && date <= last.statement_date)
+        throw reconcileRefused(
+          `the statement date ${date} must be later than the last reconciliation's (${last.statement_date})`,
+          'statement_date',
+          'not_later',
+        );
+      const open = (await tx.recon.statementLines(acct.key)).filter(
+        (l) => l.state === 'unmatched' && l.line_date <= date,
+      );
+      const cleared = await tx.recon.clearedThrough(acct.key, date);
+      const difference = BigInt(balance) - cleared.total;
+      if (open.length || difference !== 0n) {
+        const m = (a: bigint | number) => formatAmount(a, acct.exponent);
+        const parts = [
+          difference !== 0n
+            ? `the statement balance ${m(balance)} differs from the cleared balance ` +
+              `${m(cleared.total)} by ${m(difference)}`
+            : '',
+          open.length
+            ? `${open.length} statement line(s) through ${date} are unmatched ` +
+              `(${open
+                .slice(0, 5)
+                .map((l) => l.id)
+                .join(', ')}${open.length > 5 ? ', …' : ''})`
+            : '',
+        ].filter(Boolean);
+        throw reconcileRefused(
+          `cannot finish: ${parts.join('; ')}`,
+          difference !== 0n ? 'statement_balance' : 'statement_line_id',
+          difference !== 0n ? 'difference' : 'unmatched_lines',
+          { difference: Number(difference), unmatched: open.map((l) => l.id) },
+        );
+      }
+      const row: ReconciliationRow = {
+        id: newId('rec'),
+        account_key: acct.key,
+        statement_date: date,
+        statement_balance_atoms: balance,
+        line_count: 0,
+        finished_at: this.store.now().toISOString(),
+      };
+      row.line_count = await tx.recon.finish(row);
+      return this.reconciliationOf(acct, row);
+    });
+  }
+
+  async undo(a: ReconArgs & { id?: string }): Promise<Reconciliation> {
+    return this.store.write(async (tx) => {
+      const acct = await reconAccount(tx, a.account);
+      const last = await this.lastFinished(tx.recon, acct);
+      if (!last || (a.id !== undefined && last.id !== a.id))
+        throw reconcileRefused(
+          last
+            ? `reconciliation ${a.id} is not the account's latest (${last.id}); only the latest is undone`
+            : `account '${acct.external_id}' has no finished reconciliation`,
+          'account',
+          'nothing_to_undo',
+        );
+      await tx.recon.undo(last);
+      return this.reconciliationOf(acct, last);
+    });
+  }
+}
+
+/** A store's maintenance whose check also proves every reconciliation (see ReconReports.problems). */
+export function checkingReconciliations(
+  maintenance: MaintenanceOps,
+  reconcile: ReconcileFromStore,
+): MaintenanceOps {
+  return {
+    check: async () => {
+      const own = await maintenance.check();
+      const recon = await reconcile.problems();
+      return {
+        problems: [...own.problems, ...recon.problems],
+        checked: { ...own.checked, reconciliations: recon.count },
+      };
+    },
+    verifyFile: () => maintenance.verifyFile(),
+    rebuild: () => maintenance.rebuild(),
+    dump: () => maintenance.dump(),
+    restore: (records) => maintenance.restore(records),
+  };
+}

@@ -1,0 +1,124 @@
+import type { AccountRef } from '../domain/entry.js';
+import { BooksError, errors } from '../domain/errors.js';
+import { exponentOf } from '../domain/money.js';
+import {
+  accountSign,
+  lineIdOf,
+  reconcilableProblem,
+  reconcileRefused,
+  signedAmount,
+  type LineState,
+  type ReconLine,
+  type StatementLine,
+} from '../domain/reconcile.js';
+import type { Sums } from './reports.js';
+import type { LineMark, ReconReads, StatementLineRow } from './reconcileStore.js';
+import type { ReadTx } from './store.js';
+
+/** The account being reconciled, as every operation reads it. */
+export interface ReconAccount {
+  key: number;
+  id: string;
+  external_id: string;
+  sign: 1 | -1;
+  /** Of the entity's currency: amounts in messages are written as people read them. */
+  exponent: number;
+}
+
+/** The account a reference names (external id, else number), if a statement can be of it. */
+export async function reconAccount(tx: ReadTx, ref: unknown): Promise<ReconAccount> {
+  if (typeof ref !== 'string' || ref.trim() === '')
+    throw new BooksError('invalid_parameters', 'account is required', [
+      { path: 'account', reason: 'required', message: 'name the account to reconcile' },
+    ]);
+  const body = { lines: [{ gl_account_id: ref }] };
+  const facts = await tx.facts({ bodies: [body], fingerprint: null });
+  const a: AccountRef | undefined = facts.lookups.accounts.get(ref);
+  if (!a) throw errors.notFound(`no account '${ref}'`);
+  const problem = reconcilableProblem(a);
+  if (problem) throw reconcileRefused(problem, 'account', 'not_reconcilable');
+  return {
+    key: a.key,
+    id: a.id,
+    external_id: a.external_id,
+    sign: accountSign(a.account_type)!,
+    exponent: exponentOf(facts.entity.currency),
+  };
+}
+
+/** A mark's state: reconciled once a finished reconciliation holds it, else cleared. */
+export const markState = (m: LineMark | undefined): LineState =>
+  m === undefined ? 'uncleared' : m.reconciliation_id ? 'reconciled' : 'cleared';
+
+export const markKey = (seq: number, lineNo: number): string => `${seq}:${lineNo}`;
+
+/**
+ * The account's journal lines dated in [from, to], in date order, with their state as the marks
+ * say, a batch at a time (memory holds a batch, and the marks of the window).
+ */
+export async function* accountLines(
+  sums: Sums,
+  recon: ReconReads,
+  a: ReconAccount,
+  from: string,
+  to: string,
+): AsyncGenerator<ReconLine[]> {
+  const marks = new Map<string, LineMark>();
+  for (const m of await recon.marks(a.key, from, to)) marks.set(markKey(m.entry_seq, m.line_no), m);
+  const q = { keys: [a.key], start_date: from, end_date: to, counterparty: null };
+  for await (const batch of sums.glLines(q))
+    yield batch.map((r) => ({
+      line_id: lineIdOf(r.seq, r.line_no),
+      entry_id: r.entry_id,
+      je_number: r.je_number,
+      entry_date: r.entry_date,
+      memo: r.memo,
+      line_memo: r.line_memo,
+      counterparty_name: r.counterparty_name,
+      amount_atoms: signedAmount(a.sign, r),
+      state: markState(marks.get(markKey(r.seq, r.line_no))),
+      cleared_date: marks.get(markKey(r.seq, r.line_no))?.cleared_date ?? null,
+    }));
+}
+
+/** Statement lines as the API answers for them, with the ledger lines each is matched with. */
+export async function statementLinesOf(
+  recon: ReconReads,
+  a: ReconAccount,
+  rows: StatementLineRow[],
+): Promise<StatementLine[]> {
+  const matched = rows.filter((r) => r.state === 'matched').map((r) => r.id);
+  const byLine = new Map<string, string[]>();
+  for (const m of await recon.marksOf({ statementLines: matched })) {
+    const list = byLine.get(m.statement_line_id!) ?? [];
+    list.push(lineIdOf(m.entry_seq, m.line_no));
+    byLine.set(m.statement_line_id!, list);
+  }
+  return rows.map((r) => ({
+    id: r.id,
+    account_id: a.id,
+    date: r.line_date,
+    amount_atoms: r.amount_atoms,
+    description: r.description,
+    reference: r.reference,
+    bank_id: r.bank_id,
+    state: r.state,
+    line_ids: byLine.get(r.id) ?? [],
+    reconciliation_id: r.reconciliation_id,
+  }));
+}
+
+/** One statement line of the account by id, or not_found. */
+export async function statementLine(
+  recon: ReconReads,
+  a: ReconAccount,
+  id: unknown,
+): Promise<StatementLineRow> {
+  if (typeof id !== 'string' || id === '')
+    throw new BooksError('invalid_parameters', 'statement_line_id is required', [
+      { path: 'statement_line_id', reason: 'required', message: 'name a statement line' },
+    ]);
+  const [row] = await recon.statementLines(a.key, [id]);
+  if (!row) throw errors.notFound(`no statement line '${id}' of account '${a.external_id}'`);
+  return row;
+}

@@ -1,0 +1,185 @@
+import { FIRST_DATE, isIsoDate, LAST_DATE, localDate } from '../domain/dates.js';
+import { BooksError, type Problem } from '../domain/errors.js';
+import { lineIdOf, parseLineId, type ReconLine, type Reconciliation } from '../domain/reconcile.js';
+import { toJsonInteger } from '../domain/money.js';
+import type { LineStates, ReconArgs, ReconcileStatus, ReconciliationReport } from './port.js';
+import {
+  accountLines,
+  reconAccount,
+  statementLinesOf,
+  type ReconAccount,
+} from './reconcileLines.js';
+import type { ReconReads, ReconciliationRow } from './reconcileStore.js';
+import type { Sums } from './reports.js';
+import type { JournalStore } from './store.js';
+
+const n = (v: bigint): number => Number(toJsonInteger(v));
+
+/** What reconciliation reads: its list, the status of an account, the report, and check's part. */
+export class ReconReports {
+  constructor(
+    protected readonly store: JournalStore,
+    protected readonly sums: Sums,
+  ) {}
+
+  protected async lastFinished(
+    recon: ReconReads,
+    acct: ReconAccount,
+  ): Promise<ReconciliationRow | undefined> {
+    const all = await recon.reconciliations(acct.key);
+    return all[all.length - 1];
+  }
+
+  protected reconciliationOf(acct: ReconAccount, r: ReconciliationRow): Reconciliation {
+    return {
+      id: r.id,
+      account_id: acct.id,
+      statement_date: r.statement_date,
+      statement_balance_atoms: r.statement_balance_atoms,
+      line_count: r.line_count,
+      finished_at: r.finished_at,
+    };
+  }
+
+  async list(a: ReconArgs): Promise<Reconciliation[]> {
+    return this.store.read(async (tx) => {
+      const acct = await reconAccount(tx, a.account);
+      return (await tx.recon.reconciliations(acct.key)).map((r) => this.reconciliationOf(acct, r));
+    });
+  }
+
+  async status(a: ReconArgs): Promise<ReconcileStatus> {
+    return this.store.read(async (tx) => {
+      const acct = await reconAccount(tx, a.account);
+      const last = await this.lastFinished(tx.recon, acct);
+      const statement = await tx.recon.closing(acct.key);
+      const rows = await tx.recon.statementLines(acct.key);
+      const lines = await statementLinesOf(tx.recon, acct, rows);
+      const uncleared: ReconLine[] = [];
+      for await (const batch of accountLines(this.sums, tx.recon, acct, FIRST_DATE, LAST_DATE))
+        for (const l of batch) if (l.state === 'uncleared') uncleared.push(l);
+      const cleared = statement
+        ? (await tx.recon.clearedThrough(acct.key, statement.date)).total
+        : null;
+      return {
+        account_id: acct.id,
+        last_reconciliation: last ? this.reconciliationOf(acct, last) : null,
+        statement,
+        cleared_balance: cleared === null ? null : n(cleared),
+        difference:
+          cleared === null || !statement ? null : n(BigInt(statement.balance_atoms) - cleared),
+        matched: lines.filter((l) => l.state === 'matched').length,
+        unmatched_statement_lines: lines.filter((l) => l.state === 'unmatched'),
+        ignored_statement_lines: lines.filter(
+          (l) => l.state === 'ignored' && l.reconciliation_id === null,
+        ),
+        uncleared_lines: uncleared,
+      };
+    });
+  }
+
+  /**
+   * The reconciliation report at a statement date: the finished reconciliation of that date (the
+   * latest when none is given), or else a draft of today's state at it. Book balance = cleared +
+   * outstanding − cleared after the date, each from its own reading, so the report shows whether
+   * the ledger holds together.
+   */
+  async report(a: ReconArgs & { statement_date?: string }): Promise<ReconciliationReport> {
+    if (a.statement_date !== undefined && !isIsoDate(a.statement_date))
+      throw new BooksError('invalid_parameters', `'${a.statement_date}' is not a date`, [
+        { path: 'statement_date', reason: 'invalid_date', message: 'a date is YYYY-MM-DD' },
+      ]);
+    return this.store.read(async (tx) => {
+      const acct = await reconAccount(tx, a.account);
+      const recs = await tx.recon.reconciliations(acct.key);
+      const closing = await tx.recon.closing(acct.key);
+      const finished = a.statement_date
+        ? recs.find((r) => r.statement_date === a.statement_date)
+        : recs[recs.length - 1];
+      const date =
+        a.statement_date ??
+        finished?.statement_date ??
+        closing?.date ??
+        localDate(this.store.now());
+      const statementBalance =
+        finished?.statement_balance_atoms ??
+        (closing && closing.date === date ? closing.balance_atoms : null);
+      const cleared = await tx.recon.clearedThrough(acct.key, date);
+      const debits: ReconLine[] = [];
+      const credits: ReconLine[] = [];
+      const after: ReconLine[] = [];
+      let book = 0n;
+      const isCleared = (l: ReconLine) => l.cleared_date !== null && l.cleared_date <= date;
+      for await (const batch of accountLines(this.sums, tx.recon, acct, FIRST_DATE, LAST_DATE))
+        for (const l of batch) {
+          if (l.entry_date <= date) {
+            book += BigInt(l.amount_atoms);
+            if (!isCleared(l)) (acct.sign * l.amount_atoms > 0 ? debits : credits).push(l);
+          } else if (isCleared(l)) after.push(l);
+        }
+      const rows = await tx.recon.statementLines(acct.key);
+      const lines = await statementLinesOf(
+        tx.recon,
+        acct,
+        rows.filter((r) => r.line_date <= date && r.state !== 'matched'),
+      );
+      const total = (ls: ReconLine[]) => ls.reduce((s, l) => s + BigInt(l.amount_atoms), 0n);
+      return {
+        account_id: acct.id,
+        statement_date: date,
+        status: finished && finished.statement_date === date ? 'finished' : 'draft',
+        statement_balance: statementBalance,
+        cleared_balance: n(cleared.total),
+        difference: statementBalance === null ? null : n(BigInt(statementBalance) - cleared.total),
+        book_balance: n(book),
+        outstanding_debits: { total: n(total(debits)), lines: debits },
+        outstanding_credits: { total: n(total(credits)), lines: credits },
+        cleared_after_date: { total: n(total(after)), lines: after },
+        unmatched_statement_lines: lines.filter((l) => l.state === 'unmatched'),
+        ignored_statement_lines: lines.filter((l) => l.state === 'ignored'),
+      };
+    });
+  }
+
+  async lineStates(a: { line_ids?: string[] | string }): Promise<LineStates> {
+    const ids = typeof a.line_ids === 'string' ? a.line_ids.split(',') : a.line_ids;
+    const refs = ids?.map((id) => parseLineId(id)).filter((r) => r !== null) ?? [];
+    return this.store.read(async (tx) => {
+      const marks = ids ? await tx.recon.marksOf({ lines: refs }) : await tx.recon.allMarks();
+      const out: LineStates = {};
+      for (const m of marks)
+        out[lineIdOf(m.entry_seq, m.line_no)] = {
+          state: m.reconciliation_id ? 'reconciled' : 'cleared',
+          cleared_date: m.cleared_date,
+        };
+      return out;
+    });
+  }
+
+  /**
+   * check's part: every finished reconciliation's lines still add up to its statement balance, and
+   * every cleared line is still the journal line it was.
+   */
+  async problems(): Promise<{ problems: Problem[]; count: number }> {
+    return this.store.read(async (tx) => {
+      const problems: Problem[] = [];
+      const recs = await tx.recon.reconciledSums();
+      for (const r of recs)
+        if (r.reconciled !== BigInt(r.statement_balance_atoms))
+          problems.push({
+            path: `reconciliations.${r.id}`,
+            reason: 'reconciliation_broken',
+            message:
+              `reconciliation ${r.id} (through ${r.statement_date}): its lines add up to ` +
+              `${r.reconciled} atoms, the statement balance is ${r.statement_balance_atoms}`,
+          });
+      for (const m of await tx.recon.strayMarks())
+        problems.push({
+          path: `line_marks.jel_${m.entry_seq}_${m.line_no}`,
+          reason: 'cleared_line_changed',
+          message: `cleared line jel_${m.entry_seq}_${m.line_no}: ${m.why}`,
+        });
+      return { problems, count: recs.length };
+    });
+  }
+}

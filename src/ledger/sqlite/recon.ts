@@ -1,0 +1,36 @@
+import type { JournalLineFacts } from '../reconcileStore.js';
+import { ReconTables } from '../sql/reconTables.js';
+import type { Db } from './db.js';
+
+/** A line whose mark no longer says what the journal holds (the journal never changes: damage). */
+const STRAY = `SELECT m.entry_seq, m.line_no,
+    CASE WHEN l.entry_seq IS NULL THEN 'its journal line is missing'
+         WHEN l.account_key <> m.account_key THEN 'its journal line is of another account'
+         WHEN l.entry_date <> m.entry_date THEN 'its journal line has another date'
+         ELSE 'its journal line has another amount' END AS why
+  FROM line_marks m LEFT JOIN journal_lines l ON l.entry_seq = m.entry_seq AND l.line_no = m.line_no
+  WHERE m.entity_id = ? AND (l.entry_seq IS NULL OR l.account_key <> m.account_key
+    OR l.entry_date <> m.entry_date OR l.amount_atoms <> abs(m.net_atoms))
+  ORDER BY m.entry_seq, m.line_no`;
+
+/** Reconciliation's tables in a ledger file, on its connection. */
+export function sqliteRecon(db: Db): ReconTables {
+  const sql = {
+    all: async <T>(text: string, params: unknown[]) => db.prep(text).all(...params) as T[],
+    run: async (text: string, params: unknown[]) => {
+      db.prep(text).run(...params);
+    },
+  };
+  const line = db.prep(
+    `SELECT entry_seq, line_no, account_key, entry_date, line_type, amount_atoms FROM journal_lines
+     WHERE entry_seq = ? AND line_no = ?`,
+  );
+  return new ReconTables(sql, db.entity().id, {
+    journalLines: async (refs) =>
+      refs
+        .map((r) => line.get(r.seq, r.line_no) as JournalLineFacts | undefined)
+        .filter((l): l is JournalLineFacts => l !== undefined),
+    strayMarks: async () =>
+      db.prep(STRAY).all(db.entity().id) as { entry_seq: number; line_no: number; why: string }[],
+  });
+}

@@ -1,0 +1,228 @@
+import { atomsToDecimal, formatAmount } from '../domain/money.js';
+import type { ReconLine, Reconciliation, StatementLine } from '../domain/reconcile.js';
+import type {
+  MatchOutcome,
+  ReconcileStatus,
+  ReconciliationReport,
+  StatementImportSummary,
+} from '../ledger/port.js';
+import { csvLine, spreadsheetText } from './csv.js';
+import { grid } from './table.js';
+import { cell } from './text.js';
+
+/** Money as the reconciliation screens print it (the account's sign, grouped thousands). */
+export const money = (atoms: number | null, exponent: number): string =>
+  atoms === null ? '—' : formatAmount(atoms, exponent);
+
+export function importText(s: StatementImportSummary, exponent: number, dryRun: boolean): string {
+  const verb = dryRun ? 'Would import' : 'Imported';
+  const closing =
+    s.closing_balance === null ? '' : `; closing balance ${money(s.closing_balance, exponent)}`;
+  return (
+    `${verb} ${s.imported} statement line(s), ${s.start} to ${s.end}` +
+    `${s.skipped ? ` (${s.skipped} already imported, skipped)` : ''}${closing}`
+  );
+}
+
+export function statementLinesTable(lines: StatementLine[], exponent: number): string {
+  return grid(
+    ['Statement line', 'Date', 'Amount', 'Description', 'Reference', 'State'],
+    lines.map((l) => [
+      l.id,
+      l.date,
+      money(l.amount_atoms, exponent),
+      cell(l.description ?? ''),
+      cell(l.reference ?? ''),
+      l.state + (l.line_ids.length ? ` ${l.line_ids.join(' ')}` : ''),
+    ]),
+    ['left', 'left', 'right'],
+  );
+}
+
+export function ledgerLinesTable(lines: ReconLine[], exponent: number): string {
+  return grid(
+    ['Line', 'Date', 'JE', 'Amount', 'Memo', 'State'],
+    lines.map((l) => [
+      l.line_id,
+      l.entry_date,
+      l.je_number,
+      money(l.amount_atoms, exponent),
+      cell([l.memo, l.line_memo, l.counterparty_name].filter(Boolean).join(' · ')),
+      l.state,
+    ]),
+    ['left', 'left', 'left', 'right'],
+  );
+}
+
+export function matchText(m: MatchOutcome, exponent: number, dryRun: boolean): string {
+  const out = [`${dryRun ? 'Would match' : 'Matched'} ${m.matched.length} statement line(s)`];
+  if (m.matched.length)
+    out.push(
+      grid(
+        ['Statement line', 'Ledger lines', 'Days'],
+        m.matched.map((x) => [x.statement_line_id, x.line_ids.join(' '), String(x.days)]),
+        ['left', 'left', 'right'],
+      ),
+    );
+  if (m.unmatched_statement_lines.length)
+    out.push(
+      `\nUnmatched statement lines (${m.unmatched_statement_lines.length}):`,
+      statementLinesTable(m.unmatched_statement_lines, exponent),
+    );
+  if (m.uncleared_lines.length)
+    out.push(
+      `\nUncleared ledger lines near the statement (${m.uncleared_lines.length}):`,
+      ledgerLinesTable(m.uncleared_lines, exponent),
+    );
+  return out.join('\n');
+}
+
+export function reconciliationsTable(list: Reconciliation[], exponent: number): string {
+  if (list.length === 0) return 'No finished reconciliation.';
+  return grid(
+    ['Reconciliation', 'Statement date', 'Statement balance', 'Lines', 'Finished at'],
+    list.map((r) => [
+      r.id,
+      r.statement_date,
+      money(r.statement_balance_atoms, exponent),
+      String(r.line_count),
+      r.finished_at,
+    ]),
+    ['left', 'left', 'right', 'right'],
+  );
+}
+
+export function statusText(s: ReconcileStatus, exponent: number): string {
+  const last = s.last_reconciliation;
+  const rows: [string, string][] = [
+    [
+      'Last reconciliation',
+      last
+        ? `${last.statement_date}, balance ${money(last.statement_balance_atoms, exponent)}`
+        : 'none',
+    ],
+    [
+      'Statement',
+      s.statement
+        ? `closing balance ${money(s.statement.balance_atoms, exponent)} on ${s.statement.date}`
+        : 'no closing balance imported',
+    ],
+    ['Cleared balance', money(s.cleared_balance, exponent)],
+    ['Difference', money(s.difference, exponent)],
+    ['Matched lines', String(s.matched)],
+  ];
+  const out = [rows.map(([k, v]) => `${k.padEnd(21)}${v}`).join('\n')];
+  if (s.unmatched_statement_lines.length)
+    out.push(
+      `\nUnmatched statement lines (${s.unmatched_statement_lines.length}):`,
+      statementLinesTable(s.unmatched_statement_lines, exponent),
+    );
+  if (s.ignored_statement_lines.length)
+    out.push(
+      `\nIgnored statement lines (${s.ignored_statement_lines.length}):`,
+      statementLinesTable(s.ignored_statement_lines, exponent),
+    );
+  if (s.uncleared_lines.length)
+    out.push(
+      `\nUncleared ledger lines (${s.uncleared_lines.length}):`,
+      ledgerLinesTable(s.uncleared_lines, exponent),
+    );
+  return out.join('\n');
+}
+
+/** The report as a bookkeeper files it: the balances, the identity, then each group's lines. */
+export function reportText(r: ReconciliationReport, exponent: number, name: string): string {
+  const m = (a: number | null) => money(a, exponent);
+  const width = 44;
+  const row = (k: string, v: string) => `${k.padEnd(width)}${v.padStart(16)}`;
+  const out = [
+    `Reconciliation: ${name}, statement date ${r.statement_date} (${r.status})`,
+    '',
+    row('Statement balance', m(r.statement_balance)),
+    row('Cleared balance', m(r.cleared_balance)),
+    row('Difference (statement − cleared)', m(r.difference)),
+    '',
+    row('Cleared balance', m(r.cleared_balance)),
+    row('+ Outstanding debits', m(r.outstanding_debits.total)),
+    row('+ Outstanding credits', m(r.outstanding_credits.total)),
+    row('− Cleared after the statement date', m(r.cleared_after_date.total)),
+    row('= Book balance', m(r.book_balance)),
+  ];
+  const groups: [string, ReconLine[]][] = [
+    ['Outstanding debits', r.outstanding_debits.lines],
+    ['Outstanding credits', r.outstanding_credits.lines],
+    ['Cleared after the statement date', r.cleared_after_date.lines],
+  ];
+  for (const [title, lines] of groups)
+    if (lines.length)
+      out.push('', `${title} (${lines.length}):`, ledgerLinesTable(lines, exponent));
+  if (r.unmatched_statement_lines.length)
+    out.push(
+      '',
+      'Unmatched statement lines:',
+      statementLinesTable(r.unmatched_statement_lines, exponent),
+    );
+  if (r.ignored_statement_lines.length)
+    out.push(
+      '',
+      'Ignored statement lines:',
+      statementLinesTable(r.ignored_statement_lines, exponent),
+    );
+  return out.join('\n');
+}
+
+export const REPORT_CSV_COLUMNS = [
+  'section',
+  'line_id',
+  'je_number',
+  'date',
+  'memo',
+  'line_memo',
+  'counterparty',
+  'amount',
+];
+
+/** One row per figure and per line, amounts as plain decimals in the account's sign. */
+export function reportCsv(r: ReconciliationReport, exponent: number): string {
+  const d = (a: number | null) => (a === null ? '' : atomsToDecimal(a, exponent));
+  const rows = [REPORT_CSV_COLUMNS];
+  const figure = (name: string, a: number | null) =>
+    rows.push([name, '', '', r.statement_date, '', '', '', d(a)]);
+  figure('statement_balance', r.statement_balance);
+  figure('cleared_balance', r.cleared_balance);
+  figure('difference', r.difference);
+  figure('outstanding_debits', r.outstanding_debits.total);
+  figure('outstanding_credits', r.outstanding_credits.total);
+  figure('cleared_after_date', r.cleared_after_date.total);
+  figure('book_balance', r.book_balance);
+  const lines = (section: string, ls: ReconLine[]) => {
+    for (const l of ls)
+      rows.push([
+        section,
+        l.line_id,
+        l.je_number,
+        l.entry_date,
+        l.memo ?? '',
+        l.line_memo ?? '',
+        l.counterparty_name ?? '',
+        d(l.amount_atoms),
+      ]);
+  };
+  lines('outstanding_debit', r.outstanding_debits.lines);
+  lines('outstanding_credit', r.outstanding_credits.lines);
+  lines('cleared_after_date', r.cleared_after_date.lines);
+  for (const s of [...r.unmatched_statement_lines, ...r.ignored_statement_lines])
+    rows.push([
+      `statement_${s.state}`,
+      s.id,
+      s.reference ?? '',
+      s.date,
+      s.description ?? '',
+      '',
+      '',
+      d(s.amount_atoms),
+    ]);
+  return (
+    rows.map((r) => csvLine(r.map((c, i) => (i === 7 ? c : spreadsheetText(c))))).join('\n') + '\n'
+  );
+}
