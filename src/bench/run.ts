@@ -16,6 +16,7 @@ import {
 import { httpBench } from './http.js';
 import { BUSY_ACCOUNT, generate, toQbo } from './generate.js';
 import { postgresFigures } from './postgres.js';
+import { reconcileRounds, STATEMENT_LINES, statementOf } from './reconcile.js';
 
 /**
  * `npm run bench`: generates ledgers of 100k and 1M journal lines (5 years, 195 accounts nested three
@@ -74,6 +75,7 @@ await journalOut();
 await presetCost();
 await importGrowth();
 await startUp();
+await reconciliation();
 
 const post = await httpBench(bin, data, quick ? 5 : 15);
 rows.push(
@@ -85,6 +87,23 @@ await postgres();
 console.log(
   `| what (whole process) | median (min–max) | peak RSS |\n| --- | --- | --- |\n${rows.join('\n')}`,
 );
+
+/**
+ * Reconciliation's goal: a 10,000-line statement of the busy bank account imported and matched against
+ * the 1M-line ledger in under 2 s, with memory that does not grow with the ledger (the 100k ledger
+ * beside it, with a statement of the same size).
+ */
+async function reconciliation(): Promise<void> {
+  for (const name of ['100k', '1m']) {
+    const statement = await statementOf(ledgers[name]!, join(data, name));
+    const t = await reconcileRounds(ledgers[name]!, statement, importRounds);
+    row(
+      `reconcile import + match, ${STATEMENT_LINES.toLocaleString('en')}-line statement ` +
+        `(${name} lines, ${importRounds} runs; ${t.matched} matched)`,
+      t,
+    );
+  }
+}
 
 /** The same import, statements and posting on PostgreSQL, beside the ledger file's of this run. */
 async function postgres(): Promise<void> {

@@ -7,7 +7,7 @@ import type {
   StatementImportSummary,
 } from '../ledger/port.js';
 import { csvLine, spreadsheetText } from './csv.js';
-import { grid } from './table.js';
+import { longGrid as grid } from './table.js';
 import { cell } from './text.js';
 
 /** Money as the reconciliation screens print it (the account's sign, grouped thousands). */
