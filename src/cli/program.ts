@@ -268,7 +268,11 @@ function named(argv: string[]): string[] {
   const [first, second] = words;
   if (first === undefined) return [];
   if (GROUPS[first] === undefined) return [first];
-  if (second === undefined && GROUP_ACTIONS[first]) return [first];
+  // A group that is a command of its own: when no subcommand of it is named (its flags' values are
+  // words too: `books reconcile --account checking`).
+  const sub = COMMANDS.some((c) => c.path === `${first} ${second ?? ''}`);
+  if (GROUP_ACTIONS[first] && !sub && !(second && COMMANDS.some((c) => c.alias === second)))
+    return [first];
   const leaf = COMMANDS.find(
     (c) =>
       c.path === `${first} ${second ?? ''}` ||

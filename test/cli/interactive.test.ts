@@ -226,3 +226,78 @@ describe('interactive je post (on a terminal)', () => {
     expect(seen.find((c) => c.name.includes('Petty Cash'))?.disabled).toContain('inactive');
   });
 });
+
+describe('the reconciliation screen (books reconcile --account A, on a terminal)', () => {
+  const JAN = join(import.meta.dirname, '../../fixtures/reconcile/checking-2025-01.csv');
+
+  async function screen(answers: (string | boolean)[], cancelAt?: string) {
+    const { ledger, dir } = copyTemplate('demo');
+    const imported = await cli(
+      ['reconcile', 'import', JAN, '--account', 'checking', '--ledger', ledger],
+      {
+        cwd: dir,
+      },
+    );
+    expect(imported.exitCode, imported.stderr).toBe(0);
+    const t: Transcript = { asked: [], refused: [], defaults: [] };
+    const p = scripted(answers, t);
+    // Ctrl-C at the question named: what was saved before it stays.
+    const cancel = <T>(message: string, ask: () => Promise<T>) =>
+      cancelAt !== undefined && message.startsWith(cancelAt)
+        ? Promise.reject(errors.cancelled())
+        : ask();
+    const prompter: Prompter = {
+      input: (m, o) => cancel(m, () => p.input(m, o)),
+      select: (m, c, o) => cancel(m, () => p.select(m, c, o)),
+      search: (m, s) => cancel(m, () => p.search(m, s)),
+      confirm: (m, d) => cancel(m, () => p.confirm(m, d)),
+    };
+    const r = await cli(['reconcile', '--account', 'checking', '--ledger', ledger], {
+      cwd: dir,
+      tty: true,
+      prompter,
+    });
+    const status = await cli(
+      ['reconcile', 'status', '--account', 'checking', '--ledger', ledger, '--format', 'json'],
+      { cwd: dir },
+    );
+    return { ...r, ...t, status: JSON.parse(status.stdout), ledger };
+  }
+
+  it('shows the balances and difference, accepts the proposed matches, posts the bank-only lines and finishes at zero', async () => {
+    const r = await screen([
+      '2025-01-31',
+      '36485.17',
+      true,
+      'Handle an unmatched',
+      'MONTHLY SERVICE FEE',
+      'Create an entry',
+      'Bank Fees',
+      'Handle an unmatched',
+      'INTEREST PAID',
+      'Create an entry',
+      'Interest Income',
+      'Finish',
+    ]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.asked).toContain('Accept the 15 proposed match(es)?');
+    // Before the bank-only lines: the fee and the interest make the difference; after them, none.
+    expect(r.stderr).toContain('balance 36,485.17   cleared 36,494.46   difference (9.29)');
+    expect(r.stderr).toContain('balance 36,485.17   cleared 36,485.17   difference 0.00');
+    expect(r.stderr).toContain('Reconciled through 2025-01-31');
+    expect(r.status.last_reconciliation.statement_balance_atoms).toBe(3648517);
+    expect(r.status.matched).toBe(17);
+  });
+
+  it('does not offer to finish while there is a difference, and Ctrl-C keeps what was saved', async () => {
+    const r = await screen(['2025-01-31', '36485.17', true], 'What next?');
+    expect(r.exitCode).toBe(130);
+    expect(r.status.matched).toBe(15);
+    expect(r.status.last_reconciliation).toBeNull();
+    // Finish is not selectable at a difference: the scripted person cannot pick it.
+    const finish = await screen(['2025-01-31', '36485.17', false, 'Finish']);
+    expect(finish.exitCode).not.toBe(0);
+    expect(finish.stderr).toContain("no choice 'Finish'");
+    expect(finish.status.last_reconciliation).toBeNull();
+  });
+});

@@ -1,0 +1,199 @@
+import { describe, expect, it } from 'vitest';
+import { isBooksError } from '../../src/domain/errors.js';
+import { checkStatement } from '../../src/domain/reconcile.js';
+import { readStatement, type StatementReading } from '../../src/import/statement.js';
+
+const reading = (over: Partial<StatementReading> = {}): StatementReading => ({
+  file: 'bank.csv',
+  dateOrder: 'ISO',
+  decimalComma: false,
+  negate: false,
+  liability: false,
+  exponent: 2,
+  delimiter: ',',
+  ...over,
+});
+
+/** The refusal a reading raises: its problems as `row path reason`. */
+function refusal(f: () => unknown): string[] {
+  try {
+    f();
+  } catch (e) {
+    if (!isBooksError(e)) throw e;
+    return e.errors.map((p) => `${p.row ?? '-'} ${p.path} ${p.reason}`);
+  }
+  throw new Error('not refused');
+}
+
+describe('bank CSV statements', () => {
+  it('reads deposit/withdrawal pairs under any of the names banks give them, DMY dates, decimal commas', () => {
+    const text =
+      '\ufeffTransaction Date;Details;Memo;Money In;Money Out;Cheque Number;Balance\r\n' +
+      '03/01/2025;Transfer;from savings;1.250,00;;;1.250,00\r\n' +
+      '\r\n' +
+      '04/01/2025;Cheque;;;"12,50";1001;1.237,50\r\n';
+    const s = readStatement(
+      text,
+      reading({ dateOrder: 'DMY', decimalComma: true, delimiter: ';' }),
+    );
+    expect(s.lines).toEqual([
+      {
+        row: 2,
+        date: '2025-01-03',
+        amount_atoms: 125000,
+        description: 'Transfer from savings',
+        reference: null,
+        bank_id: null,
+        balance_atoms: 125000,
+      },
+      {
+        row: 4,
+        date: '2025-01-04',
+        amount_atoms: -1250,
+        description: 'Cheque',
+        reference: '1001',
+        bank_id: null,
+        balance_atoms: 123750,
+      },
+    ]);
+  });
+
+  it('reads signed amounts (-x, (x), x-), credit/debit as banks use them, and --negate', () => {
+    const signed = readStatement(
+      'date,amount,description\n2025-01-02,(5.00),a\n2025-01-03,7.5-,b\n2025-01-04,+3,c\n',
+      reading(),
+    );
+    expect(signed.lines.map((l) => l.amount_atoms)).toEqual([-500, -750, 300]);
+    const card = readStatement(
+      'posted,payee,debit,credit\n01/05/2025,Coffee,4.20,\n01/06/2025,Payment,,100.00\n',
+      reading({ dateOrder: 'MDY', negate: true }),
+    );
+    // debit = money out of the holder's account; negated for a card, where a charge is positive.
+    expect(card.lines.map((l) => [l.date, l.amount_atoms])).toEqual([
+      ['2025-01-05', 420],
+      ['2025-01-06', -10000],
+    ]);
+  });
+
+  it('names every bad row: dates, amounts, both or neither of a pair, a negative in a pair', () => {
+    const text =
+      'date,deposit,withdrawal\n2025-13-01,1.00,\n2025-01-02,1.00,2.00\n2025-01-03,,\n' +
+      '2025-01-04,-3.00,\n2025-01-05,abc,\n2025-01-06,1.001,\n';
+    expect(refusal(() => readStatement(text, reading()))).toEqual([
+      '2 date invalid_date',
+      '3 amount one_amount',
+      '4 amount one_amount',
+      '5 deposit wrong_sign',
+      '6 amount invalid_amount',
+      '7 amount invalid_amount',
+    ]);
+    expect(refusal(() => readStatement('when,amount\n2025-01-01,1\n', reading()))).toEqual([
+      '1 date missing_column',
+    ]);
+  });
+
+  it('checks the running balance in either date order and names the row that breaks it', () => {
+    const up = 'date,amount,balance\n2025-01-01,10,10\n2025-01-02,5,15\n2025-01-03,1,17\n';
+    const down = 'date,amount,balance\n2025-01-03,1,17\n2025-01-02,5,15\n2025-01-01,10,10\n';
+    for (const [text, row] of [
+      [up, 4],
+      [down, 2],
+    ] as const) {
+      const s = readStatement(text, reading());
+      try {
+        checkStatement(s, 'bank.csv', 2);
+        throw new Error('not refused');
+      } catch (e) {
+        if (!isBooksError(e)) throw e;
+        expect(e.errors.map((p) => p.reason)).toEqual(['balance_chain_broken']);
+        expect(e.message).toContain(`row ${row}:`);
+        expect(e.message).toContain('16.00');
+      }
+    }
+    const ok = readStatement(up.replace(',17', ',16'), reading());
+    expect(checkStatement(ok, 'bank.csv', 2).lines).toHaveLength(3);
+  });
+
+  it('gives identical lines of one file their occurrence, and a bank id its own identity', () => {
+    const s = readStatement(
+      'date,amount,description,id\n2025-01-02,5,fee,\n2025-01-02,5,fee,\n2025-01-02,5,fee,X1\n',
+      reading(),
+    );
+    const ids = checkStatement(s, 'f', 2).lines.map((l) => l.identity);
+    expect(new Set(ids).size).toBe(3);
+    expect(ids[2]).toBe('id:X1');
+  });
+});
+
+const OFX_SGML = `OFXHEADER:100
+DATA:OFXSGML
+VERSION:102
+
+<OFX><SIGNONMSGSRSV1><SONRS><STATUS><CODE>0<SEVERITY>INFO</STATUS></SONRS></SIGNONMSGSRSV1>
+<CREDITCARDMSGSRSV1><CCSTMTTRNRS><CCSTMTRS><CURDEF>USD
+<BANKTRANLIST>
+<STMTTRN><TRNTYPE>DEBIT<DTPOSTED>20250105120000.000[-5:EST]<TRNAMT>-42.10<FITID>A1<NAME>Ben &amp; Jerry's<MEMO>ice cream
+<STMTTRN><TRNTYPE>CREDIT<DTPOSTED>20250110<TRNAMT>100.00<FITID>A2<NAME>PAYMENT<CHECKNUM>77
+</BANKTRANLIST>
+<LEDGERBAL><BALAMT>-57.90<DTASOF>20250131</LEDGERBAL>
+</CCSTMTRS></CCSTMTTRNRS></CREDITCARDMSGSRSV1></OFX>`;
+
+const OFX_XML = `<?xml version="1.0" encoding="UTF-8"?>
+<?OFX OFXHEADER="200" VERSION="220" SECURITY="NONE" OLDFILEUID="NONE" NEWFILEUID="NONE"?>
+<OFX>
+  <BANKMSGSRSV1><STMTTRNRS><STMTRS>
+    <BANKTRANLIST>
+      <STMTTRN><TRNTYPE>DEBIT</TRNTYPE><DTPOSTED>20250105</DTPOSTED><TRNAMT>-42.10</TRNAMT>
+        <FITID>A1</FITID><NAME>Ben &amp; Jerry&apos;s</NAME><MEMO>ice cream</MEMO></STMTTRN>
+      <STMTTRN><TRNTYPE>CREDIT</TRNTYPE><DTPOSTED>20250110</DTPOSTED><TRNAMT>100.00</TRNAMT>
+        <FITID>A2</FITID><NAME>PAYMENT</NAME><CHECKNUM>77</CHECKNUM></STMTTRN>
+    </BANKTRANLIST>
+    <LEDGERBAL><BALAMT>-57.90</BALAMT><DTASOF>20250131</DTASOF></LEDGERBAL>
+  </STMTRS></STMTTRNRS></BANKMSGSRSV1>
+</OFX>`;
+
+describe('OFX and QFX statements', () => {
+  it('reads 1.x SGML (no closing tags) and 2.x XML alike, with the closing balance', () => {
+    const expected = {
+      lines: [
+        {
+          row: 1,
+          date: '2025-01-05',
+          amount_atoms: -4210,
+          description: "Ben & Jerry's ice cream",
+          reference: null,
+          bank_id: 'A1',
+          balance_atoms: null,
+        },
+        {
+          row: 2,
+          date: '2025-01-10',
+          amount_atoms: 10000,
+          description: 'PAYMENT',
+          reference: '77',
+          bank_id: 'A2',
+          balance_atoms: null,
+        },
+      ],
+      closing: { date: '2025-01-31', balance_atoms: -5790 },
+    };
+    expect(readStatement(OFX_SGML, reading({ file: 'card.qfx' }))).toEqual(expected);
+    expect(readStatement(OFX_XML, reading({ file: 'bank.ofx' }))).toEqual(expected);
+  });
+
+  it("turns a card statement to the card's sign: a charge positive, the balance owed positive", () => {
+    const s = readStatement(OFX_SGML, reading({ liability: true }));
+    expect(s.lines.map((l) => l.amount_atoms)).toEqual([4210, -10000]);
+    expect(s.closing).toEqual({ date: '2025-01-31', balance_atoms: 5790 });
+  });
+
+  it('refuses a transaction without a date or amount, naming it, and a file of two statements', () => {
+    const bad = OFX_XML.replace('<TRNAMT>100.00</TRNAMT>', '<TRNAMT>lots</TRNAMT>');
+    expect(refusal(() => readStatement(bad, reading()))).toEqual(['2 TRNAMT invalid_ofx']);
+    const two = OFX_XML.replace(
+      '</STMTTRNRS>',
+      '</STMTTRNRS><STMTTRNRS><STMTRS></STMTRS></STMTTRNRS>',
+    );
+    expect(refusal(() => readStatement(two, reading()))).toEqual(['- STMTRS statements']);
+  });
+});
