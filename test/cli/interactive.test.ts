@@ -264,7 +264,7 @@ describe('the reconciliation screen (books reconcile --account A, on a terminal)
     return { ...r, ...t, status: JSON.parse(status.stdout), ledger };
   }
 
-  it('shows the balances and difference, accepts proposed matches, posts bank-only lines, finishes at zero', async () => {
+  it('shows the balances and difference, takes proposed matches, posts bank-only lines, finishes at 0', async () => {
     const r = await screen([
       '2025-01-31',
       '36485.17',
