@@ -243,7 +243,8 @@ export const COMMANDS: readonly { path: string; summary: string; load: Load; ali
 export const EXIT_CODES = `
 Exit codes:
   0    success
-  1    refused by the ledger's rules or bad input data (CAPI33, CAPI34, CAPI67, CAPI69, CSV errors, check failures)
+  1    refused by the ledger's rules or bad input data (CAPI33, CAPI34, CAPI67, CAPI69, reconcile_refused,
+       CSV errors, check failures)
   2    usage: unknown command or flag, bad flag value, no ledger, operation not offered by the profile
   3    authentication or permission (CAPI11, CAPI71)
   4    unavailable, worth retrying later (CAPI73, network failure, ledger locked)

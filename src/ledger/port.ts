@@ -278,11 +278,15 @@ export interface ReconcileStatus {
   last_reconciliation: Reconciliation | null;
   /** The closing balance of the account's last imported OFX statement. */
   statement: { date: string; balance_atoms: number } | null;
+  /** The date the status is taken at: the closing balance's, else the last statement line's. */
+  through: string | null;
+  /** Of the lines cleared through that date. */
   cleared_balance: number | null;
   difference: number | null;
   matched: number;
   unmatched_statement_lines: StatementLine[];
   ignored_statement_lines: StatementLine[];
+  /** Uncleared lines dated through that date (every one when no statement is imported). */
   uncleared_lines: ReconLine[];
 }
 

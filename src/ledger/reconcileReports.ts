@@ -55,16 +55,23 @@ export class ReconReports {
       const statement = await tx.recon.closing(acct.key);
       const rows = await tx.recon.statementLines(acct.key);
       const lines = await statementLinesOf(tx.recon, acct, rows);
+      // What the statements imported reach: the closing balance's date, else their last line's.
+      const through = statement?.date ?? rows[rows.length - 1]?.line_date ?? null;
       const uncleared: ReconLine[] = [];
-      for await (const batch of accountLines(this.sums, tx.recon, acct, FIRST_DATE, LAST_DATE))
+      for await (const batch of accountLines(
+        this.sums,
+        tx.recon,
+        acct,
+        FIRST_DATE,
+        through ?? LAST_DATE,
+      ))
         for (const l of batch) if (l.state === 'uncleared') uncleared.push(l);
-      const cleared = statement
-        ? (await tx.recon.clearedThrough(acct.key, statement.date)).total
-        : null;
+      const cleared = through ? (await tx.recon.clearedThrough(acct.key, through)).total : null;
       return {
         account_id: acct.id,
         last_reconciliation: last ? this.reconciliationOf(acct, last) : null,
         statement,
+        through,
         cleared_balance: cleared === null ? null : n(cleared),
         difference:
           cleared === null || !statement ? null : n(BigInt(statement.balance_atoms) - cleared),

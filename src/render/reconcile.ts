@@ -107,7 +107,10 @@ export function statusText(s: ReconcileStatus, exponent: number): string {
         ? `closing balance ${money(s.statement.balance_atoms, exponent)} on ${s.statement.date}`
         : 'no closing balance imported',
     ],
-    ['Cleared balance', money(s.cleared_balance, exponent)],
+    [
+      'Cleared balance',
+      s.through ? `${money(s.cleared_balance, exponent)} through ${s.through}` : '—',
+    ],
     ['Difference', money(s.difference, exponent)],
     ['Matched lines', String(s.matched)],
   ];
@@ -124,7 +127,7 @@ export function statusText(s: ReconcileStatus, exponent: number): string {
     );
   if (s.uncleared_lines.length)
     out.push(
-      `\nUncleared ledger lines (${s.uncleared_lines.length}):`,
+      `\nUncleared ledger lines${s.through ? ` through ${s.through}` : ''} (${s.uncleared_lines.length}):`,
       ledgerLinesTable(s.uncleared_lines, exponent),
     );
   return out.join('\n');

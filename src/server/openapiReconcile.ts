@@ -82,6 +82,7 @@ export const RECONCILE_SCHEMAS: Record<string, Schema> = {
     account_id: str,
     last_reconciliation: { oneOf: [ref('Reconciliation'), { type: 'null' }] },
     statement: { oneOf: [obj({ date, balance_atoms: int }), { type: 'null' }] },
+    through: { type: ['string', 'null'] },
     cleared_balance: intOrNull,
     difference: intOrNull,
     matched: int,
