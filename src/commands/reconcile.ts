@@ -259,7 +259,9 @@ twice (the lines are matched by then).`,
     });
     if (ctx.json) return ctx.outJson(r);
     const verb = o.dryRun ? 'Would post' : 'Posted';
-    const lines = r.created.map((c) => `  ${c.je_number}  for ${c.statement_line_id}`);
+    const lines = r.created.map((c) =>
+      c.je_number ? `  ${c.je_number}  for ${c.statement_line_id}` : `  for ${c.statement_line_id}`,
+    );
     ctx.out(
       [`${verb} ${r.created.length} entr${r.created.length === 1 ? 'y' : 'ies'}`, ...lines].join(
         '\n',

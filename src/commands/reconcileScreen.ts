@@ -67,6 +67,13 @@ interface Screen {
 
 async function screen(ctx: Context, p: Prompter, ledger: Ledger, s: Screen): Promise<void> {
   const m = (a: number | null) => money(a, s.exponent);
+  const show = (cleared: number) =>
+    ctx.err(
+      `\nStatement ${s.date}: balance ${m(s.balance)}   cleared ${m(cleared)}   ` +
+        `difference ${m(s.balance - cleared)}`,
+    );
+  const first = await ledger.reconcile.report({ account: s.account, statement_date: s.date });
+  show(first.cleared_balance);
   const proposed = await ledger.reconcile.match({ account: s.account, dry_run: true });
   if (
     proposed.matched.length &&
@@ -76,10 +83,7 @@ async function screen(ctx: Context, p: Prompter, ledger: Ledger, s: Screen): Pro
   for (;;) {
     const r = await ledger.reconcile.report({ account: s.account, statement_date: s.date });
     const difference = s.balance - r.cleared_balance;
-    ctx.err(
-      `\nStatement ${s.date}: balance ${m(s.balance)}   cleared ${m(r.cleared_balance)}   ` +
-        `difference ${m(difference)}`,
-    );
+    show(r.cleared_balance);
     const unmatched = r.unmatched_statement_lines;
     const uncleared = [...r.outstanding_debits.lines, ...r.outstanding_credits.lines];
     const action = await p.select('What next?', [

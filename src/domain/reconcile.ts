@@ -3,6 +3,9 @@ import { isIsoDate } from './dates.js';
 import { BooksError, type Problem } from './errors.js';
 import { formatAmount, MAX_ATOMS } from './money.js';
 
+/** The longest description, reference or bank id a statement line may have (as an entry's texts). */
+const MAX_TEXT = 1000;
+
 /** The most statement lines one import may carry (a year of a busy account is far fewer). */
 export const MAX_STATEMENT_LINES = 200_000;
 
@@ -141,6 +144,8 @@ function lineProblems(raw: unknown, i: number): Problem[] {
   for (const f of ['description', 'reference', 'bank_id'])
     if (!text(l[f]) || (typeof l[f] === 'string' && (l[f] as string).includes('\u0000')))
       out.push(at(f, 'invalid_text', `${f} must be text without NUL characters`));
+    else if (typeof l[f] === 'string' && (l[f] as string).length > MAX_TEXT)
+      out.push(at(f, 'too_long', `${f} has more than ${MAX_TEXT} characters`));
   if (l.balance_atoms !== undefined && l.balance_atoms !== null && !atoms(l.balance_atoms))
     out.push(at('balance_atoms', 'invalid_amount', 'balance_atoms must be a safe integer'));
   return out;
@@ -196,6 +201,7 @@ export function checkStatement(body: unknown, file: string, exponent: number): C
   const closing = closingOf(b.closing, problems);
   if (problems.length) throw refusal(file, problems);
   const seen = new Map<string, number>();
+  const banks = new Map<string, number>();
   const lines = raw.map((l, i): CheckedLine => {
     const r = l as Record<string, unknown>;
     const line: StatementLineIn = {
@@ -210,6 +216,21 @@ export function checkStatement(body: unknown, file: string, exponent: number): C
     const same = JSON.stringify([line.date, line.amount_atoms, line.description, line.reference]);
     const n = (seen.get(same) ?? 0) + 1;
     seen.set(same, n);
+    if (line.bank_id !== null) {
+      // A bank gives each transaction an id of its own: two lines with one id are a broken file.
+      const first = banks.get(line.bank_id);
+      if (first !== undefined)
+        problems.push(
+          lineProblem(
+            i,
+            line.row,
+            'bank_id',
+            'duplicate_bank_id',
+            `the bank id '${line.bank_id}' is also row ${first}'s`,
+          ),
+        );
+      banks.set(line.bank_id, line.row);
+    }
     const identity = line.bank_id !== null ? `id:${line.bank_id}` : `ln:${same}#${n}`;
     return { ...line, identity };
   });
@@ -237,10 +258,20 @@ function closingOf(raw: unknown, problems: Problem[]): StatementIn['closing'] {
   return { date: c.date, balance_atoms: c.balance_atoms };
 }
 
-/** Rows whose running balance does not follow from the row before (a line missing or doubled). */
+/**
+ * Rows whose running balance does not follow from the row before (a line missing or doubled). A
+ * file lists its lines oldest or newest first: the order whose chain breaks least is the file's.
+ */
 function chainProblems(lines: CheckedLine[], exponent: number): Problem[] {
-  const newestFirst = lines.length > 1 && lines[0]!.date > lines[lines.length - 1]!.date;
-  const order = newestFirst ? lines.map((_, i) => lines.length - 1 - i) : lines.map((_, i) => i);
+  const forward = lines.map((_, i) => i);
+  const [a, b] = [
+    breaks(lines, forward, exponent),
+    breaks(lines, [...forward].reverse(), exponent),
+  ];
+  return b.length < a.length ? b : a;
+}
+
+function breaks(lines: CheckedLine[], order: number[], exponent: number): Problem[] {
   const m = (a: number) => formatAmount(a, exponent);
   const out: Problem[] = [];
   for (let k = 1; k < order.length; k++) {

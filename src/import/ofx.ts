@@ -35,21 +35,38 @@ const decode = (s: string) =>
     return ENTITIES[e.toLowerCase()] ?? m;
   });
 
+/** The fields books reads, which are always leaves (never aggregates) whatever their value. */
+const LEAVES = new Set([
+  'TRNTYPE',
+  'DTPOSTED',
+  'DTUSER',
+  'TRNAMT',
+  'FITID',
+  'NAME',
+  'MEMO',
+  'CHECKNUM',
+  'REFNUM',
+  'BALAMT',
+  'DTASOF',
+]);
+
 /**
  * The element tree under `<OFX>`. A tag followed by text is a leaf (its closing tag, when the file
  * has one, is passed over); a tag followed by another tag opens an aggregate, closed by its closing
  * tag, or by the closing tag of an aggregate around it (SGML leaves some out).
  */
-export function parseOfx(text: string): OfxNode {
-  const start = text.search(/<OFX>/i);
+export function parseOfx(raw: string): OfxNode {
+  // Commented-out parts are not the statement's.
+  const text = raw.replace(/<!--[\s\S]*?-->/g, '');
+  const start = text.search(/<OFX[\s>]/i);
   if (start < 0) throw new Error('no <OFX> element');
   const root: OfxNode = { tag: 'ROOT', value: null, children: [] };
   const stack: OfxNode[] = [root];
-  const re = /<(\/?)([A-Za-z0-9_.]+)[^>]*>([^<]*)/g;
+  const re = /<(\/?)([A-Za-z0-9_.]+)([^>]*)>([^<]*)/g;
   re.lastIndex = start;
   let lastLeaf: string | null = null;
   for (let m = re.exec(text); m; m = re.exec(text)) {
-    const [, closing, rawTag, rawText] = m;
+    const [, closing, rawTag, attributes, rawText] = m;
     const tag = rawTag!.toUpperCase();
     const value = rawText!.trim();
     if (closing) {
@@ -64,7 +81,10 @@ export function parseOfx(text: string): OfxNode {
     }
     const node: OfxNode = { tag, value: value === '' ? null : decode(value), children: [] };
     stack[stack.length - 1]!.children.push(node);
-    if (node.value === null) {
+    // An empty field (`<NAME/>`, or SGML's `<NAME>` right before the next tag) holds nothing: it
+    // opens no aggregate that would take the fields after it.
+    const empty = attributes!.trimEnd().endsWith('/') || LEAVES.has(tag);
+    if (node.value === null && !empty) {
       stack.push(node);
       lastLeaf = null;
     } else lastLeaf = tag;

@@ -171,7 +171,10 @@ function amountOfRow(
       reason: 'wrong_sign',
       column: i ? 'deposit' : 'withdrawal',
     };
-  return { atoms: i ? a.atoms : -a.atoms };
+  // The pair says which way the money went for the holder: a card's charge is money out, and
+  // positive in the card's own sign.
+  const holder = i ? a.atoms : -a.atoms;
+  return { atoms: r.liability ? -holder : holder };
 }
 
 /** An OFX date (YYYYMMDD, then time and zone) as YYYY-MM-DD, or null. */

@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { isIsoDate } from '../domain/dates.js';
-import { BooksError, isBooksError } from '../domain/errors.js';
+import { BooksError, entryInvalid, isBooksError } from '../domain/errors.js';
 import { formatAmount } from '../domain/money.js';
 import {
   checkStatement,
   lineProblem,
-  lineIdOf,
   parseLineId,
   reconcileRefused,
   type Reconciliation,
@@ -19,7 +18,7 @@ import type {
   ReconcileOps,
   StatementImportSummary,
 } from './port.js';
-import { invalid, ReconMatching } from './reconcileMatch.js';
+import { flags, invalid, ReconMatching } from './reconcileMatch.js';
 import { reconAccount } from './reconcileLines.js';
 import { createTargets, entryBody, ruleSet } from './reconcileCreate.js';
 import type { ReconciliationRow } from './reconcileStore.js';
@@ -43,7 +42,8 @@ export class ReconcileFromStore extends ReconMatching implements ReconcileOps {
   async importStatement(
     a: ReconArgs & { statement: unknown; dry_run?: boolean; file?: string },
   ): Promise<StatementImportSummary> {
-    const file = a.file ?? 'statement';
+    flags(a, ['dry_run']);
+    const file = typeof a.file === 'string' && a.file ? a.file : 'statement';
     const run = async (tx: ReadTx | WriteTx) => {
       const acct = await reconAccount(tx, a.account);
       const st = checkStatement(a.statement, file, acct.exponent);
@@ -79,7 +79,10 @@ export class ReconcileFromStore extends ReconMatching implements ReconcileOps {
       if ('write' in tx) {
         const at = this.store.now().toISOString();
         await tx.recon.addStatementLines(acct.key, fresh, at);
-        if (st.closing) await tx.recon.setClosing(acct.key, st.closing);
+        // An older statement imported again keeps the latest closing balance.
+        const kept = await tx.recon.closing(acct.key);
+        if (st.closing && (!kept || st.closing.date >= kept.date))
+          await tx.recon.setClosing(acct.key, st.closing);
       }
       const dates = st.lines.map((l) => l.date).sort();
       return {
@@ -94,6 +97,7 @@ export class ReconcileFromStore extends ReconMatching implements ReconcileOps {
   }
 
   async create(a: Parameters<ReconcileOps['create']>[0]): Promise<CreateOutcome> {
+    flags(a, ['dry_run']);
     const rules = ruleSet(a);
     const run = async (tx: ReadTx | WriteTx) => {
       const acct = await reconAccount(tx, a.account);
@@ -110,17 +114,19 @@ export class ReconcileFromStore extends ReconMatching implements ReconcileOps {
           if (!isBooksError(e)) throw e;
           const what = t.line.description ?? 'no description';
           const where = `statement line ${t.line.id} (${t.line.line_date}, ${what})`;
-          throw new BooksError(
-            e.code,
-            `${where}: ${e.message}; nothing was posted`,
-            e.errors,
-            e.details,
-          );
+          const problems = e.errors.map((p) => ({ ...p, message: `${where}: ${p.message}` }));
+          // Worded as a service's answer is read back (a CAPI33's message is its problems').
+          const message =
+            e.code === 'CAPI33' && problems.length
+              ? entryInvalid(problems).message
+              : `${where}: ${e.message}`;
+          throw new BooksError(e.code, message, problems, e.details);
         }
-        const lineId = entry.lines[0]!.id || lineIdOf(0, 1);
+        // A dry run numbers nothing (every draft would take the same next number): it names none.
+        const lineId = entry.lines[0]!.id;
         created.push({
           statement_line_id: t.line.id,
-          je_number: entry.je_number,
+          je_number: 'write' in tx ? entry.je_number : '',
           entry_id: entry.id,
           line_id: lineId,
         });
@@ -170,8 +176,17 @@ export class ReconcileFromStore extends ReconMatching implements ReconcileOps {
             'no imported OFX statement gave a closing balance for that date',
         );
       const last = await this.lastFinished(tx.recon, acct);
-      if (last && last.statement_date === date && last.statement_balance_atoms === balance)
-        return this.reconciliationOf(acct, last); // the same finish again: done already
+      // The same finish asked again (a retry whose answer was lost): done already. Without a date,
+      // the statement's closing balance is the last one imported, which may be the one finished.
+      const same = last?.statement_date === date && last.statement_balance_atoms === balance;
+      if (last && same && a.statement_date !== undefined) return this.reconciliationOf(acct, last);
+      if (last && same)
+        throw reconcileRefused(
+          `the last statement imported (through ${date}) is reconciled already; import the next ` +
+            'one, or give --statement-date and --statement-balance',
+          'statement_date',
+          'reconciled_already',
+        );
       if (last && date <= last.statement_date)
         throw reconcileRefused(
           `the statement date ${date} must be later than the last reconciliation's (${last.statement_date})`,

@@ -20,20 +20,66 @@ function counterpartyOf(text: unknown, path: string, problems: Problem[], row?: 
   if (text === undefined || text === null || text === '') return null;
   const m = typeof text === 'string' ? /^(customer|vendor|employee):(.+)$/.exec(text.trim()) : null;
   if (m) return { type: m[1]!, external_id: m[2]! };
+  const where = row !== undefined ? `rule row ${row}: ` : '';
   problems.push({
-    ...(row !== undefined ? { row } : {}),
     path,
     reason: 'invalid_counterparty',
-    message: `'${String(text)}' is not TYPE:ID (customer, vendor or employee, then its external id)`,
+    message: `${where}'${String(text)}' is not TYPE:ID (customer, vendor or employee, then its external id)`,
   });
   return null;
 }
 
-/** A pattern: `/regex/flags`, or text found in the description whatever its case. */
+/** The longest pattern a rule may have. */
+const MAX_PATTERN = 200;
+
+/**
+ * Why a regular expression could take time exponential in a description's length (a group that
+ * holds a repetition or an alternative, itself repeated: `(a+)+`, `(a|a)*`; a back-reference), or
+ * null. Rules run on a server for whoever holds a key, so such a pattern is refused, not tried.
+ */
+export function slowPattern(source: string): string | null {
+  if (source.length > MAX_PATTERN) return `a pattern has at most ${MAX_PATTERN} characters`;
+  if (/\\[1-9]|\\k</.test(source)) return 'a back-reference can make matching take forever';
+  const groups: { risky: boolean }[] = [];
+  let risky = false;
+  // Repetitions in a row multiply (`.*.*.*.*x` is n⁴ on a line of n characters): three at most.
+  const unbounded = source.replace(/\\.|\[(?:\\.|[^\]])*\]/g, 'x').match(/[*+]|\{\d+,\}/g);
+  if ((unbounded?.length ?? 0) > 3) return 'a pattern has at most three repetitions (* + {n,})';
+  for (let i = 0; i < source.length; i++) {
+    const c = source[i]!;
+    if (c === '\\') {
+      i++;
+      continue;
+    }
+    if (c === '[') {
+      while (i < source.length && source[i] !== ']') i += source[i] === '\\' ? 2 : 1;
+      continue;
+    }
+    if (c === '(') groups.push({ risky: false });
+    else if (c === '|' && groups.length) groups[groups.length - 1]!.risky = true;
+    else if ('*+?{'.includes(c) && groups.length) groups[groups.length - 1]!.risky = true;
+    else if (c === ')') {
+      const g = groups.pop();
+      const next = source[i + 1] ?? '';
+      risky = Boolean(g?.risky);
+      if (risky && next !== '' && '*+{'.includes(next))
+        return 'a repeated group that itself repeats or has alternatives can make matching take forever';
+      if (risky && groups.length) groups[groups.length - 1]!.risky = true;
+    }
+  }
+  return null;
+}
+
+/**
+ * A pattern: `/regex/flags` (any flags but g and y, which would carry a position from one line to
+ * the next), or text found in the description whatever its case.
+ */
 function testOf(pattern: string): (d: string) => boolean {
   const re = /^\/(.+)\/([a-z]*)$/.exec(pattern);
   if (re) {
-    const compiled = new RegExp(re[1]!, re[2]);
+    const slow = slowPattern(re[1]!);
+    if (slow) throw new Error(slow);
+    const compiled = new RegExp(re[1]!, re[2]!.replace(/[gy]/g, ''));
     return (d) => compiled.test(d);
   }
   const needle = pattern.toLowerCase();
@@ -63,10 +109,9 @@ export function ruleSet(a: CreateArgs): Rule[] {
     const offset = text(r?.offset_account);
     if (!pattern || !offset) {
       problems.push({
-        row,
-        path: pattern ? 'offset_account' : 'pattern',
+        path: `rules[${i}].${pattern ? 'offset_account' : 'pattern'}`,
         reason: 'required',
-        message: `a rule needs a ${pattern ? 'offset_account' : 'pattern'}`,
+        message: `rule row ${row}: a rule needs a ${pattern ? 'offset_account' : 'pattern'}`,
       });
       return null;
     }
@@ -75,14 +120,13 @@ export function ruleSet(a: CreateArgs): Rule[] {
       test = testOf(pattern);
     } catch (e) {
       problems.push({
-        row,
-        path: 'pattern',
+        path: `rules[${i}].pattern`,
         reason: 'invalid_pattern',
-        message: `'${pattern}' is not a regular expression: ${(e as Error).message}`,
+        message: `rule row ${row}: '${pattern}' cannot be used: ${(e as Error).message}`,
       });
       return null;
     }
-    const counterparty = counterpartyOf(r.counterparty, 'counterparty', problems, row);
+    const counterparty = counterpartyOf(r.counterparty, `rules[${i}].counterparty`, problems, row);
     return { row, test, offset, counterparty, memo: text(r.memo) };
   });
   if (problems.length) throw invalidRules(problems);
@@ -95,10 +139,9 @@ const usage = (message: string) =>
   ]);
 
 function invalidRules(problems: Problem[]): BooksError {
-  const first = problems[0]!;
   const message =
     problems.length === 1
-      ? `${first.row ? `rule row ${first.row}: ` : ''}${first.message}`
+      ? problems[0]!.message
       : `${problems.length} problems in the rules; nothing was posted`;
   return new BooksError('invalid_input', message, problems);
 }
@@ -136,7 +179,7 @@ export async function createTargets(
  * account, the account's line first (so that it is the line matched).
  */
 export function entryBody(acct: ReconAccount, line: StatementLineRow, rule: Rule): unknown {
-  if (rule.offset === acct.external_id)
+  if (rule.offset === acct.external_id || rule.offset === acct.account_number)
     throw reconcileRefused(
       `the offset account is the account being reconciled ('${acct.external_id}')`,
       'offset_account',

@@ -20,6 +20,7 @@ export interface ReconAccount {
   key: number;
   id: string;
   external_id: string;
+  account_number: string | null;
   sign: 1 | -1;
   /** Of the entity's currency: amounts in messages are written as people read them. */
   exponent: number;
@@ -41,6 +42,7 @@ export async function reconAccount(tx: ReadTx, ref: unknown): Promise<ReconAccou
     key: a.key,
     id: a.id,
     external_id: a.external_id,
+    account_number: a.account_number,
     sign: accountSign(a.account_type)!,
     exponent: exponentOf(facts.entity.currency),
   };
@@ -52,19 +54,32 @@ export const markState = (m: LineMark | undefined): LineState =>
 
 export const markKey = (seq: number, lineNo: number): string => `${seq}:${lineNo}`;
 
-/**
- * The account's journal lines dated in [from, to], in date order, with their state as the marks
- * say, a batch at a time (memory holds a batch, and the marks of the window).
- */
-export async function* accountLines(
-  sums: Sums,
+/** The account's marks of lines dated in [from, to], by line. */
+export async function marksOf(
   recon: ReconReads,
   a: ReconAccount,
   from: string,
   to: string,
-): AsyncGenerator<ReconLine[]> {
+): Promise<Map<string, LineMark>> {
   const marks = new Map<string, LineMark>();
   for (const m of await recon.marks(a.key, from, to)) marks.set(markKey(m.entry_seq, m.line_no), m);
+  return marks;
+}
+
+/**
+ * The account's journal lines dated in [from, to], in date order, with their state as the marks
+ * say, a batch at a time (memory holds a batch, and the marks). Read outside the store's
+ * transaction, on a reading of its own: a database store's stream takes a connection of its own,
+ * and a transaction that waited for it while holding one could wait forever on a full pool. The
+ * journal only grows, so the marks read before and the lines read after agree on every line.
+ */
+export async function* accountLines(
+  sums: Sums,
+  marks: Map<string, LineMark>,
+  a: ReconAccount,
+  from: string,
+  to: string,
+): AsyncGenerator<ReconLine[]> {
   const q = { keys: [a.key], start_date: from, end_date: to, counterparty: null };
   for await (const batch of sums.glLines(q))
     yield batch.map((r) => ({

@@ -14,6 +14,8 @@ import type { MatchOutcome, ReconArgs } from './port.js';
 import { ReconReports } from './reconcileReports.js';
 import {
   accountLines,
+  markKey,
+  marksOf,
   reconAccount,
   statementLine,
   statementLinesOf,
@@ -25,6 +27,14 @@ import type { ReadTx, WriteTx } from './store.js';
 export const invalid = (path: string, message: string) =>
   new BooksError('invalid_parameters', message, [{ path, reason: 'invalid_parameter', message }]);
 
+/** Refuses a yes/no argument given as anything but true or false (`"no"` is not false). */
+export function flags(a: object, names: string[]): void {
+  for (const name of names) {
+    const v = (a as Record<string, unknown>)[name];
+    if (v !== undefined && typeof v !== 'boolean') throw invalid(name, `${name} is true or false`);
+  }
+}
+
 /** Matching, unmatching, ticking and setting aside: what pairs the statement with the ledger. */
 export class ReconMatching extends ReconReports {
   async match(
@@ -35,23 +45,22 @@ export class ReconMatching extends ReconReports {
       line_ids?: string[];
     },
   ): Promise<MatchOutcome> {
+    flags(a, ['dry_run']);
     if (a.statement_line_id !== undefined || a.line_ids !== undefined) return this.matchByHand(a);
     const window = a.window_days ?? 7;
     if (!Number.isSafeInteger(window) || window < 0 || window > 366)
       throw invalid('window_days', 'window_days is a whole number of days from 0 to 366');
+    const { window: span, candidates } = await this.candidates(a.account, window);
     const run = async (tx: ReadTx | WriteTx) => {
       const acct = await reconAccount(tx, a.account);
       const open = (await tx.recon.statementLines(acct.key)).filter((l) => l.state === 'unmatched');
-      const ledger: ReconLine[] = [];
-      if (open.length) {
-        const from = shift(open[0]!.line_date, -window);
-        const to = shift(
-          open.reduce((m, l) => (l.line_date > m ? l.line_date : m), ''),
-          window,
-        );
-        for await (const batch of accountLines(this.sums, tx.recon, acct, from, to))
-          for (const l of batch) if (l.state === 'uncleared') ledger.push(l);
-      }
+      const marked = span
+        ? await marksOf(tx.recon, acct, span.from, span.to)
+        : new Map<string, LineMark>();
+      const ledger = candidates.filter((l) => {
+        const ref = parseLineId(l.line_id)!;
+        return !marked.has(markKey(ref.seq, ref.line_no));
+      });
       const pairs = bestMatching(
         open.map((l) => ({ ...l, date: l.line_date, amount: l.amount_atoms })),
         ledger.map((l) => ({
@@ -88,6 +97,31 @@ export class ReconMatching extends ReconReports {
       };
     };
     return a.dry_run ? this.store.read(run) : this.store.write(run);
+  }
+
+  /**
+   * The ledger lines an automatic match may pair: the account's uncleared lines within the window
+   * around its unmatched statement lines. Read first, outside the lock (see accountLines); under it,
+   * those cleared meanwhile are dropped, so that a line is never matched twice.
+   */
+  private async candidates(
+    account: string,
+    window: number,
+  ): Promise<{ window: { from: string; to: string } | null; candidates: ReconLine[] }> {
+    const seen = await this.store.read(async (tx) => {
+      const acct = await reconAccount(tx, account);
+      const open = (await tx.recon.statementLines(acct.key)).filter((l) => l.state === 'unmatched');
+      if (open.length === 0) return null;
+      const from = shift(open[0]!.line_date, -window);
+      const last = open.reduce((m, l) => (l.line_date > m ? l.line_date : m), '');
+      const to = shift(last, window);
+      return { acct, from, to, marks: await marksOf(tx.recon, acct, from, to) };
+    });
+    if (!seen) return { window: null, candidates: [] };
+    const candidates: ReconLine[] = [];
+    for await (const batch of accountLines(this.sums, seen.marks, seen.acct, seen.from, seen.to))
+      for (const l of batch) if (l.state === 'uncleared') candidates.push(l);
+    return { window: { from: seen.from, to: seen.to }, candidates };
   }
 
   /** One statement line with ledger lines whose amounts add up to it (a batch deposit). */
@@ -203,12 +237,14 @@ export class ReconMatching extends ReconReports {
           'statement_line_id',
           'reconciled',
         );
-      if (sl.state !== 'matched')
+      if (sl.state === 'unmatched')
         throw reconcileRefused(
-          `statement line ${sl.id} is not matched`,
+          `statement line ${sl.id} is neither matched nor ignored`,
           'statement_line_id',
           'not_matched',
         );
+      // An ignored line comes back as unmatched (ignoring was a mistake); a matched one lets go
+      // of its ledger lines.
       const marks = await tx.recon.marksOf({ statementLines: [sl.id] });
       await tx.recon.removeMarks(marks.map((m) => ({ seq: m.entry_seq, line_no: m.line_no })));
       await tx.recon.setState([sl.id], 'unmatched');
@@ -220,6 +256,7 @@ export class ReconMatching extends ReconReports {
   async clear(
     a: ReconArgs & { line_ids: string[]; unclear?: boolean },
   ): Promise<{ line_ids: string[]; state: 'cleared' | 'uncleared' }> {
+    flags(a, ['unclear']);
     return this.store.write(async (tx) => {
       const acct = await reconAccount(tx, a.account);
       const last = await this.lastFinished(tx.recon, acct);

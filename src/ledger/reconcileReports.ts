@@ -5,6 +5,7 @@ import { toJsonInteger } from '../domain/money.js';
 import type { LineStates, ReconArgs, ReconcileStatus, ReconciliationReport } from './port.js';
 import {
   accountLines,
+  marksOf,
   reconAccount,
   statementLinesOf,
   type ReconAccount,
@@ -49,7 +50,7 @@ export class ReconReports {
   }
 
   async status(a: ReconArgs): Promise<ReconcileStatus> {
-    return this.store.read(async (tx) => {
+    const seen = await this.store.read(async (tx) => {
       const acct = await reconAccount(tx, a.account);
       const last = await this.lastFinished(tx.recon, acct);
       const statement = await tx.recon.closing(acct.key);
@@ -57,32 +58,35 @@ export class ReconReports {
       const lines = await statementLinesOf(tx.recon, acct, rows);
       // What the statements imported reach: the closing balance's date, else their last line's.
       const through = statement?.date ?? rows[rows.length - 1]?.line_date ?? null;
-      const uncleared: ReconLine[] = [];
-      for await (const batch of accountLines(
-        this.sums,
-        tx.recon,
-        acct,
-        FIRST_DATE,
-        through ?? LAST_DATE,
-      ))
-        for (const l of batch) if (l.state === 'uncleared') uncleared.push(l);
       const cleared = through ? (await tx.recon.clearedThrough(acct.key, through)).total : null;
-      return {
-        account_id: acct.id,
-        last_reconciliation: last ? this.reconciliationOf(acct, last) : null,
-        statement,
-        through,
-        cleared_balance: cleared === null ? null : n(cleared),
-        difference:
-          cleared === null || !statement ? null : n(BigInt(statement.balance_atoms) - cleared),
-        matched: lines.filter((l) => l.state === 'matched').length,
-        unmatched_statement_lines: lines.filter((l) => l.state === 'unmatched'),
-        ignored_statement_lines: lines.filter(
-          (l) => l.state === 'ignored' && l.reconciliation_id === null,
-        ),
-        uncleared_lines: uncleared,
-      };
+      const marks = await marksOf(tx.recon, acct, FIRST_DATE, through ?? LAST_DATE);
+      return { acct, last, statement, lines, through, cleared, marks };
     });
+    const { acct, last, statement, lines, through, cleared } = seen;
+    const uncleared: ReconLine[] = [];
+    for await (const batch of accountLines(
+      this.sums,
+      seen.marks,
+      acct,
+      FIRST_DATE,
+      through ?? LAST_DATE,
+    ))
+      for (const l of batch) if (l.state === 'uncleared') uncleared.push(l);
+    return {
+      account_id: acct.id,
+      last_reconciliation: last ? this.reconciliationOf(acct, last) : null,
+      statement,
+      through,
+      cleared_balance: cleared === null ? null : n(cleared),
+      difference:
+        cleared === null || !statement ? null : n(BigInt(statement.balance_atoms) - cleared),
+      matched: lines.filter((l) => l.state === 'matched').length,
+      unmatched_statement_lines: lines.filter((l) => l.state === 'unmatched'),
+      ignored_statement_lines: lines.filter(
+        (l) => l.state === 'ignored' && l.reconciliation_id === null,
+      ),
+      uncleared_lines: uncleared,
+    };
   }
 
   /**
@@ -96,7 +100,7 @@ export class ReconReports {
       throw new BooksError('invalid_parameters', `'${a.statement_date}' is not a date`, [
         { path: 'statement_date', reason: 'invalid_date', message: 'a date is YYYY-MM-DD' },
       ]);
-    return this.store.read(async (tx) => {
+    const seen = await this.store.read(async (tx) => {
       const acct = await reconAccount(tx, a.account);
       const recs = await tx.recon.reconciliations(acct.key);
       const closing = await tx.recon.closing(acct.key);
@@ -108,44 +112,47 @@ export class ReconReports {
         finished?.statement_date ??
         closing?.date ??
         localDate(this.store.now());
-      const statementBalance =
-        finished?.statement_balance_atoms ??
-        (closing && closing.date === date ? closing.balance_atoms : null);
-      const cleared = await tx.recon.clearedThrough(acct.key, date);
-      const debits: ReconLine[] = [];
-      const credits: ReconLine[] = [];
-      const after: ReconLine[] = [];
-      let book = 0n;
-      const isCleared = (l: ReconLine) => l.cleared_date !== null && l.cleared_date <= date;
-      for await (const batch of accountLines(this.sums, tx.recon, acct, FIRST_DATE, LAST_DATE))
-        for (const l of batch) {
-          if (l.entry_date <= date) {
-            book += BigInt(l.amount_atoms);
-            if (!isCleared(l)) (acct.sign * l.amount_atoms > 0 ? debits : credits).push(l);
-          } else if (isCleared(l)) after.push(l);
-        }
       const rows = await tx.recon.statementLines(acct.key);
       const lines = await statementLinesOf(
         tx.recon,
         acct,
         rows.filter((r) => r.line_date <= date && r.state !== 'matched'),
       );
-      const total = (ls: ReconLine[]) => ls.reduce((s, l) => s + BigInt(l.amount_atoms), 0n);
-      return {
-        account_id: acct.id,
-        statement_date: date,
-        status: finished && finished.statement_date === date ? 'finished' : 'draft',
-        statement_balance: statementBalance,
-        cleared_balance: n(cleared.total),
-        difference: statementBalance === null ? null : n(BigInt(statementBalance) - cleared.total),
-        book_balance: n(book),
-        outstanding_debits: { total: n(total(debits)), lines: debits },
-        outstanding_credits: { total: n(total(credits)), lines: credits },
-        cleared_after_date: { total: n(total(after)), lines: after },
-        unmatched_statement_lines: lines.filter((l) => l.state === 'unmatched'),
-        ignored_statement_lines: lines.filter((l) => l.state === 'ignored'),
-      };
+      const cleared = (await tx.recon.clearedThrough(acct.key, date)).total;
+      const marks = await marksOf(tx.recon, acct, FIRST_DATE, LAST_DATE);
+      return { acct, finished, closing, date, lines, cleared, marks };
     });
+    const { acct, finished, closing, date, lines, cleared } = seen;
+    const statementBalance =
+      finished?.statement_balance_atoms ??
+      (closing && closing.date === date ? closing.balance_atoms : null);
+    const debits: ReconLine[] = [];
+    const credits: ReconLine[] = [];
+    const after: ReconLine[] = [];
+    let book = 0n;
+    const isCleared = (l: ReconLine) => l.cleared_date !== null && l.cleared_date <= date;
+    for await (const batch of accountLines(this.sums, seen.marks, acct, FIRST_DATE, LAST_DATE))
+      for (const l of batch) {
+        if (l.entry_date <= date) {
+          book += BigInt(l.amount_atoms);
+          if (!isCleared(l)) (acct.sign * l.amount_atoms > 0 ? debits : credits).push(l);
+        } else if (isCleared(l)) after.push(l);
+      }
+    const total = (ls: ReconLine[]) => ls.reduce((s, l) => s + BigInt(l.amount_atoms), 0n);
+    return {
+      account_id: acct.id,
+      statement_date: date,
+      status: finished && finished.statement_date === date ? 'finished' : 'draft',
+      statement_balance: statementBalance,
+      cleared_balance: n(cleared),
+      difference: statementBalance === null ? null : n(BigInt(statementBalance) - cleared),
+      book_balance: n(book),
+      outstanding_debits: { total: n(total(debits)), lines: debits },
+      outstanding_credits: { total: n(total(credits)), lines: credits },
+      cleared_after_date: { total: n(total(after)), lines: after },
+      unmatched_statement_lines: lines.filter((l) => l.state === 'unmatched'),
+      ignored_statement_lines: lines.filter((l) => l.state === 'ignored'),
+    };
   }
 
   async lineStates(a: { line_ids?: string[] | string }): Promise<LineStates> {

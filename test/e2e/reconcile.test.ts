@@ -334,6 +334,24 @@ describe.each(FIXTURES.map((f) => [f.name, f] as const))(
       expect(again.line_count).toBe(undone.line_count);
       expect(await L.check()).toEqual([]);
     });
+
+    it('takes back an ignored line, refuses an offset that is the account itself, and an old finish', async () => {
+      const status = await json(['reconcile', 'status', ...acct]);
+      const march = status.unmatched_statement_lines.find(
+        (l: { date: string }) => l.date === '2025-03-03',
+      );
+      await json(['reconcile', 'ignore', ...acct, '--statement-line', march.id]);
+      const back = await json(['reconcile', 'unmatch', ...acct, '--statement-line', march.id]);
+      expect(back.state).toBe('unmatched');
+      // The account named by its number is still the account being reconciled.
+      await refused(
+        ['reconcile', 'create', ...acct, '--statement-line', march.id, '--offset', '1010'],
+        1,
+        'the account being reconciled',
+      );
+      // Without flags, finish takes the last statement's closing balance: February's, done already.
+      await refused(['reconcile', 'finish', ...acct], 1, 'reconciled already');
+    });
   },
 );
 

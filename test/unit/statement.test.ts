@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { isBooksError } from '../../src/domain/errors.js';
 import { checkStatement } from '../../src/domain/reconcile.js';
 import { readStatement, type StatementReading } from '../../src/import/statement.js';
+import { ruleSet, slowPattern } from '../../src/ledger/reconcileCreate.js';
 
 const reading = (over: Partial<StatementReading> = {}): StatementReading => ({
   file: 'bank.csv',
@@ -195,5 +196,67 @@ describe('OFX and QFX statements', () => {
       '</STMTTRNRS><STMTTRNRS><STMTRS></STMTRS></STMTTRNRS>',
     );
     expect(refusal(() => readStatement(two, reading()))).toEqual(['- STMTRS statements']);
+  });
+});
+
+describe('what a hostile test pass found', () => {
+  it("reads a card's debit/credit columns as the holder's view: a charge is positive on the card", () => {
+    const s = readStatement(
+      'Date,Description,Debit,Credit\n2025-01-05,OFFICE DEPOT,50.00,\n2025-01-25,PAYMENT,,506.78\n',
+      reading({ liability: true }),
+    );
+    expect(s.lines.map((l) => l.amount_atoms)).toEqual([5000, -50678]);
+  });
+
+  it('refuses two lines of one file with the same bank id, naming both rows', () => {
+    const s = readStatement('date,amount,id\n2025-01-02,-5,dup\n2025-01-03,-7,dup\n', reading());
+    expect(() => checkStatement(s, 'f.csv', 2)).toThrow("row 3: the bank id 'dup' is also row 2's");
+  });
+
+  it('checks a newest-first file whose lines are all of one day', () => {
+    const s = readStatement(
+      'date,amount,balance\n2025-01-31,-10,80\n2025-01-31,-10,90\n',
+      reading(),
+    );
+    expect(checkStatement(s, 'f.csv', 2).lines).toHaveLength(2);
+  });
+
+  it('keeps an empty OFX field from taking the fields after it, and reads no commented-out line', () => {
+    const sgml = OFX_SGML.replace('<NAME>PAYMENT', '<NAME><MEMO>SECOND').replace(
+      '<BANKTRANLIST>',
+      '<BANKTRANLIST><!-- <STMTTRN><DTPOSTED>20250101<TRNAMT>-999.00<FITID>X</STMTTRN> -->',
+    );
+    const s = readStatement(sgml, reading());
+    expect(s.lines.map((l) => [l.description, l.reference])).toEqual([
+      ["Ben & Jerry's ice cream", null],
+      ['SECOND', '77'],
+    ]);
+    const xml = OFX_XML.replace('<NAME>PAYMENT</NAME>', '<NAME/><MEMO>KEEP ME</MEMO>').replace(
+      '<OFX>',
+      '<OFX xmlns="http://ofx.net/ifx/2.0/ofx">',
+    );
+    expect(readStatement(xml, reading()).lines[1]!.description).toBe('KEEP ME');
+  });
+});
+
+describe('rules of reconcile create', () => {
+  it('refuses patterns whose matching could take forever, and keeps no position between lines', () => {
+    expect(slowPattern('^(a+)+$')).toContain('forever');
+    expect(slowPattern('(x|xx)*y')).toContain('forever');
+    expect(slowPattern('(a)\\1')).toContain('back-reference');
+    expect(slowPattern('.*a.*b.*c.*d')).toContain('three repetitions');
+    expect(slowPattern('^ACH (fee|charge) .*PAYROLL')).toBeNull();
+    const [rule] = ruleSet({
+      account: 'x',
+      rules: [{ pattern: '/fee/gi', offset_account: 'fees' }],
+    });
+    expect(['SERVICE FEE A', 'SERVICE FEE B', 'SERVICE FEE C'].map((d) => rule!.test(d))).toEqual([
+      true,
+      true,
+      true,
+    ]);
+    expect(() =>
+      ruleSet({ account: 'x', rules: [{ row: 2, pattern: '/^(a+)+$/', offset_account: 'fees' }] }),
+    ).toThrow('rule row 2');
   });
 });
