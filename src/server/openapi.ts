@@ -150,6 +150,10 @@ const REQUESTS: Record<string, Schema> = {
   OpenApi: { type: 'object', required: ['openapi', 'paths'] },
 };
 
+/** What a route takes and answers, whichever table describes it. */
+export const operationOf = (method: string, path: string) =>
+  OPERATIONS[`${method} ${path}`] ?? RECONCILE_OPERATIONS[`${method} ${path}`];
+
 const ERRORS = {
   400: 'bad request',
   401: 'no valid key (CAPI11)',
@@ -163,8 +167,7 @@ const ERRORS = {
 export function openApi(routes: readonly Route[]): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const r of routes) {
-    const op = (OPERATIONS[`${r.method} ${r.path}`] ??
-      RECONCILE_OPERATIONS[`${r.method} ${r.path}`])!;
+    const op = operationOf(r.method, r.path)!;
     const content = (schema: string, type = 'application/json') => ({
       content: { [type]: { schema: ref(schema) } },
     });

@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 import { expect } from 'vitest';
 import { isBooksError } from '../../src/domain/errors.js';
 import type { Ledger } from '../../src/ledger/port.js';
-import { OPERATIONS, openApi } from '../../src/server/openapi.js';
+import { operationOf, openApi } from '../../src/server/openapi.js';
 import { ROUTES } from '../../src/server/routes.js';
 import { FIXTURES, SEEN, servedFixture, type FixtureLedger } from '../support/fixtures.js';
 import { tempDir } from '../support/ledgers.js';
@@ -115,9 +115,10 @@ export async function conformance(): Promise<number> {
   for (const seen of SEEN) {
     const route = ROUTES.find((r) => r.method === seen.method && r.pattern.test(seen.path));
     const ok = seen.status < 400;
-    const name = ok ? OPERATIONS[`${route?.method} ${route?.path}`]?.schema : 'Problem';
+    const op = route ? operationOf(route.method, route.path) : undefined;
+    const name = ok ? op?.schema : 'Problem';
     expect(name, `${seen.method} ${seen.path} ${seen.status}`).toBeDefined();
-    if (ok) expect(seen.status).toBe(OPERATIONS[`${route!.method} ${route!.path}`]!.status);
+    if (ok) expect(seen.status).toBe(op!.status);
     expect(seen.type).toBe(ok ? 'application/json' : 'application/problem+json');
     const v = validate(name!);
     const body = JSON.parse(seen.body) as unknown;

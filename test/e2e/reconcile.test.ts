@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dayNumber } from '../../src/domain/matching.js';
 import { books, FIXTURES as FILES, tempDir } from './helpers.js';
-import { FIXTURES, fromTemplate, type FixtureLedger } from '../support/fixtures.js';
+import { FIXTURES, fromTemplate, SEEN, type FixtureLedger } from '../support/fixtures.js';
+import { conformance } from '../contract/stores.js';
 
 const DIR = join(FILES, 'reconcile');
 const JAN = join(DIR, 'checking-2025-01.csv');
@@ -355,7 +356,10 @@ describe.each(FIXTURES.map((f) => [f.name, f] as const))(
   },
 );
 
-afterAll(() => {
+afterAll(async () => {
   const [first, ...rest] = [...SAID.values()];
   for (const other of rest) expect(other).toEqual(first);
+  // Every answer books serve gave (the served store's) fits the API's own description.
+  expect(SEEN.some((r) => r.path.startsWith('/v1/reconciliation'))).toBe(true);
+  expect(await conformance()).toBeGreaterThan(20);
 });
