@@ -10,7 +10,7 @@ export const data = join(root, 'bench-data');
 export const quick = process.argv.includes('--quick');
 export const rssProbe = join(data, 'rss-probe.cjs');
 
-interface Sample {
+export interface Sample {
   ms: number;
   rssMb: number;
 }

@@ -2,10 +2,13 @@ import { join } from 'node:path';
 import { startCluster } from './cluster.js';
 import { httpBench, type HttpResult } from './http.js';
 import { bin, dataset, rounds, summary, time, type Timing } from './measure.js';
+import { matchedOn, reconcileOnce, statementOf } from './reconcile.js';
 
 /** The figures of a store, to print beside the ledger file's of the same run. */
 export interface StoreFigures {
   import1m: Timing;
+  /** A 10,000-line statement imported and matched, on each entity the import made. */
+  reconcile: Timing & { matched: number };
   reports: [string, Timing][];
   post: HttpResult;
 }
@@ -66,8 +69,13 @@ export async function postgresFigures(
       await time(full);
       reports.push([what, await rounds(reportRounds, full)]);
     }
+    const statement = await statementOf(at, dir);
+    const runs = [];
+    for (let i = 0; i < importRounds; i++)
+      runs.push(await reconcileOnce(['--ledger', url, '--entity', `bench-${i}`], statement));
+    const reconcile = { ...summary(runs), matched: matchedOn(at) };
     const post = await httpBench(bin, dir, seconds, 8, ['--ledger', url, '--entity', 'http-bench']);
-    return { import1m: summary(imports), reports, post };
+    return { import1m: summary(imports), reconcile, reports, post };
   } finally {
     cluster.stop();
   }

@@ -3,7 +3,7 @@ import { copyFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseDecimal, atomsToDecimal } from '../domain/money.js';
 import { BUSY_ACCOUNT } from './generate.js';
-import { bin, summary, time, type Timing } from './measure.js';
+import { bin, summary, time, type Sample, type Timing } from './measure.js';
 
 /** Statement lines of the benchmark: as many as a busy account gives a bank in about half a year. */
 export const STATEMENT_LINES = 10_000;
@@ -13,12 +13,12 @@ export const STATEMENT_LINES = 10_000;
  * CSV): the bank's date 0 to 3 days after the books', amounts in the account's sign, a running
  * balance, and every 50th line a bank fee the books do not hold.
  */
-export async function statementOf(ledger: string, dir: string): Promise<string> {
+export async function statementOf(at: string[], dir: string): Promise<string> {
   const gl = join(dir, 'statement-gl.csv');
   await time([
     bin,
     ...['report', 'gl', '--account', BUSY_ACCOUNT, '--start', '2021-01-01', '--end', '2025-12-31'],
-    ...['--format', 'csv', '--output', gl, '--ledger', ledger],
+    ...['--format', 'csv', '--output', gl, ...at],
   ]);
   const rows = readFileSync(gl, 'utf8').split('\n').slice(1);
   const lines: string[] = ['date,description,amount,balance'];
@@ -45,33 +45,36 @@ export async function statementOf(ledger: string, dir: string): Promise<string> 
   return file;
 }
 
-/**
- * `reconcile import` then `reconcile match` of the statement, each a whole process, on a fresh copy
- * of the ledger each round: the time of the two together and the larger peak memory.
- */
+/** `reconcile import` then `reconcile match` of the statement, each a whole process, on a ledger. */
+export async function reconcileOnce(at: string[], statement: string): Promise<Sample> {
+  const account = ['--account', BUSY_ACCOUNT, ...at];
+  const a = await time([bin, 'reconcile', 'import', statement, ...account]);
+  const b = await time([bin, 'reconcile', 'match', ...account]);
+  return { ms: a.ms + b.ms, rssMb: Math.max(a.rssMb, b.rssMb) };
+}
+
+/** How many statement lines the account's reconciliation has matched. */
+export function matchedOn(at: string[]): number {
+  const args = [bin, 'reconcile', 'status', '--account', BUSY_ACCOUNT, ...at, '--format', 'json'];
+  const out = execFileSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 1 << 30 });
+  return (JSON.parse(out) as { matched: number }).matched;
+}
+
+/** Rounds on a ledger file: a fresh copy of it each time. */
 export async function reconcileRounds(
   ledger: string,
   statement: string,
   n: number,
 ): Promise<Timing & { matched: number }> {
-  const samples = [];
+  const samples: Sample[] = [];
   const copy = `${ledger}.reconcile.sqlite`;
+  let matched = 0;
   for (let i = 0; i < n; i++) {
     for (const s of ['', '-wal', '-shm']) rmSync(copy + s, { force: true });
     copyFileSync(ledger, copy);
-    const account = ['--account', BUSY_ACCOUNT, '--ledger', copy];
-    const a = await time([bin, 'reconcile', 'import', statement, ...account]);
-    const b = await time([bin, 'reconcile', 'match', ...account]);
-    samples.push({ ms: a.ms + b.ms, rssMb: Math.max(a.rssMb, b.rssMb) });
+    samples.push(await reconcileOnce(['--ledger', copy], statement));
+    matched = matchedOn(['--ledger', copy]);
   }
-  // What the last round matched: the statement lines are all the ledger's but the fees.
-  const status = JSON.parse(
-    execFileSync(
-      process.execPath,
-      [bin, 'reconcile', 'status', '--account', BUSY_ACCOUNT, '--ledger', copy, '--format', 'json'],
-      { encoding: 'utf8', maxBuffer: 1 << 30 },
-    ),
-  ) as { matched: number };
   for (const s of ['', '-wal', '-shm']) rmSync(copy + s, { force: true });
-  return { ...summary(samples), matched: status.matched };
+  return { ...summary(samples), matched };
 }

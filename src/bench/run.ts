@@ -39,6 +39,8 @@ writeFileSync(
 );
 
 const ledgers: Record<string, string> = {};
+/** The ledger file's median reconciliation of the 1M ledger, to show beside PostgreSQL's. */
+let reconcile1m = '';
 /** The ledger file's median 1M import, to show beside PostgreSQL's. */
 let fileImport1m = '';
 const secsOf = (ms: number) => `${(ms / 1000).toFixed(3)} s`;
@@ -95,8 +97,9 @@ console.log(
  */
 async function reconciliation(): Promise<void> {
   for (const name of ['100k', '1m']) {
-    const statement = await statementOf(ledgers[name]!, join(data, name));
+    const statement = await statementOf(['--ledger', ledgers[name]!], join(data, name));
     const t = await reconcileRounds(ledgers[name]!, statement, importRounds);
+    if (name === '1m') reconcile1m = secsOf(t.median);
     row(
       `reconcile import + match, ${STATEMENT_LINES.toLocaleString('en')}-line statement ` +
         `(${name} lines, ${importRounds} runs; ${t.matched} matched)`,
@@ -112,6 +115,11 @@ async function postgres(): Promise<void> {
   const beside = (what: string, file: string, t: Timing) =>
     row(`${what} on PostgreSQL (ledger file: ${file})`, t);
   beside(`je import (1m lines, ${importRounds} runs)`, fileImport1m, pg.import1m);
+  beside(
+    `reconcile import + match, 10,000-line statement (1m lines, ${importRounds} runs; ${pg.reconcile.matched} matched)`,
+    reconcile1m,
+    pg.reconcile,
+  );
   for (const [what, t] of pg.reports)
     beside(`${what} (1m lines, ${reportRounds} runs)`, secsOf(medians.get(`${what} 1m`)!), t);
   const p = pg.post;
