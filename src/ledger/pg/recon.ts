@@ -1,4 +1,4 @@
-import type { JournalLineFacts } from '../reconcileStore.js';
+import type { JournalLineFacts, Sql } from '../reconcileStore.js';
 import { ReconTables } from '../sql/reconTables.js';
 import type { Query } from './db.js';
 
@@ -27,10 +27,21 @@ function numbered(sql: string): string {
 
 /** Reconciliation's tables of one entity, on a transaction's connection. */
 export function pgRecon(q: Query, entityId: string): ReconTables {
-  const sql = {
+  const sql: Sql = {
     all: <T>(text: string, params: unknown[]) => q<T>(numbered(text), params),
     run: async (text: string, params: unknown[]) => {
       await q(numbered(text), params);
+    },
+    anyOf: (column, values) => ({ sql: `${column} = ANY(?::text[])`, param: values }),
+    // One statement of typed arrays, one per column, whatever the number of rows.
+    insert: async (table, columns, rows) => {
+      if (rows.length === 0) return;
+      const arrays = columns.map((c, i) => `$${i + 1}::${c.type}[]`).join(', ');
+      const names = columns.map((c) => c.name).join(', ');
+      await q(
+        `INSERT INTO ${table} (${names}) SELECT * FROM unnest(${arrays})`,
+        columns.map((_, i) => rows.map((r) => r[i] ?? null)),
+      );
     },
   };
   return new ReconTables(sql, entityId, {

@@ -1,5 +1,6 @@
 import type { CheckedLine } from '../../domain/reconcile.js';
 import type {
+  Column,
   LineMark,
   ReconReads,
   ReconWrites,
@@ -12,8 +13,36 @@ const LINE_COLUMNS = `id, account_key, ordinal, line_date, amount_atoms, descrip
   state, reconciliation_id`;
 const MARK_COLUMNS = `entry_seq, line_no, account_key, entry_date, net_atoms, cleared_date,
   statement_line_id, reconciliation_id`;
-/** Rows per INSERT: far below either store's limit of parameters. */
-const CHUNK = 400;
+/** Lines named by place per statement: each is an OR of its own, and SQLite's parser nests them. */
+const PAIRS = 400;
+
+const text = (name: string): Column => ({ name, type: 'text' });
+const int = (name: string): Column => ({ name, type: 'int8' });
+const LINE_INSERT: readonly Column[] = [
+  text('entity_id'),
+  text('id'),
+  int('account_key'),
+  int('ordinal'),
+  text('line_date'),
+  int('amount_atoms'),
+  text('description'),
+  text('reference'),
+  text('bank_id'),
+  text('identity'),
+  text('state'),
+  text('imported_at'),
+];
+const MARK_INSERT: readonly Column[] = [
+  text('entity_id'),
+  int('entry_seq'),
+  int('line_no'),
+  int('account_key'),
+  text('entry_date'),
+  int('net_atoms'),
+  text('cleared_date'),
+  text('statement_line_id'),
+  text('reconciliation_id'),
+];
 
 const num = (v: unknown): number => Number(v);
 const markOf = (r: LineMark): LineMark => ({
@@ -56,37 +85,23 @@ export class ReconTables implements ReconWrites {
   }
 
   async statementLines(key: number, ids?: string[]): Promise<StatementLineRow[]> {
-    const rows: StatementLineRow[] = [];
     const where = `entity_id = ? AND account_key = ?`;
-    const order = `ORDER BY line_date, ordinal`;
-    if (ids === undefined)
-      rows.push(
-        ...(await this.sql.all<StatementLineRow>(
-          `SELECT ${LINE_COLUMNS} FROM statement_lines WHERE ${where} ${order}`,
-          [this.entity, key],
-        )),
-      );
-    else
-      for (const part of chunks(ids))
-        rows.push(
-          ...(await this.sql.all<StatementLineRow>(
-            `SELECT ${LINE_COLUMNS} FROM statement_lines WHERE ${where} AND id IN (${marks(part)}) ${order}`,
-            [this.entity, key, ...part],
-          )),
-        );
+    const any = ids === undefined ? null : this.sql.anyOf('id', ids);
+    const rows = await this.sql.all<StatementLineRow>(
+      `SELECT ${LINE_COLUMNS} FROM statement_lines WHERE ${where} ${any ? `AND ${any.sql}` : ''}
+       ORDER BY line_date, ordinal`,
+      any ? [this.entity, key, any.param] : [this.entity, key],
+    );
     return rows.map(lineOf);
   }
 
   async identitiesTaken(key: number, identities: string[]): Promise<Set<string>> {
-    const taken = new Set<string>();
-    for (const part of chunks(identities))
-      for (const r of await this.sql.all<{ identity: string }>(
-        `SELECT identity FROM statement_lines WHERE entity_id = ? AND account_key = ?
-         AND identity IN (${marks(part)})`,
-        [this.entity, key, ...part],
-      ))
-        taken.add(r.identity);
-    return taken;
+    const any = this.sql.anyOf('identity', identities);
+    const rows = await this.sql.all<{ identity: string }>(
+      `SELECT identity FROM statement_lines WHERE entity_id = ? AND account_key = ? AND ${any.sql}`,
+      [this.entity, key, any.param],
+    );
+    return new Set(rows.map((r) => r.identity));
   }
 
   async marks(key: number, from: string, to: string): Promise<LineMark[]> {
@@ -103,7 +118,7 @@ export class ReconTables implements ReconWrites {
     statementLines?: string[];
   }): Promise<LineMark[]> {
     const out: LineMark[] = [];
-    for (const part of chunks(q.lines ?? []))
+    for (const part of chunks(q.lines ?? [], PAIRS))
       out.push(
         ...(await this.sql.all<LineMark>(
           `SELECT ${MARK_COLUMNS} FROM line_marks WHERE entity_id = ? AND (${part
@@ -112,14 +127,16 @@ export class ReconTables implements ReconWrites {
           [this.entity, ...part.flatMap((l) => [l.seq, l.line_no])],
         )),
       );
-    for (const part of chunks(q.statementLines ?? []))
+    if (q.statementLines?.length) {
+      const any = this.sql.anyOf('statement_line_id', q.statementLines);
       out.push(
         ...(await this.sql.all<LineMark>(
-          `SELECT ${MARK_COLUMNS} FROM line_marks WHERE entity_id = ? AND statement_line_id IN (${marks(part)})
+          `SELECT ${MARK_COLUMNS} FROM line_marks WHERE entity_id = ? AND ${any.sql}
            ORDER BY entry_seq, line_no`,
-          [this.entity, ...part],
+          [this.entity, any.param],
         )),
       );
+    }
     return out.map(markOf);
   }
 
@@ -183,27 +200,26 @@ export class ReconTables implements ReconWrites {
       `SELECT MAX(ordinal) AS n FROM statement_lines WHERE entity_id = ?`,
       [this.entity],
     );
-    const ids: string[] = [];
-    let ordinal = num(top?.n ?? 0);
-    for (const part of chunks(lines))
-      await this.sql.run(
-        `INSERT INTO statement_lines (entity_id, id, account_key, ordinal, line_date, amount_atoms,
-           description, reference, bank_id, identity, state, imported_at)
-         VALUES ${part.map(() => `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'unmatched', ?)`).join(', ')}`,
-        part.flatMap((l) => [
-          this.entity,
-          ids[ids.push(`stl_${++ordinal}`) - 1],
-          key,
-          ordinal,
-          l.date,
-          l.amount_atoms,
-          l.description,
-          l.reference,
-          l.bank_id,
-          l.identity,
-          at,
-        ]),
-      );
+    const first = num(top?.n ?? 0) + 1;
+    const ids = lines.map((_, i) => `stl_${first + i}`);
+    await this.sql.insert(
+      'statement_lines',
+      LINE_INSERT,
+      lines.map((l, i) => [
+        this.entity,
+        ids[i],
+        key,
+        first + i,
+        l.date,
+        l.amount_atoms,
+        l.description,
+        l.reference,
+        l.bank_id,
+        l.identity,
+        'unmatched',
+        at,
+      ]),
+    );
     return ids;
   }
 
@@ -220,34 +236,35 @@ export class ReconTables implements ReconWrites {
   }
 
   async setState(ids: string[], state: StatementLineRow['state']): Promise<void> {
-    for (const part of chunks(ids))
-      await this.sql.run(
-        `UPDATE statement_lines SET state = ? WHERE entity_id = ? AND id IN (${marks(part)})`,
-        [state, this.entity, ...part],
-      );
+    if (ids.length === 0) return;
+    const any = this.sql.anyOf('id', ids);
+    await this.sql.run(`UPDATE statement_lines SET state = ? WHERE entity_id = ? AND ${any.sql}`, [
+      state,
+      this.entity,
+      any.param,
+    ]);
   }
 
   async addMarks(rows: LineMark[]): Promise<void> {
-    for (const part of chunks(rows))
-      await this.sql.run(
-        `INSERT INTO line_marks (entity_id, ${MARK_COLUMNS})
-         VALUES ${part.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
-        part.flatMap((m) => [
-          this.entity,
-          m.entry_seq,
-          m.line_no,
-          m.account_key,
-          m.entry_date,
-          m.net_atoms,
-          m.cleared_date,
-          m.statement_line_id,
-          m.reconciliation_id,
-        ]),
-      );
+    await this.sql.insert(
+      'line_marks',
+      MARK_INSERT,
+      rows.map((m) => [
+        this.entity,
+        m.entry_seq,
+        m.line_no,
+        m.account_key,
+        m.entry_date,
+        m.net_atoms,
+        m.cleared_date,
+        m.statement_line_id,
+        m.reconciliation_id,
+      ]),
+    );
   }
 
   async removeMarks(lines: { seq: number; line_no: number }[]): Promise<void> {
-    for (const part of chunks(lines))
+    for (const part of chunks(lines, PAIRS))
       await this.sql.run(
         `DELETE FROM line_marks WHERE entity_id = ? AND (${part
           .map(() => '(entry_seq = ? AND line_no = ?)')
@@ -300,10 +317,9 @@ export class ReconTables implements ReconWrites {
   }
 }
 
-function chunks<T>(items: T[]): T[][] {
+/** Items in parts of at most `size`. */
+function chunks<T>(items: T[], size: number): T[][] {
   const out: T[][] = [];
-  for (let i = 0; i < items.length; i += CHUNK) out.push(items.slice(i, i + CHUNK));
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
   return out;
 }
-
-const marks = (items: unknown[]): string => items.map(() => '?').join(', ');

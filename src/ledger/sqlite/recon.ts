@@ -1,4 +1,4 @@
-import type { JournalLineFacts } from '../reconcileStore.js';
+import type { JournalLineFacts, Sql } from '../reconcileStore.js';
 import { ReconTables } from '../sql/reconTables.js';
 import type { Db } from './db.js';
 
@@ -15,10 +15,26 @@ const STRAY = `SELECT m.entry_seq, m.line_no,
 
 /** Reconciliation's tables in a ledger file, on its connection. */
 export function sqliteRecon(db: Db): ReconTables {
-  const sql = {
+  const sql: Sql = {
     all: async <T>(text: string, params: unknown[]) => db.prep(text).all(...params) as T[],
     run: async (text: string, params: unknown[]) => {
       db.prep(text).run(...params);
+    },
+    anyOf: (column, values) => ({
+      sql: `${column} IN (SELECT value FROM json_each(?))`,
+      param: JSON.stringify(values),
+    }),
+    insert: async (table, columns, rows) => {
+      // A hundred rows a statement, then one at a time: two statements a table, prepared once.
+      const names = columns.map((c) => c.name).join(', ');
+      const row = `(${columns.map(() => '?').join(', ')})`;
+      const many = db.prep(
+        `INSERT INTO ${table} (${names}) VALUES ${Array(100).fill(row).join(', ')}`,
+      );
+      const one = db.prep(`INSERT INTO ${table} (${names}) VALUES ${row}`);
+      let i = 0;
+      for (; i + 100 <= rows.length; i += 100) many.run(...rows.slice(i, i + 100).flat());
+      for (; i < rows.length; i++) one.run(...rows[i]!);
     },
   };
   const line = db.prep(
