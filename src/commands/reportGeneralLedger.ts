@@ -3,6 +3,7 @@ import type { Context } from '../cli/context.js';
 import { dateFlag } from '../cli/flags.js';
 import { openOutput, writeTo } from '../cli/output.js';
 import { localDate } from '../domain/dates.js';
+import { errors } from '../domain/errors.js';
 import { exponentOf } from '../domain/money.js';
 import { fiscalYearStart } from '../domain/periods.js';
 import { checkGeneralLedgerQuery } from '../domain/reportQueries.js';
@@ -60,7 +61,8 @@ year's, so it starts again from zero at each new fiscal year in the window (as i
 balance). CSV is one row per journal line (with an opening and a closing row per account), for
 pivot tables. The report streams: any number of lines is written in constant memory.
 In the table, a line cleared in a bank reconciliation has ! after its JE number, a reconciled one *
-(as hledger marks them); --uncleared leaves out both, keeping the running balances of every line.`,
+(as hledger marks them); --uncleared leaves out both, keeping the running balances of every line.
+A remote profile's general ledger shows no states (the API's lines name no line).`,
   examples: [
     'books report general-ledger --account 1010 --start 2025-01-01 --end 2025-03-31',
     'books report gl --account 6000 --start 2025-01-01 --end 2025-12-31 --format csv',
@@ -106,7 +108,13 @@ async function generalLedger(ctx: Context, opts: Options): Promise<void> {
       : ctx.format === 'csv'
         ? glCsvWriter(exponent, opts.atoms)
         : glTableWriter(head, exponent, out.terminal);
-  const states = await ledger.reconcile.lineStates({}).catch(() => ({}) as LineStates);
+  // The API's general ledger names no line, so a service's lines cannot be told cleared or not.
+  const remote = !ledger.capabilities.listsEntries;
+  if (opts.uncleared && remote)
+    throw errors.notOffered('report general-ledger --uncleared', ledger.location);
+  const states = remote
+    ? ({} as LineStates)
+    : await ledger.reconcile.lineStates({}).catch(() => ({}) as LineStates);
   const marked = Object.keys(states).length > 0;
   await writeTo(out, async () => {
     out.push(writer.begin());

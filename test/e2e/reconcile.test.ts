@@ -245,6 +245,34 @@ describe.each(FIXTURES.map((f) => [f.name, f] as const))(
       expect(await L.check()).toEqual([]);
     });
 
+    it('lists what is outstanding with report gl --uncleared (not offered by a remote profile)', async () => {
+      const gl = [
+        'report',
+        'gl',
+        '--account',
+        'checking',
+        '--start',
+        '2025-01-01',
+        '--end',
+        '2025-02-28',
+      ];
+      const r = await L.books([...gl, '--uncleared', '--format', 'csv']);
+      if (name === 'served') {
+        expect([r.exitCode, r.stderr.includes('not offered')]).toEqual([2, true]);
+        return;
+      }
+      expect(r.exitCode, r.stderr).toBe(0);
+      const jes = r.stdout
+        .split('\n')
+        .filter((l) => l.includes(',line,'))
+        .map((l) => l.split(',')[6]);
+      // February's outstanding lines, none of the reconciled ones.
+      expect(jes).toContain('JE-45');
+      expect(jes).not.toContain('JE-1');
+      const table = await L.books(gl);
+      expect(table.stdout).toMatch(/JE-1 \*/);
+    });
+
     it('exports reconciled postings so that hledger bal -C reads each statement balance', async () => {
       const out = join(tempDir(), 'books.journal');
       let r = await L.books(['export', 'hledger', '--output', out]);
