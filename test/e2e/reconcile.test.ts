@@ -110,6 +110,10 @@ describe.each(FIXTURES.map((f) => [f.name, f] as const))(
       said.push(neutral(r.stderr).replace(/(stl|rec)_[A-Za-z0-9_-]+/g, '$1_…'));
     };
     const acct = ['--account', 'checking'];
+    const finish = (date: string, balance: string) => [
+      ...['reconcile', 'finish', ...acct],
+      ...['--statement-date', date, '--statement-balance', balance],
+    ];
 
     beforeAll(async () => {
       L = await fromTemplate(fixture, 'demo');
@@ -160,29 +164,8 @@ describe.each(FIXTURES.map((f) => [f.name, f] as const))(
 
     it('refuses to finish at a difference, saying it, and finishes at the statement balance', async () => {
       const wrong = ((JAN_BALANCE - 1) / 100).toFixed(2);
-      await refused(
-        [
-          'reconcile',
-          'finish',
-          ...acct,
-          '--statement-date',
-          '2025-01-31',
-          '--statement-balance',
-          wrong,
-        ],
-        1,
-        'differs from the cleared balance',
-        '0.01',
-      );
-      const done = await json([
-        'reconcile',
-        'finish',
-        ...acct,
-        '--statement-date',
-        '2025-01-31',
-        '--statement-balance',
-        (JAN_BALANCE / 100).toFixed(2),
-      ]);
+      await refused(finish('2025-01-31', wrong), 1, 'differs from the cleared balance', '0.01');
+      const done = await json(finish('2025-01-31', (JAN_BALANCE / 100).toFixed(2)));
       expect(done.statement_balance_atoms).toBe(JAN_BALANCE);
     });
 
@@ -317,33 +300,8 @@ describe.each(FIXTURES.map((f) => [f.name, f] as const))(
         1,
         'a match must balance',
       );
-      await refused(
-        [
-          'reconcile',
-          'finish',
-          ...acct,
-          '--statement-date',
-          '2025-03-31',
-          '--statement-balance',
-          '1.00',
-        ],
-        1,
-        'cannot finish',
-        'unmatched',
-      );
-      await refused(
-        [
-          'reconcile',
-          'finish',
-          ...acct,
-          '--statement-date',
-          '2025-01-31',
-          '--statement-balance',
-          '1.00',
-        ],
-        1,
-        'must be later',
-      );
+      await refused(finish('2025-03-31', '1.00'), 1, 'cannot finish', 'unmatched');
+      await refused(finish('2025-01-31', '1.00'), 1, 'must be later');
     });
 
     it('undoes the latest reconciliation only, and finishes it again', async () => {
@@ -351,15 +309,7 @@ describe.each(FIXTURES.map((f) => [f.name, f] as const))(
       const undone = await json(['reconcile', 'undo', ...acct]);
       expect(undone.id).toBe(list[list.length - 1].id);
       expect(await json(['reconcile', 'list', ...acct])).toHaveLength(list.length - 1);
-      const again = await json([
-        'reconcile',
-        'finish',
-        ...acct,
-        '--statement-date',
-        '2025-02-28',
-        '--statement-balance',
-        (FEB_BALANCE / 100).toFixed(2),
-      ]);
+      const again = await json(finish('2025-02-28', (FEB_BALANCE / 100).toFixed(2)));
       expect(again.line_count).toBe(undone.line_count);
       expect(await L.check()).toEqual([]);
     });
