@@ -67,7 +67,50 @@ export type DumpRecord =
       created_at: string;
       revoked_at: string | null;
     }
+  | ReconRecord
   | { type: 'end'; counts: DumpCounts };
+
+/**
+ * Reconciliation's records (reconcile.md): finished reconciliations, an account's last closing
+ * balance, statement lines, and the journal lines cleared, named by entry id and line number.
+ */
+export type ReconRecord =
+  | {
+      type: 'reconciliation';
+      id: string;
+      account_id: string;
+      statement_date: string;
+      statement_balance_atoms: number;
+      line_count: number;
+      finished_at: string;
+    }
+  | { type: 'statement_closing'; account_id: string; date: string; balance_atoms: number }
+  | {
+      type: 'statement_line';
+      id: string;
+      account_id: string;
+      ordinal: number;
+      date: string;
+      amount_atoms: number;
+      description: string | null;
+      reference: string | null;
+      bank_id: string | null;
+      identity: string;
+      state: 'unmatched' | 'matched' | 'ignored';
+      reconciliation_id: string | null;
+      imported_at: string;
+    }
+  | {
+      type: 'cleared_line';
+      entry_id: string;
+      line_no: number;
+      account_id: string;
+      entry_date: string;
+      net_atoms: number;
+      cleared_date: string;
+      statement_line_id: string | null;
+      reconciliation_id: string | null;
+    };
 
 export interface DumpEntry {
   type: 'entry';
@@ -106,6 +149,10 @@ export interface DumpCounts {
   lines: number;
   idempotency_keys: number;
   api_keys: number;
+  /** Reconciliation's records (absent from a dump written before them: none). */
+  reconciliations?: number;
+  statement_lines?: number;
+  cleared_lines?: number;
 }
 
 /** The counts of a dump before its first record. */
@@ -116,6 +163,9 @@ export const noCounts = (): DumpCounts => ({
   lines: 0,
   idempotency_keys: 0,
   api_keys: 0,
+  reconciliations: 0,
+  statement_lines: 0,
+  cleared_lines: 0,
 });
 
 export const DUMP_ORDER = [
@@ -127,6 +177,10 @@ export const DUMP_ORDER = [
   'entry',
   'idempotency_key',
   'api_key',
+  'reconciliation',
+  'statement_closing',
+  'statement_line',
+  'cleared_line',
   'end',
 ] as const;
 
@@ -142,14 +196,11 @@ export class DumpReader {
   private readonly accounts = new Set<string>();
   private readonly counterparties = new Set<string>();
   private readonly entries = new Set<string>();
-  private readonly counts: DumpCounts = {
-    accounts: 0,
-    counterparties: 0,
-    entries: 0,
-    lines: 0,
-    idempotency_keys: 0,
-    api_keys: 0,
-  };
+  private readonly counts = noCounts();
+  /** What cleared lines may name: the dump's entries' line counts, statement lines, reconciliations. */
+  private readonly lineCounts = new Map<string, number>();
+  private readonly statementLines = new Set<string>();
+  private readonly reconciliations = new Set<string>();
   private ended = false;
 
   /** The record, checked; throws naming it when it is not one of a dump, or not in its place. */
@@ -225,13 +276,55 @@ export class DumpReader {
         this.counts.api_keys++;
         break;
       case 'end':
-        for (const [k, v] of Object.entries(this.counts))
-          ok(
-            r.counts[k as keyof DumpCounts] === v,
-            `the dump says ${k} ${r.counts[k as keyof DumpCounts]}, and holds ${v}`,
-          );
+        for (const [k, v] of Object.entries(this.counts)) {
+          const said = r.counts[k as keyof DumpCounts] ?? 0;
+          ok(said === v, `the dump says ${k} ${said}, and holds ${v}`);
+        }
         this.ended = true;
         break;
+      default:
+        this.recon(r, ok);
+    }
+  }
+
+  private recon(r: ReconRecord, ok: (cond: boolean, what: string) => void): void {
+    const account = (id: string) =>
+      ok(this.accounts.has(id), `names account ${id}, not in the dump`);
+    const atoms = (v: unknown) => ok(Number.isSafeInteger(v), 'an amount is not whole atoms');
+    const named = (id: string | null, set: Set<string>, what: string) =>
+      ok(id === null || set.has(id), `names ${what} ${id}, not before it`);
+    account(r.account_id);
+    switch (r.type) {
+      case 'reconciliation':
+        ok(text(r.id) && isIsoDate(r.statement_date), 'a reconciliation is malformed');
+        atoms(r.statement_balance_atoms);
+        this.reconciliations.add(r.id);
+        this.counts.reconciliations!++;
+        break;
+      case 'statement_closing':
+        ok(isIsoDate(r.date), 'a closing balance lacks its date');
+        atoms(r.balance_atoms);
+        break;
+      case 'statement_line':
+        ok(text(r.id) && text(r.identity) && isIsoDate(r.date), 'a statement line is malformed');
+        ok(
+          ['unmatched', 'matched', 'ignored'].includes(r.state),
+          'a statement line state is unknown',
+        );
+        atoms(r.amount_atoms);
+        named(r.reconciliation_id, this.reconciliations, 'reconciliation');
+        this.statementLines.add(r.id);
+        this.counts.statement_lines!++;
+        break;
+      case 'cleared_line': {
+        const lines = this.lineCounts.get(r.entry_id) ?? 0;
+        ok(r.line_no >= 1 && r.line_no <= lines, `names a line of ${r.entry_id} not in the dump`);
+        ok(isIsoDate(r.entry_date) && isIsoDate(r.cleared_date), 'a cleared line lacks its dates');
+        atoms(r.net_atoms);
+        named(r.statement_line_id, this.statementLines, 'statement line');
+        named(r.reconciliation_id, this.reconciliations, 'reconciliation');
+        this.counts.cleared_lines!++;
+      }
     }
   }
 
@@ -258,6 +351,7 @@ export class DumpReader {
       ok(l.line_type === 'debit' || l.line_type === 'credit', 'a line is neither debit nor credit');
     }
     this.entries.add(r.id);
+    this.lineCounts.set(r.id, r.lines.length);
     this.counts.entries++;
     this.counts.lines += r.lines.length;
   }

@@ -6,6 +6,7 @@ import { SqliteLedger } from '../../src/ledger/sqlite/ledger.js';
 import { snapshot } from '../e2e/helpers.js';
 import { cli } from '../support/cli.js';
 import { copyTemplate, tempDir } from '../support/ledgers.js';
+import { pgFixture } from '../support/fixtures.js';
 
 // A ledger dumped and restored into a new one is the same ledger: every report, the journal with its
 // ids and numbers, the keys, and a clean check.
@@ -31,6 +32,29 @@ const COMPARED = [
   ['keys', 'list', '--format', 'json'],
   ['entity', 'show', '--format', 'json'],
   ['check', '--format', 'json'],
+  ['reconcile', 'status', '--account', 'checking', '--format', 'json'],
+  ['reconcile', 'list', '--account', 'checking', '--format', 'json'],
+  [
+    'report',
+    'reconciliation',
+    '--account',
+    'checking',
+    '--statement-date',
+    '2025-01-31',
+    '--format',
+    'json',
+  ],
+  [
+    'report',
+    'reconciliation',
+    '--account',
+    'checking',
+    '--statement-date',
+    '2025-02-28',
+    '--format',
+    'json',
+  ],
+  ['export', 'hledger'],
 ];
 
 /** A new ledger with nothing in it but an entity (as books init without a chart makes). */
@@ -118,6 +142,63 @@ describe('dump and restore', () => {
       ).je_number as string;
     expect(await next(to)).toBe(await next(ledger));
   }, 60_000);
+
+  it('a reconciled bank account comes back the same, moved to PostgreSQL and back', async () => {
+    const { dir, ledger } = copyTemplate('demo', 'demo.sqlite');
+    const fixtures = join(import.meta.dirname, '../../fixtures/reconcile');
+    const acct = ['--account', 'checking'];
+    const run = async (...args: string[]) => {
+      const r = await cli([...args, '--ledger', ledger], { cwd: dir });
+      expect(r.exitCode, `${args.join(' ')}: ${r.stderr}`).toBe(0);
+      return r.stdout;
+    };
+    // January finished; February imported and matched, a line ignored, one ticked: every state.
+    await run('reconcile', 'import', join(fixtures, 'checking-2025-01.csv'), ...acct);
+    await run('reconcile', 'match', ...acct);
+    await run('reconcile', 'create', ...acct, '--rules', join(fixtures, 'rules.csv'));
+    await run(
+      'reconcile',
+      'finish',
+      ...acct,
+      '--statement-date',
+      '2025-01-31',
+      '--statement-balance',
+      '36485.17',
+    );
+    await run('reconcile', 'import', join(fixtures, 'checking-2025-02.ofx'), ...acct);
+    await run('reconcile', 'match', ...acct);
+    const status = JSON.parse(await run('reconcile', 'status', ...acct, '--format', 'json'));
+    await run(
+      'reconcile',
+      'ignore',
+      ...acct,
+      '--statement-line',
+      status.unmatched_statement_lines[0].id,
+    );
+    await run('reconcile', 'clear', ...acct, '--line', status.uncleared_lines.at(-1).line_id);
+    await roundTrip(ledger);
+    // Into an entity of a database (SQLite's dump, PostgreSQL's restore), and back into a file
+    // (PostgreSQL's dump, SQLite's restore): the same answers at each step.
+    const pg = await pgFixture.create(ledger);
+    const back = emptyLedger();
+    try {
+      const target = SqliteLedger.open(back);
+      await target.maintenance.restore(pg.store.maintenance.dump());
+      await target.close();
+      for (const args of COMPARED.slice(-5)) {
+        const [a, b, c] = [
+          await cli([...args, '--ledger', ledger]),
+          await pg.books(args),
+          await cli([...args, '--ledger', back]),
+        ];
+        expect(b.stdout, args.join(' ')).toBe(a.stdout);
+        expect(c.stdout, args.join(' ')).toBe(a.stdout);
+      }
+      expect(await pg.check()).toEqual([]);
+    } finally {
+      await pg.close();
+    }
+  }, 120_000);
 
   it('random ledgers from the property tests come back the same', async () => {
     const line = fc.record({

@@ -25,9 +25,9 @@ function numbered(sql: string): string {
   return out;
 }
 
-/** Reconciliation's tables of one entity, on a transaction's connection. */
-export function pgRecon(q: Query, entityId: string): ReconTables {
-  const sql: Sql = {
+/** A connection's queries as reconciliation's statements run on it. */
+export function pgSql(q: Query): Sql {
+  return {
     all: <T>(text: string, params: unknown[]) => q<T>(numbered(text), params),
     run: async (text: string, params: unknown[]) => {
       await q(numbered(text), params);
@@ -44,6 +44,11 @@ export function pgRecon(q: Query, entityId: string): ReconTables {
       );
     },
   };
+}
+
+/** Reconciliation's tables of one entity, on a transaction's connection. */
+export function pgRecon(q: Query, entityId: string): ReconTables {
+  const sql = pgSql(q);
   return new ReconTables(sql, entityId, {
     journalLines: async (refs) => {
       if (refs.length === 0) return [];

@@ -12,6 +12,8 @@ import type { PgDb, Query } from './db.js';
 import { ENTRY_COLUMNS, LINE_COLUMNS, type RowTarget } from '../entryRows.js';
 import { entityRows } from './journal.js';
 import { rewriteTotals } from './maintenance.js';
+import { reconRecords, ReconRestore } from '../sql/reconTransfer.js';
+import { pgSql } from './recon.js';
 
 /** Entries read per page of a dump. */
 const PAGE = 1000;
@@ -39,6 +41,24 @@ async function* records(q: Query, entityId: string): AsyncGenerator<DumpRecord> 
   yield* chartRecords(q, counts);
   yield* entryRecords(q, entityId, counts);
   yield* keyRecords(q, counts);
+  const accounts = await q<{ key: number; id: string }>(
+    `SELECT key, id FROM accounts WHERE entity_id = $1`,
+  );
+  yield* reconRecords(
+    pgSql(q),
+    entityId,
+    {
+      accountIds: new Map(accounts.map((a) => [Number(a.key), a.id])),
+      entryIds: async (seqs) => {
+        const rows = await q<{ seq: number; id: string }>(
+          `SELECT seq, id FROM journal_entries WHERE entity_id = $1 AND seq = ANY($2::int8[])`,
+          [entityId, seqs],
+        );
+        return new Map(rows.map((r) => [Number(r.seq), r.id]));
+      },
+    },
+    counts,
+  );
   yield { type: 'end', counts };
 }
 
@@ -205,7 +225,11 @@ class Restore {
     private readonly entityId: string,
   ) {
     this.rows = entityRows(q, entityId);
+    this.recon = new ReconRestore(pgSql(q), entityId);
   }
+
+  /** Reconciliation's records, written once the journal is in. */
+  private readonly recon: ReconRestore;
 
   async record(r: Exclude<DumpRecord, { type: 'end' }>): Promise<void> {
     const { q, entityId: e } = this;
@@ -252,7 +276,10 @@ class Restore {
       case 'api_key': {
         const { type: _t, permissions, ...key } = r;
         await insertRow(q, 'api_keys', e, { ...key, permissions: JSON.stringify(permissions) });
+        return;
       }
+      default:
+        this.recon.add(r);
     }
   }
 
@@ -280,7 +307,7 @@ class Restore {
     [this.entries, this.lines] = [[], []];
   }
 
-  /** Parents, now that every account is in; then the derived totals, from the lines. */
+  /** Parents, now that every account is in; the derived totals, from the lines; reconciliation. */
   async finish(): Promise<void> {
     await this.flush();
     for (const [id, parent] of this.parents) {
@@ -297,5 +324,9 @@ class Restore {
       ]);
     }
     await rewriteTotals(this.q, this.entityId);
+    await this.recon.finish(
+      (id) => this.accountKeys.get(id)!,
+      (id) => this.entrySeqs.get(id)!,
+    );
   }
 }

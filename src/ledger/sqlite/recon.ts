@@ -1,3 +1,4 @@
+import type Database from 'better-sqlite3';
 import type { JournalLineFacts, Sql } from '../reconcileStore.js';
 import { ReconTables } from '../sql/reconTables.js';
 import type { Db } from './db.js';
@@ -13,12 +14,12 @@ const STRAY = `SELECT m.entry_seq, m.line_no,
     OR l.entry_date <> m.entry_date OR l.amount_atoms <> abs(m.net_atoms))
   ORDER BY m.entry_seq, m.line_no`;
 
-/** Reconciliation's tables in a ledger file, on its connection. */
-export function sqliteRecon(db: Db): ReconTables {
-  const sql: Sql = {
-    all: async <T>(text: string, params: unknown[]) => db.prep(text).all(...params) as T[],
+/** A ledger file's connection as reconciliation's statements run on it (`prep` keeps statements). */
+export function sqliteSql(prep: (text: string) => Database.Statement): Sql {
+  return {
+    all: async <T>(text: string, params: unknown[]) => prep(text).all(...params) as T[],
     run: async (text: string, params: unknown[]) => {
-      db.prep(text).run(...params);
+      prep(text).run(...params);
     },
     anyOf: (column, values) => ({
       sql: `${column} IN (SELECT value FROM json_each(?))`,
@@ -28,15 +29,20 @@ export function sqliteRecon(db: Db): ReconTables {
       // A hundred rows a statement, then one at a time: two statements a table, prepared once.
       const names = columns.map((c) => c.name).join(', ');
       const row = `(${columns.map(() => '?').join(', ')})`;
-      const many = db.prep(
+      const many = prep(
         `INSERT INTO ${table} (${names}) VALUES ${Array(100).fill(row).join(', ')}`,
       );
-      const one = db.prep(`INSERT INTO ${table} (${names}) VALUES ${row}`);
+      const one = prep(`INSERT INTO ${table} (${names}) VALUES ${row}`);
       let i = 0;
       for (; i + 100 <= rows.length; i += 100) many.run(...rows.slice(i, i + 100).flat());
       for (; i < rows.length; i++) one.run(...rows[i]!);
     },
   };
+}
+
+/** Reconciliation's tables in a ledger file, on its connection. */
+export function sqliteRecon(db: Db): ReconTables {
+  const sql = sqliteSql((text) => db.prep(text));
   const line = db.prep(
     `SELECT entry_seq, line_no, account_key, entry_date, line_type, amount_atoms FROM journal_lines
      WHERE entry_seq = ? AND line_no = ?`,

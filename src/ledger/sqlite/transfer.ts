@@ -12,6 +12,8 @@ import { seqOf } from '../../domain/jeNumber.js';
 import type { Db } from './db.js';
 import { reindex } from './glIndex.js';
 import { MONTH_TOTALS_FROM_LINES } from './sql.js';
+import { reconRecords, ReconRestore } from '../sql/reconTransfer.js';
+import { sqliteSql } from './recon.js';
 
 /** Entries read per page of a dump: their lines come in one range read. */
 const PAGE = 1000;
@@ -67,6 +69,18 @@ export async function* dumpLedger(location: string): AsyncGenerator<DumpRecord> 
         permissions: JSON.parse(k.permissions as string) as Permission[],
       };
     }
+    const entryId = db.prepare(`SELECT id FROM journal_entries WHERE seq = ?`).pluck();
+    yield* reconRecords(
+      sqliteSql((text) => db.prepare(text)),
+      e.id,
+      {
+        accountIds: new Map(
+          db.prepare(`SELECT key, id FROM accounts`).raw().all() as [number, string][],
+        ),
+        entryIds: async (seqs) => new Map(seqs.map((seq) => [seq, entryId.get(seq) as string])),
+      },
+      counts,
+    );
     yield { type: 'end', counts };
     db.exec('COMMIT');
   } finally {
@@ -181,7 +195,7 @@ export async function restoreLedger(db: Db, records: AsyncIterable<unknown>): Pr
       else restore.record(r);
     }
     reader.finish();
-    restore.finish();
+    await restore.finish();
     return counts!;
   });
 }
@@ -204,6 +218,8 @@ class Restore {
   private readonly parents: [string, string][] = [];
   private readonly entrySeqs = new Map<string, number>();
   private seq = 0;
+  /** Reconciliation's records, written once the journal is in (the entity's id is the dump's). */
+  private recon: ReconRestore | null = null;
 
   constructor(private readonly db: Db) {}
 
@@ -213,6 +229,10 @@ class Restore {
       case 'ledger':
         return;
       case 'entity':
+        this.recon = new ReconRestore(
+          sqliteSql((text) => this.db.prep(text)),
+          r.id,
+        );
         run(
           `UPDATE entity SET id = ?, name = ?, currency = ?, books_start = ?, fiscal_year_start_month = ?,
              lock_date = ?, created_at = ?, updated_at = ?, rebuild_started_at = NULL, rebuild_owner = NULL`,
@@ -259,6 +279,9 @@ class Restore {
           r.created_at,
           r.revoked_at,
         );
+        return;
+      default:
+        this.recon!.add(r);
     }
   }
 
@@ -349,8 +372,8 @@ class Restore {
     this.entrySeqs.set(r.id, seq);
   }
 
-  /** Parents, now that every account is in; then the derived totals and the index, from the lines. */
-  finish(): void {
+  /** Parents, now that every account is in; derived totals and index from the lines; reconciliation. */
+  async finish(): Promise<void> {
     const setParent = this.db.prep(`UPDATE accounts SET parent_key = ? WHERE id = ?`);
     for (const [id, parent] of this.parents) {
       const key = this.accountKeys.get(parent);
@@ -367,5 +390,9 @@ class Restore {
        ${MONTH_TOTALS_FROM_LINES}`,
     );
     reindex(this.db);
+    await this.recon?.finish(
+      (id) => this.accountKeys.get(id)!,
+      (id) => this.entrySeqs.get(id)!,
+    );
   }
 }
