@@ -3,7 +3,8 @@ import type { Context } from '../cli/context.js';
 import type { Prompter } from '../cli/prompter.js';
 import { dateFlag } from '../cli/flags.js';
 import { isIsoDate } from '../domain/dates.js';
-import { errors } from '../domain/errors.js';
+import { errors, isBooksError } from '../domain/errors.js';
+import type { ReconLine } from '../domain/reconcile.js';
 import { parseDecimal } from '../domain/money.js';
 import type { Ledger, ReconciliationReport } from '../ledger/port.js';
 import { money } from '../render/reconcile.js';
@@ -39,12 +40,18 @@ export default command({
     const ledger = await ctx.ledger();
     const exponent = await exponentOfLedger(ledger);
     const status = await ledger.reconcile.status({ account: o.account });
+    // The statement at hand is after the last reconciliation: its date is asked for otherwise.
+    const after = status.last_reconciliation?.statement_date ?? '';
+    const later = (v: string) =>
+      !isIsoDate(v)
+        ? 'a date is YYYY-MM-DD'
+        : v > after || `a date after ${after}, the last reconciled`;
+    if (o.date && later(o.date) !== true)
+      throw errors.usage(`--statement-date: ${String(later(o.date))}`);
     const date =
       o.date ??
       status.statement?.date ??
-      (await p.input('Statement date (YYYY-MM-DD)', {
-        validate: (v) => isIsoDate(v) || 'a date is YYYY-MM-DD',
-      }));
+      (await p.input('Statement date (YYYY-MM-DD)', { validate: later }));
     let balance: number | null =
       status.statement && status.statement.date === date ? status.statement.balance_atoms : null;
     if (balance === null) {
@@ -54,7 +61,7 @@ export default command({
       const parsed = parseDecimal(text, exponent);
       balance = parsed.ok ? Number(parsed.atoms) : 0;
     }
-    await screen(ctx, p, ledger, { account: o.account, date, balance, exponent });
+    await screen(ctx, p, ledger, { account: o.account, date, balance, exponent, after });
   },
 });
 
@@ -63,6 +70,8 @@ interface Screen {
   date: string;
   balance: number;
   exponent: number;
+  /** The last reconciliation's date: lines dated through it can no longer be ticked. */
+  after: string;
 }
 
 async function screen(ctx: Context, p: Prompter, ledger: Ledger, s: Screen): Promise<void> {
@@ -85,7 +94,9 @@ async function screen(ctx: Context, p: Prompter, ledger: Ledger, s: Screen): Pro
     const difference = s.balance - r.cleared_balance;
     show(r.cleared_balance);
     const unmatched = r.unmatched_statement_lines;
-    const uncleared = [...r.outstanding_debits.lines, ...r.outstanding_credits.lines];
+    const uncleared = [...r.outstanding_debits.lines, ...r.outstanding_credits.lines].filter(
+      (l) => l.entry_date > s.after,
+    );
     const action = await p.select('What next?', [
       {
         name: `Handle an unmatched statement line (${unmatched.length})`,
@@ -107,28 +118,50 @@ async function screen(ctx: Context, p: Prompter, ledger: Ledger, s: Screen): Pro
       { name: 'Leave (what was saved stays)', value: 'leave' },
     ]);
     if (action === 'leave') return;
-    if (action === 'finish') {
-      const done = await ledger.reconcile.finish({
-        account: s.account,
-        statement_date: s.date,
-        statement_balance_atoms: s.balance,
-      });
-      ctx.err(`Reconciled through ${done.statement_date}: ${done.id}`);
-      return;
+    // A refusal (a rule of posting, a line another bookkeeper took meanwhile) is said, and the
+    // screen goes on; cancelling ends it.
+    try {
+      if (await act(ctx, p, ledger, s, r, action, uncleared)) return;
+    } catch (e) {
+      if (!isBooksError(e) || e.code === 'cancelled') throw e;
+      ctx.err(`${e.code}: ${e.message}`);
     }
-    if (action === 'tick') {
-      const line = await p.select(
-        'Tick which line?',
-        uncleared.map((l) => ({
-          name: `${l.entry_date} ${l.je_number} ${m(l.amount_atoms)} ${l.memo ?? ''}`,
-          value: l.line_id,
-        })),
-      );
-      await ledger.reconcile.clear({ account: s.account, line_ids: [line] });
-      continue;
-    }
-    await handleLine(p, ledger, s, r);
   }
+}
+
+/** One action of the screen; true when it finished the reconciliation. */
+async function act(
+  ctx: Context,
+  p: Prompter,
+  ledger: Ledger,
+  s: Screen,
+  r: ReconciliationReport,
+  action: string,
+  uncleared: ReconLine[],
+): Promise<boolean> {
+  const m = (a: number | null) => money(a, s.exponent);
+  if (action === 'finish') {
+    const done = await ledger.reconcile.finish({
+      account: s.account,
+      statement_date: s.date,
+      statement_balance_atoms: s.balance,
+    });
+    ctx.err(`Reconciled through ${done.statement_date}: ${done.id}`);
+    return true;
+  }
+  if (action === 'tick') {
+    const line = await p.select(
+      'Tick which line?',
+      uncleared.map((l) => ({
+        name: `${l.entry_date} ${l.je_number} ${m(l.amount_atoms)} ${l.memo ?? ''}`,
+        value: l.line_id,
+      })),
+    );
+    await ledger.reconcile.clear({ account: s.account, line_ids: [line] });
+    return false;
+  }
+  await handleLine(p, ledger, s, r);
+  return false;
 }
 
 /** One unmatched statement line: an entry for it, a match by hand, or set aside. */

@@ -70,7 +70,12 @@ function atomsOf(text: string, r: StatementReading): { atoms: number } | { messa
   const s = signed(t);
   const parsed = s ? parseDecimal(s.amount, r.exponent) : null;
   if (!s || !parsed?.ok)
-    return { message: parsed && !parsed.ok ? parsed.message : `'${text}' is not an amount` };
+    return {
+      message:
+        parsed && !parsed.ok && parsed.reason === 'too_many_decimals'
+          ? parsed.message
+          : `'${text}' is not an amount${r.decimalComma ? '' : ' (a decimal comma needs --decimal-comma)'}`,
+    };
   const atoms = Number(s.credit ? -parsed.atoms : parsed.atoms);
   if (!Number.isSafeInteger(atoms)) return { message: `'${text}' is too large` };
   return { atoms };

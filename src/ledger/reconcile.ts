@@ -20,7 +20,8 @@ import type {
 } from './port.js';
 import { flags, invalid, ReconMatching } from './reconcileMatch.js';
 import { reconAccount } from './reconcileLines.js';
-import { createTargets, entryBody, ruleSet } from './reconcileCreate.js';
+import { createTargets, entryBody, ruleSet, type Rule } from './reconcileCreate.js';
+import { firstRules } from './ruleWorker.js';
 import type { ReconciliationRow } from './reconcileStore.js';
 import type { Sums } from './reports.js';
 import type { JournalStore, ReadTx, WriteTx } from './store.js';
@@ -99,9 +100,10 @@ export class ReconcileFromStore extends ReconMatching implements ReconcileOps {
   async create(a: Parameters<ReconcileOps['create']>[0]): Promise<CreateOutcome> {
     flags(a, ['dry_run']);
     const rules = ruleSet(a);
+    const ruled = await this.ruled(a, rules);
     const run = async (tx: ReadTx | WriteTx) => {
       const acct = await reconAccount(tx, a.account);
-      const targets = await createTargets(tx.recon, acct, a, rules);
+      const targets = await createTargets(tx.recon, acct, a, rules, ruled);
       const created: CreateOutcome['created'] = [];
       for (const t of targets.apply) {
         const body = entryBody(acct, t.line, t.rule);
@@ -150,6 +152,25 @@ export class ReconcileFromStore extends ReconMatching implements ReconcileOps {
       return { created, left: targets.left };
     };
     return a.dry_run ? this.store.read(run) : this.store.write(run);
+  }
+
+  /**
+   * Which rule each unmatched statement line takes, read before the lock and worked out on a thread
+   * of its own with a time limit (see firstRules): nothing a pattern does holds the ledger or the
+   * server.
+   */
+  private async ruled(a: ReconArgs, rules: Rule[]): Promise<Map<string, number>> {
+    const patterns = rules.map((r) => r.pattern);
+    if (patterns.some((p) => p === null)) return new Map();
+    const open = await this.store.read(async (tx) => {
+      const acct = await reconAccount(tx, a.account);
+      return (await tx.recon.statementLines(acct.key)).filter((l) => l.state === 'unmatched');
+    });
+    const first = await firstRules(
+      patterns as string[],
+      open.map((l) => l.description ?? ''),
+    );
+    return new Map(open.map((l, i) => [l.id, first[i]!]));
   }
 
   async finish(

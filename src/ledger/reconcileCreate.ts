@@ -7,7 +7,8 @@ import type { ReconReads, StatementLineRow } from './reconcileStore.js';
 /** A rule ready to apply: its pattern compiled, its counterparty read. */
 export interface Rule {
   row: number;
-  test: (description: string) => boolean;
+  /** The rule's pattern as given (null for a run on one statement line, which needs none). */
+  pattern: string | null;
   offset: string;
   counterparty: { type: string; external_id: string } | null;
   memo: string | null;
@@ -74,7 +75,7 @@ export function slowPattern(source: string): string | null {
  * A pattern: `/regex/flags` (any flags but g and y, which would carry a position from one line to
  * the next), or text found in the description whatever its case.
  */
-function testOf(pattern: string): (d: string) => boolean {
+export function testOf(pattern: string): (d: string) => boolean {
   const re = /^\/(.+)\/([a-z]*)$/.exec(pattern);
   if (re) {
     const slow = slowPattern(re[1]!);
@@ -99,7 +100,7 @@ export function ruleSet(a: CreateArgs): Rule[] {
     if (!offset) throw usage('offset_account is required with statement_line_id');
     const counterparty = counterpartyOf(a.counterparty, 'counterparty', problems);
     if (problems.length) throw invalidRules(problems);
-    return [{ row: 0, test: () => true, offset, counterparty, memo: text(a.memo) }];
+    return [{ row: 0, pattern: null, offset, counterparty, memo: text(a.memo) }];
   }
   if (!Array.isArray(a.rules) || a.rules.length === 0)
     throw usage('give statement_line_id with offset_account, or a non-empty list of rules');
@@ -115,9 +116,8 @@ export function ruleSet(a: CreateArgs): Rule[] {
       });
       return null;
     }
-    let test: Rule['test'];
     try {
-      test = testOf(pattern);
+      testOf(pattern);
     } catch (e) {
       problems.push({
         path: `rules[${i}].pattern`,
@@ -127,7 +127,7 @@ export function ruleSet(a: CreateArgs): Rule[] {
       return null;
     }
     const counterparty = counterpartyOf(r.counterparty, `rules[${i}].counterparty`, problems, row);
-    return { row, test, offset, counterparty, memo: text(r.memo) };
+    return { row, pattern, offset, counterparty, memo: text(r.memo) };
   });
   if (problems.length) throw invalidRules(problems);
   return rules as Rule[];
@@ -146,12 +146,17 @@ function invalidRules(problems: Problem[]): BooksError {
   return new BooksError('invalid_input', message, problems);
 }
 
-/** The statement lines a run posts for, each with the rule that applies, and those left. */
+/**
+ * The statement lines a run posts for, each with the rule that applies, and those left: for rules,
+ * the account's unmatched lines as `ruled` found them (read before the lock; a line matched since is
+ * passed over, one imported since is left for the next run).
+ */
 export async function createTargets(
   recon: ReconReads,
   acct: ReconAccount,
   a: CreateArgs,
   rules: Rule[],
+  ruled: Map<string, number>,
 ): Promise<{ apply: { line: StatementLineRow; rule: Rule }[]; left: string[] }> {
   if (a.statement_line_id !== undefined) {
     const line = await statementLine(recon, acct, a.statement_line_id);
@@ -167,7 +172,7 @@ export async function createTargets(
   const left: string[] = [];
   for (const line of await recon.statementLines(acct.key)) {
     if (line.state !== 'unmatched') continue;
-    const rule = rules.find((r) => r.test(line.description ?? ''));
+    const rule = rules[ruled.get(line.id) ?? -1];
     if (rule) apply.push({ line, rule });
     else left.push(line.id);
   }

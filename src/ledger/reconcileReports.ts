@@ -53,7 +53,9 @@ export class ReconReports {
     const seen = await this.store.read(async (tx) => {
       const acct = await reconAccount(tx, a.account);
       const last = await this.lastFinished(tx.recon, acct);
-      const statement = await tx.recon.closing(acct.key);
+      const closing = await tx.recon.closing(acct.key);
+      // A closing balance already reconciled is no longer the statement at hand.
+      const statement = closing && (!last || closing.date > last.statement_date) ? closing : null;
       const rows = await tx.recon.statementLines(acct.key);
       const lines = await statementLinesOf(tx.recon, acct, rows);
       // What the statements imported reach: the closing balance's date, else their last line's.
@@ -187,6 +189,12 @@ export class ReconReports {
               `reconciliation ${r.id} (through ${r.statement_date}): its lines add up to ` +
               `${r.reconciled} atoms, the statement balance is ${r.statement_balance_atoms}`,
           });
+      for (const d of await tx.recon.damage())
+        problems.push({
+          path: d.path,
+          reason: 'reconciliation_damaged',
+          message: `${d.path} ${d.why}`,
+        });
       for (const m of await tx.recon.strayMarks())
         problems.push({
           path: `line_marks.jel_${m.entry_seq}_${m.line_no}`,

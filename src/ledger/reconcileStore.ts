@@ -75,6 +75,8 @@ export interface ReconReads {
   reconciledSums(): Promise<(ReconciliationRow & { reconciled: bigint })[]>;
   /** Marks whose journal line is gone or is not what the mark says (account, date, amount). */
   strayMarks(): Promise<{ entry_seq: number; line_no: number; why: string }[]>;
+  /** Where the tables do not hold together among themselves (see sql/reconChecks.ts). */
+  damage(): Promise<{ path: string; why: string }[]>;
 }
 
 /** What reconciliation writes, inside a write transaction that holds the entity's lock. */

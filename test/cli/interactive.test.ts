@@ -5,7 +5,7 @@ import type { Choice, Prompter } from '../../src/cli/prompter.js';
 import { errors } from '../../src/domain/errors.js';
 import { snapshot } from '../e2e/helpers.js';
 import { cli } from '../support/cli.js';
-import { copyTemplate } from '../support/ledgers.js';
+import { copyTemplate, tempDir } from '../support/ledgers.js';
 
 interface Transcript {
   asked: string[];
@@ -230,15 +230,16 @@ describe('interactive je post (on a terminal)', () => {
 describe('the reconciliation screen (books reconcile --account A, on a terminal)', () => {
   const JAN = join(import.meta.dirname, '../../fixtures/reconcile/checking-2025-01.csv');
 
-  async function screen(answers: (string | boolean)[], cancelAt?: string) {
+  async function screen(
+    answers: (string | boolean)[],
+    cancelAt?: string,
+    before: string[][] = [['reconcile', 'import', JAN, '--account', 'checking']],
+  ) {
     const { ledger, dir } = copyTemplate('demo');
-    const imported = await cli(
-      ['reconcile', 'import', JAN, '--account', 'checking', '--ledger', ledger],
-      {
-        cwd: dir,
-      },
-    );
-    expect(imported.exitCode, imported.stderr).toBe(0);
+    for (const args of before) {
+      const r = await cli([...args, '--ledger', ledger], { cwd: dir });
+      expect(r.exitCode, r.stderr).toBe(0);
+    }
     const t: Transcript = { asked: [], refused: [], defaults: [] };
     const p = scripted(answers, t);
     // Ctrl-C at the question named: what was saved before it stays.
@@ -299,5 +300,53 @@ describe('the reconciliation screen (books reconcile --account A, on a terminal)
     expect(finish.exitCode).not.toBe(0);
     expect(finish.stderr).toContain("no choice 'Finish'");
     expect(finish.status.last_reconciliation).toBeNull();
+  });
+
+  it('asks for the next statement once the last one imported is reconciled, and says a refusal', async () => {
+    const march = join(tempDir(), 'march.csv');
+    writeFileSync(march, 'date,description,amount\n2025-02-03,FEE,-1.00\n');
+    const acct = ['--account', 'checking'];
+    const setup = [
+      ['reconcile', 'import', JAN, ...acct],
+      ['reconcile', 'match', ...acct],
+      [
+        'reconcile',
+        'create',
+        ...acct,
+        '--rules',
+        join(import.meta.dirname, '../../fixtures/reconcile/rules.csv'),
+      ],
+      [
+        'reconcile',
+        'finish',
+        ...acct,
+        '--statement-date',
+        '2025-01-31',
+        '--statement-balance',
+        '36485.17',
+      ],
+      ['reconcile', 'import', march, ...acct],
+    ];
+    const r = await screen(
+      [
+        '2025-01-15',
+        '2025-02-28',
+        '100.00',
+        'Handle an unmatched',
+        'FEE',
+        'Create an entry',
+        'Operating Checking',
+        'Leave',
+      ],
+      undefined,
+      setup,
+    );
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.refused).toEqual(['a date after 2025-01-31, the last reconciled']);
+    // The offset is the account itself: refused, said, and the screen goes on to the next question.
+    expect(r.stderr).toContain(
+      'reconcile_refused: the offset account is the account being reconciled',
+    );
+    expect(r.asked.filter((q) => q === 'What next?')).toHaveLength(2);
   });
 });

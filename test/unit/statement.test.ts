@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { isBooksError } from '../../src/domain/errors.js';
 import { checkStatement } from '../../src/domain/reconcile.js';
 import { readStatement, type StatementReading } from '../../src/import/statement.js';
-import { ruleSet, slowPattern } from '../../src/ledger/reconcileCreate.js';
+import { ruleSet, slowPattern, testOf } from '../../src/ledger/reconcileCreate.js';
+import { firstRules } from '../../src/ledger/ruleWorker.js';
 
 const reading = (over: Partial<StatementReading> = {}): StatementReading => ({
   file: 'bank.csv',
@@ -246,11 +247,8 @@ describe('rules of reconcile create', () => {
     expect(slowPattern('(a)\\1')).toContain('back-reference');
     expect(slowPattern('.*a.*b.*c.*d')).toContain('three repetitions');
     expect(slowPattern('^ACH (fee|charge) .*PAYROLL')).toBeNull();
-    const [rule] = ruleSet({
-      account: 'x',
-      rules: [{ pattern: '/fee/gi', offset_account: 'fees' }],
-    });
-    expect(['SERVICE FEE A', 'SERVICE FEE B', 'SERVICE FEE C'].map((d) => rule!.test(d))).toEqual([
+    const test = testOf('/fee/gi');
+    expect(['SERVICE FEE A', 'SERVICE FEE B', 'SERVICE FEE C'].map((d) => test(d))).toEqual([
       true,
       true,
       true,
@@ -258,5 +256,32 @@ describe('rules of reconcile create', () => {
     expect(() =>
       ruleSet({ account: 'x', rules: [{ row: 2, pattern: '/^(a+)+$/', offset_account: 'fees' }] }),
     ).toThrow('rule row 2');
+  });
+});
+
+describe('rules run on a thread of their own, with a time limit', () => {
+  it('gives each description its first rule', async () => {
+    const first = await firstRules(
+      ['fee', '/^INT(EREST)? /i'],
+      ['SERVICE FEE', 'interest paid', 'x'],
+    );
+    expect(first).toEqual([0, 1, -1]);
+  });
+
+  it('stops a pattern that would take for ever, and the process goes on answering meanwhile', async () => {
+    // (?:aa|a)+b written as a class of strings: no group for a check of the pattern's text to see.
+    const slow = '/[\\q{aa|a}]+b/v';
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 20);
+    const started = Date.now();
+    try {
+      await expect(firstRules([slow], ['a'.repeat(60)], 500)).rejects.toThrow(
+        'took more than 0.5 s',
+      );
+    } finally {
+      clearInterval(timer);
+    }
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(ticks).toBeGreaterThan(5);
   });
 });

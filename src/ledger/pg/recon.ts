@@ -1,4 +1,5 @@
 import type { JournalLineFacts, Sql } from '../reconcileStore.js';
+import { SIGNED } from '../sql/reconChecks.js';
 import { ReconTables } from '../sql/reconTables.js';
 import type { Query } from './db.js';
 
@@ -6,11 +7,12 @@ const STRAY = `SELECT m.entry_seq, m.line_no,
     CASE WHEN l.entry_seq IS NULL THEN 'its journal line is missing'
          WHEN l.account_key <> m.account_key THEN 'its journal line is of another account'
          WHEN l.entry_date <> m.entry_date THEN 'its journal line has another date'
-         ELSE 'its journal line has another amount' END AS why
+         ELSE 'its journal line has another amount or side' END AS why
   FROM line_marks m LEFT JOIN journal_lines l
     ON l.entity_id = m.entity_id AND l.entry_seq = m.entry_seq AND l.line_no = m.line_no
+  LEFT JOIN accounts a ON a.entity_id = l.entity_id AND a.key = l.account_key
   WHERE m.entity_id = $1 AND (l.entry_seq IS NULL OR l.account_key <> m.account_key
-    OR l.entry_date <> m.entry_date OR l.amount_atoms <> abs(m.net_atoms))
+    OR l.entry_date <> m.entry_date OR ${SIGNED} <> m.net_atoms)
   ORDER BY m.entry_seq, m.line_no`;
 
 const dollars = new Map<string, string>();

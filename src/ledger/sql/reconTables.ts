@@ -1,4 +1,5 @@
 import type { CheckedLine } from '../../domain/reconcile.js';
+import { reconDamage } from './reconChecks.js';
 import type {
   Column,
   LineMark,
@@ -82,6 +83,10 @@ export class ReconTables implements ReconWrites {
 
   strayMarks() {
     return this.journal.strayMarks();
+  }
+
+  damage() {
+    return reconDamage(this.sql, this.entity);
   }
 
   async statementLines(key: number, ids?: string[]): Promise<StatementLineRow[]> {
