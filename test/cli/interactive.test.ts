@@ -6,6 +6,7 @@ import { errors } from '../../src/domain/errors.js';
 import { snapshot } from '../e2e/helpers.js';
 import { cli } from '../support/cli.js';
 import { copyTemplate, tempDir } from '../support/ledgers.js';
+import { JANUARY } from '../support/reconcile.js';
 
 interface Transcript {
   asked: string[];
@@ -306,27 +307,7 @@ describe('the reconciliation screen (books reconcile --account A, on a terminal)
     const march = join(tempDir(), 'march.csv');
     writeFileSync(march, 'date,description,amount\n2025-02-03,FEE,-1.00\n');
     const acct = ['--account', 'checking'];
-    const setup = [
-      ['reconcile', 'import', JAN, ...acct],
-      ['reconcile', 'match', ...acct],
-      [
-        'reconcile',
-        'create',
-        ...acct,
-        '--rules',
-        join(import.meta.dirname, '../../fixtures/reconcile/rules.csv'),
-      ],
-      [
-        'reconcile',
-        'finish',
-        ...acct,
-        '--statement-date',
-        '2025-01-31',
-        '--statement-balance',
-        '36485.17',
-      ],
-      ['reconcile', 'import', march, ...acct],
-    ];
+    const setup = [...JANUARY, ['reconcile', 'import', march, ...acct]];
     const r = await screen(
       [
         '2025-01-15',

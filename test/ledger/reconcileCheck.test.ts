@@ -3,35 +3,17 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { cli } from '../support/cli.js';
 import { copyTemplate, exec, tempDir } from '../support/ledgers.js';
-
-const FIXTURES = join(import.meta.dirname, '../../fixtures/reconcile');
+import { FEBRUARY_FINISHED, JANUARY } from '../support/reconcile.js';
 
 /** The demo ledger with January and February of checking reconciled, as the tutorial leaves it. */
 let reconciled = '';
 beforeAll(async () => {
   const { dir, ledger } = copyTemplate('demo', 'demo.sqlite');
-  const acct = ['--account', 'checking'];
   const run = async (...args: string[]) => {
     const r = await cli([...args, '--ledger', ledger], { cwd: dir });
     expect(r.exitCode, `${args.join(' ')}: ${r.stderr}`).toBe(0);
   };
-  const rules = ['--rules', join(FIXTURES, 'rules.csv')];
-  await run('reconcile', 'import', join(FIXTURES, 'checking-2025-01.csv'), ...acct);
-  await run('reconcile', 'match', ...acct);
-  await run('reconcile', 'create', ...acct, ...rules);
-  await run(
-    'reconcile',
-    'finish',
-    ...acct,
-    '--statement-date',
-    '2025-01-31',
-    '--statement-balance',
-    '36485.17',
-  );
-  await run('reconcile', 'import', join(FIXTURES, 'checking-2025-02.ofx'), ...acct);
-  await run('reconcile', 'match', ...acct);
-  await run('reconcile', 'create', ...acct, ...rules);
-  await run('reconcile', 'finish', ...acct);
+  for (const step of [...JANUARY, ...FEBRUARY_FINISHED]) await run(...step);
   reconciled = ledger;
 }, 60_000);
 

@@ -7,6 +7,7 @@ import { snapshot } from '../e2e/helpers.js';
 import { cli } from '../support/cli.js';
 import { copyTemplate, tempDir } from '../support/ledgers.js';
 import { pgFixture } from '../support/fixtures.js';
+import { FEBRUARY_MATCHED, JANUARY } from '../support/reconcile.js';
 
 // A ledger dumped and restored into a new one is the same ledger: every report, the journal with its
 // ids and numbers, the keys, and a clean check.
@@ -145,7 +146,6 @@ describe('dump and restore', () => {
 
   it('a reconciled bank account comes back the same, moved to PostgreSQL and back', async () => {
     const { dir, ledger } = copyTemplate('demo', 'demo.sqlite');
-    const fixtures = join(import.meta.dirname, '../../fixtures/reconcile');
     const acct = ['--account', 'checking'];
     const run = async (...args: string[]) => {
       const r = await cli([...args, '--ledger', ledger], { cwd: dir });
@@ -153,20 +153,7 @@ describe('dump and restore', () => {
       return r.stdout;
     };
     // January finished; February imported and matched, a line ignored, one ticked: every state.
-    await run('reconcile', 'import', join(fixtures, 'checking-2025-01.csv'), ...acct);
-    await run('reconcile', 'match', ...acct);
-    await run('reconcile', 'create', ...acct, '--rules', join(fixtures, 'rules.csv'));
-    await run(
-      'reconcile',
-      'finish',
-      ...acct,
-      '--statement-date',
-      '2025-01-31',
-      '--statement-balance',
-      '36485.17',
-    );
-    await run('reconcile', 'import', join(fixtures, 'checking-2025-02.ofx'), ...acct);
-    await run('reconcile', 'match', ...acct);
+    for (const step of [...JANUARY, ...FEBRUARY_MATCHED]) await run(...step);
     const status = JSON.parse(await run('reconcile', 'status', ...acct, '--format', 'json'));
     await run(
       'reconcile',

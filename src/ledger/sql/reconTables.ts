@@ -19,7 +19,8 @@ const PAIRS = 400;
 
 const text = (name: string): Column => ({ name, type: 'text' });
 const int = (name: string): Column => ({ name, type: 'int8' });
-const LINE_INSERT: readonly Column[] = [
+/** The columns a statement line and a cleared line are inserted with (an import's, a restore's). */
+export const LINE_INSERT: readonly Column[] = [
   text('entity_id'),
   text('id'),
   int('account_key'),
@@ -31,9 +32,10 @@ const LINE_INSERT: readonly Column[] = [
   text('bank_id'),
   text('identity'),
   text('state'),
+  text('reconciliation_id'),
   text('imported_at'),
 ];
-const MARK_INSERT: readonly Column[] = [
+export const MARK_INSERT: readonly Column[] = [
   text('entity_id'),
   int('entry_seq'),
   int('line_no'),
@@ -222,6 +224,7 @@ export class ReconTables implements ReconWrites {
         l.bank_id,
         l.identity,
         'unmatched',
+        null,
         at,
       ]),
     );

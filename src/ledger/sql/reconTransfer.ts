@@ -1,5 +1,6 @@
 import type { DumpCounts, DumpRecord, ReconRecord } from '../../domain/dump.js';
 import type { Column, Sql } from '../reconcileStore.js';
+import { LINE_INSERT, MARK_INSERT } from './reconTables.js';
 
 /** Rows read per page of a dump. */
 const PAGE = 5000;
@@ -200,10 +201,10 @@ export class ReconRestore {
     const { reconciliation, statement_closing, statement_line, cleared_line } = this.rows;
     await this.sql.insert('reconciliations', RECONCILIATION, key(reconciliation, 2));
     await this.sql.insert('statement_closings', CLOSING, key(statement_closing, 1));
-    await this.sql.insert('statement_lines', STATEMENT_LINE, key(statement_line, 2));
+    await this.sql.insert('statement_lines', LINE_INSERT, key(statement_line, 2));
     await this.sql.insert(
       'line_marks',
-      CLEARED_LINE,
+      MARK_INSERT,
       key(cleared_line, 3).map((r) => [r[0], entrySeq(r[1] as string), ...r.slice(2)]),
     );
   }
@@ -219,29 +220,3 @@ const RECONCILIATION = [
   text('finished_at'),
 ];
 const CLOSING = [text('entity_id'), int('account_key'), text('closing_date'), int('balance_atoms')];
-const STATEMENT_LINE = [
-  text('entity_id'),
-  text('id'),
-  int('account_key'),
-  int('ordinal'),
-  text('line_date'),
-  int('amount_atoms'),
-  text('description'),
-  text('reference'),
-  text('bank_id'),
-  text('identity'),
-  text('state'),
-  text('reconciliation_id'),
-  text('imported_at'),
-];
-const CLEARED_LINE = [
-  text('entity_id'),
-  int('entry_seq'),
-  int('line_no'),
-  int('account_key'),
-  text('entry_date'),
-  int('net_atoms'),
-  text('cleared_date'),
-  text('statement_line_id'),
-  text('reconciliation_id'),
-];
