@@ -42,6 +42,12 @@ export function sqliteSql(prep: (text: string) => Database.Statement): Sql {
   };
 }
 
+/**
+ * The entity reconciliation's rows carry in a ledger file: a file holds one entity, whose id a
+ * restore may change, so its rows name none (the column is the database store's).
+ */
+export const FILE_ENTITY = '';
+
 /** Reconciliation's tables in a ledger file, on its connection. */
 export function sqliteRecon(db: Db): ReconTables {
   const sql = sqliteSql((text) => db.prep(text));
@@ -49,12 +55,12 @@ export function sqliteRecon(db: Db): ReconTables {
     `SELECT entry_seq, line_no, account_key, entry_date, line_type, amount_atoms FROM journal_lines
      WHERE entry_seq = ? AND line_no = ?`,
   );
-  return new ReconTables(sql, db.entity().id, {
+  return new ReconTables(sql, FILE_ENTITY, {
     journalLines: async (refs) =>
       refs
         .map((r) => line.get(r.seq, r.line_no) as JournalLineFacts | undefined)
         .filter((l): l is JournalLineFacts => l !== undefined),
     strayMarks: async () =>
-      db.prep(STRAY).all(db.entity().id) as { entry_seq: number; line_no: number; why: string }[],
+      db.prep(STRAY).all(FILE_ENTITY) as { entry_seq: number; line_no: number; why: string }[],
   });
 }

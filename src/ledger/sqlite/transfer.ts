@@ -13,7 +13,7 @@ import type { Db } from './db.js';
 import { reindex } from './glIndex.js';
 import { MONTH_TOTALS_FROM_LINES } from './sql.js';
 import { reconRecords, ReconRestore } from '../sql/reconTransfer.js';
-import { sqliteSql } from './recon.js';
+import { FILE_ENTITY, sqliteSql } from './recon.js';
 
 /** Entries read per page of a dump: their lines come in one range read. */
 const PAGE = 1000;
@@ -72,7 +72,7 @@ export async function* dumpLedger(location: string): AsyncGenerator<DumpRecord> 
     const entryId = db.prepare(`SELECT id FROM journal_entries WHERE seq = ?`).pluck();
     yield* reconRecords(
       sqliteSql((text) => db.prepare(text)),
-      e.id,
+      FILE_ENTITY,
       {
         accountIds: new Map(
           db.prepare(`SELECT key, id FROM accounts`).raw().all() as [number, string][],
@@ -218,10 +218,15 @@ class Restore {
   private readonly parents: [string, string][] = [];
   private readonly entrySeqs = new Map<string, number>();
   private seq = 0;
-  /** Reconciliation's records, written once the journal is in (the entity's id is the dump's). */
-  private recon: ReconRestore | null = null;
+  /** Reconciliation's records, written once the journal is in. */
+  private readonly recon: ReconRestore;
 
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: Db) {
+    this.recon = new ReconRestore(
+      sqliteSql((text) => db.prep(text)),
+      FILE_ENTITY,
+    );
+  }
 
   record(r: Exclude<DumpRecord, { type: 'end' }>): void {
     const run = (sql: string, ...params: unknown[]) => this.db.prep(sql).run(...params);
@@ -229,10 +234,6 @@ class Restore {
       case 'ledger':
         return;
       case 'entity':
-        this.recon = new ReconRestore(
-          sqliteSql((text) => this.db.prep(text)),
-          r.id,
-        );
         run(
           `UPDATE entity SET id = ?, name = ?, currency = ?, books_start = ?, fiscal_year_start_month = ?,
              lock_date = ?, created_at = ?, updated_at = ?, rebuild_started_at = NULL, rebuild_owner = NULL`,
@@ -281,7 +282,7 @@ class Restore {
         );
         return;
       default:
-        this.recon!.add(r);
+        this.recon.add(r);
     }
   }
 
@@ -390,7 +391,7 @@ class Restore {
        ${MONTH_TOTALS_FROM_LINES}`,
     );
     reindex(this.db);
-    await this.recon?.finish(
+    await this.recon.finish(
       (id) => this.accountKeys.get(id)!,
       (id) => this.entrySeqs.get(id)!,
     );
