@@ -12,10 +12,9 @@ export default command({
     const entry = await ledger.journal.get(id);
     if (ctx.json) return ctx.outJson(entry);
     const numbers = await linkedNumbers(ledger, entry);
-    // A service without reconciliation marks nothing.
-    const states = await ledger.reconcile
-      .lineStates({ line_ids: entry.lines.map((l) => l.id) })
-      .catch(() => ({}));
+    const asked = ledger.reconcile.lineStates({ line_ids: entry.lines.map((l) => l.id) });
+    // A service without reconciliation marks nothing; a local ledger's failure is said.
+    const states = ledger.capabilities.listsEntries ? await asked : await asked.catch(() => ({}));
     ctx.out(entryText(entry, currencyExponent(entry.currency) ?? 2, '', numbers, states));
   },
 });

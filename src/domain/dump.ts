@@ -3,6 +3,7 @@ import { isIsoDate } from './dates.js';
 import { BooksError } from './errors.js';
 import { isPermission, type Permission } from './keys.js';
 import type { JeSeq } from './jeNumber.js';
+import type { Reconciliation } from './reconcile.js';
 
 /**
  * One entity's whole ledger as a stream of records, in the same words on every store: what
@@ -75,15 +76,7 @@ export type DumpRecord =
  * balance, statement lines, and the journal lines cleared, named by entry id and line number.
  */
 export type ReconRecord =
-  | {
-      type: 'reconciliation';
-      id: string;
-      account_id: string;
-      statement_date: string;
-      statement_balance_atoms: number;
-      line_count: number;
-      finished_at: string;
-    }
+  | ({ type: 'reconciliation' } & Reconciliation)
   | { type: 'statement_closing'; account_id: string; date: string; balance_atoms: number }
   | {
       type: 'statement_line';
