@@ -65,6 +65,9 @@ export default command({
   },
 });
 
+/** Amounts as the screen prints them. */
+const amounts = (s: Screen) => (a: number | bigint | null) => money(a, s.exponent);
+
 interface Screen {
   account: string;
   date: string;
@@ -75,11 +78,13 @@ interface Screen {
 }
 
 async function screen(ctx: Context, p: Prompter, ledger: Ledger, s: Screen): Promise<void> {
-  const m = (a: number | null) => money(a, s.exponent);
-  const show = (cleared: number) =>
+  const m = amounts(s);
+  // Sums of many lines may pass 2^53: the difference is taken exactly.
+  const differenceOf = (cleared: number | bigint) => BigInt(s.balance) - BigInt(cleared);
+  const show = (cleared: number | bigint) =>
     ctx.err(
       `\nStatement ${s.date}: balance ${m(s.balance)}   cleared ${m(cleared)}   ` +
-        `difference ${m(s.balance - cleared)}`,
+        `difference ${m(differenceOf(cleared))}`,
     );
   const first = await ledger.reconcile.report({ account: s.account, statement_date: s.date });
   show(first.cleared_balance);
@@ -91,7 +96,7 @@ async function screen(ctx: Context, p: Prompter, ledger: Ledger, s: Screen): Pro
     await ledger.reconcile.match({ account: s.account });
   for (;;) {
     const r = await ledger.reconcile.report({ account: s.account, statement_date: s.date });
-    const difference = s.balance - r.cleared_balance;
+    const difference = differenceOf(r.cleared_balance);
     show(r.cleared_balance);
     const unmatched = r.unmatched_statement_lines;
     const uncleared = [...r.outstanding_debits.lines, ...r.outstanding_credits.lines].filter(
@@ -111,7 +116,7 @@ async function screen(ctx: Context, p: Prompter, ledger: Ledger, s: Screen): Pro
       {
         name: 'Finish',
         value: 'finish',
-        ...(difference === 0 && unmatched.length === 0
+        ...(difference === 0n && unmatched.length === 0
           ? {}
           : { disabled: 'the difference must be zero and every line handled' }),
       },
@@ -139,7 +144,7 @@ async function act(
   action: string,
   uncleared: ReconLine[],
 ): Promise<boolean> {
-  const m = (a: number | null) => money(a, s.exponent);
+  const m = amounts(s);
   if (action === 'finish') {
     const done = await ledger.reconcile.finish({
       account: s.account,
@@ -171,7 +176,7 @@ async function handleLine(
   s: Screen,
   r: ReconciliationReport,
 ): Promise<void> {
-  const m = (a: number | null) => money(a, s.exponent);
+  const m = amounts(s);
   const line = await p.select(
     'Which statement line?',
     r.unmatched_statement_lines.map((l) => ({
@@ -209,9 +214,9 @@ async function handleLine(
   }
   if (what === 'match') {
     const chosen: string[] = [];
-    let sum = 0;
+    let sum = 0n;
     const open = [...r.outstanding_debits.lines, ...r.outstanding_credits.lines];
-    while (sum !== line.amount_atoms) {
+    while (sum !== BigInt(line.amount_atoms)) {
       const pick = await p.select(
         `Add a ledger line (chosen ${m(sum)} of ${m(line.amount_atoms)})`,
         [
@@ -226,7 +231,7 @@ async function handleLine(
       );
       if (pick === '') return;
       chosen.push(pick);
-      sum += open.find((l) => l.line_id === pick)!.amount_atoms;
+      sum += BigInt(open.find((l) => l.line_id === pick)!.amount_atoms);
     }
     await ledger.reconcile.match({
       account: s.account,

@@ -1,3 +1,4 @@
+import { BooksError } from './errors.js';
 /** Largest amount in atoms that a line, an entry total or a JSON number can carry exactly. */
 export const MAX_ATOMS = Number.MAX_SAFE_INTEGER;
 
@@ -118,6 +119,17 @@ export function formatAmount(atoms: bigint | number, exponent: number): string {
 }
 
 const MAX_BIG = BigInt(MAX_ATOMS);
+
+/**
+ * An amount in atoms as a store gives it back (a number, a bigint, a numeric string), exactly: every
+ * amount written was a safe integer, so anything else is damage, refused rather than rounded.
+ */
+export function storedAtoms(v: unknown): number {
+  const n = typeof v === 'bigint' || typeof v === 'string' ? Number(v) : v;
+  if (Number.isSafeInteger(n) && (typeof v !== 'bigint' || BigInt(n as number) === v))
+    return n as number;
+  throw new BooksError('damaged', `a stored amount (${String(v)}) is not a whole number of atoms`);
+}
 
 /** Converts an exact bigint to a number when it fits, for JSON; larger values stay bigint. */
 export function toJsonInteger(v: bigint): number | bigint {

@@ -278,10 +278,12 @@ function breaks(lines: CheckedLine[], order: number[], exponent: number): Proble
     const prev = lines[order[k - 1]!]!.balance_atoms;
     const l = lines[order[k]!]!;
     if (prev === null || l.balance_atoms === null) continue;
-    if (prev + l.amount_atoms === l.balance_atoms) continue;
+    // Two safe integers may add up past 2^53: compared exactly.
+    const next = BigInt(prev) + BigInt(l.amount_atoms);
+    if (next === BigInt(l.balance_atoms)) continue;
     const message =
       `the balance ${m(l.balance_atoms)} does not follow from the line before it ` +
-      `(${m(prev)} and ${m(l.amount_atoms)} make ${m(prev + l.amount_atoms)}): ` +
+      `(${m(prev)} and ${m(l.amount_atoms)} make ${formatAmount(next, exponent)}): ` +
       'a line is missing or doubled';
     out.push(lineProblem(order[k]!, l.row, 'balance_atoms', 'balance_chain_broken', message));
   }

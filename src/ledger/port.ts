@@ -238,6 +238,9 @@ export interface MaintenanceOps {
   restore(records: AsyncIterable<unknown>): Promise<DumpCounts>;
 }
 
+/** An exact sum of atoms: a number while it is safe, a bigint beyond. */
+type Atoms = number | bigint;
+
 /** What every reconciliation operation names: the account (external id or number). */
 export interface ReconArgs {
   account: string;
@@ -281,8 +284,8 @@ export interface ReconcileStatus {
   /** The date the status is taken at: the closing balance's, else the last statement line's. */
   through: string | null;
   /** Of the lines cleared through that date. */
-  cleared_balance: number | null;
-  difference: number | null;
+  cleared_balance: Atoms | null;
+  difference: Atoms | null;
   matched: number;
   unmatched_statement_lines: StatementLine[];
   ignored_statement_lines: StatementLine[];
@@ -295,12 +298,13 @@ export interface ReconciliationReport {
   statement_date: string;
   status: 'finished' | 'draft';
   statement_balance: number | null;
-  cleared_balance: number;
-  difference: number | null;
-  book_balance: number;
-  outstanding_debits: { total: number; lines: ReconLine[] };
-  outstanding_credits: { total: number; lines: ReconLine[] };
-  cleared_after_date: { total: number; lines: ReconLine[] };
+  /** Sums of many lines: past 2^53 a bigint, written exactly in JSON. */
+  cleared_balance: Atoms;
+  difference: Atoms | null;
+  book_balance: Atoms;
+  outstanding_debits: { total: Atoms; lines: ReconLine[] };
+  outstanding_credits: { total: Atoms; lines: ReconLine[] };
+  cleared_after_date: { total: Atoms; lines: ReconLine[] };
   unmatched_statement_lines: StatementLine[];
   ignored_statement_lines: StatementLine[];
 }

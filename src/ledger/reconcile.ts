@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { isIsoDate } from '../domain/dates.js';
 import { BooksError, entryInvalid, isBooksError } from '../domain/errors.js';
-import { formatAmount } from '../domain/money.js';
+import { formatAmount, toJsonInteger } from '../domain/money.js';
 import {
   checkStatement,
   lineProblem,
@@ -238,7 +238,7 @@ export class ReconcileFromStore extends ReconMatching implements ReconcileOps {
           `cannot finish: ${parts.join('; ')}`,
           difference !== 0n ? 'statement_balance' : 'statement_line_id',
           difference !== 0n ? 'difference' : 'unmatched_lines',
-          { difference: Number(difference), unmatched: open.map((l) => l.id) },
+          { difference: toJsonInteger(difference), unmatched: open.map((l) => l.id) },
         );
       }
       const row: ReconciliationRow = {

@@ -1,7 +1,7 @@
 import { FIRST_DATE, LAST_DATE } from '../domain/dates.js';
 import { BooksError } from '../domain/errors.js';
 import { bestMatching, dayNumber } from '../domain/matching.js';
-import { formatAmount } from '../domain/money.js';
+import { formatAmount, toJsonInteger } from '../domain/money.js';
 import {
   lineIdOf,
   parseLineId,
@@ -138,15 +138,16 @@ export class ReconMatching extends ReconReports {
           'not_unmatched',
         );
       const lines = await this.ledgerLinesNamed(tx.recon, acct, a.line_ids, 'match');
-      const sum = lines.reduce((s, l) => s + l.net, 0);
-      if (sum !== sl.amount_atoms)
+      // Up to a thousand lines: added exactly, past 2^53 too.
+      const sum = lines.reduce((s, l) => s + BigInt(l.net), 0n);
+      if (sum !== BigInt(sl.amount_atoms))
         throw reconcileRefused(
           `the lines add up to ${formatAmount(sum, acct.exponent)}, the statement line is ` +
             `${formatAmount(sl.amount_atoms, acct.exponent)} (in the account's sign): ` +
             'a match must balance',
           'line_ids',
           'unbalanced_match',
-          { difference: sl.amount_atoms - sum },
+          { difference: toJsonInteger(BigInt(sl.amount_atoms) - sum) },
         );
       if ('write' in tx) {
         await tx.recon.addMarks(

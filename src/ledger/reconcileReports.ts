@@ -14,7 +14,7 @@ import type { ReconReads, ReconciliationRow } from './reconcileStore.js';
 import type { Sums } from './reports.js';
 import type { JournalStore } from './store.js';
 
-const n = (v: bigint): number => Number(toJsonInteger(v));
+const n = toJsonInteger;
 
 /** What reconciliation reads: its list, the status of an account, the report, and check's part. */
 export class ReconReports {

@@ -11,7 +11,7 @@ import { longGrid as grid } from './table.js';
 import { cell } from './text.js';
 
 /** Money as the reconciliation screens print it (the account's sign, grouped thousands). */
-export const money = (atoms: number | null, exponent: number): string =>
+export const money = (atoms: number | bigint | null, exponent: number): string =>
   atoms === null ? '—' : formatAmount(atoms, exponent);
 
 export function importText(s: StatementImportSummary, exponent: number, dryRun: boolean): string {
@@ -135,7 +135,7 @@ export function statusText(s: ReconcileStatus, exponent: number): string {
 
 /** The report as a bookkeeper files it: the balances, the identity, then each group's lines. */
 export function reportText(r: ReconciliationReport, exponent: number, name: string): string {
-  const m = (a: number | null) => money(a, exponent);
+  const m = (a: number | bigint | null) => money(a, exponent);
   const width = 44;
   const row = (k: string, v: string) => `${k.padEnd(width)}${v.padStart(16)}`;
   const out = [
@@ -187,9 +187,9 @@ export const REPORT_CSV_COLUMNS = [
 
 /** One row per figure and per line, amounts as plain decimals in the account's sign. */
 export function reportCsv(r: ReconciliationReport, exponent: number): string {
-  const d = (a: number | null) => (a === null ? '' : atomsToDecimal(a, exponent));
+  const d = (a: number | bigint | null) => (a === null ? '' : atomsToDecimal(a, exponent));
   const rows = [REPORT_CSV_COLUMNS];
-  const figure = (name: string, a: number | null) =>
+  const figure = (name: string, a: number | bigint | null) =>
     rows.push([name, '', '', r.statement_date, '', '', '', d(a)]);
   figure('statement_balance', r.statement_balance);
   figure('cleared_balance', r.cleared_balance);

@@ -1,5 +1,6 @@
 import type { JournalLineFacts, Sql } from '../reconcileStore.js';
 import { SIGNED } from '../sql/reconChecks.js';
+import { storedAtoms } from '../../domain/money.js';
 import { ReconTables } from '../sql/reconTables.js';
 import type { Query } from './db.js';
 
@@ -64,7 +65,7 @@ export function pgRecon(q: Query, entityId: string): ReconTables {
       return rows.map((r) => ({
         ...r,
         entry_seq: Number(r.entry_seq),
-        amount_atoms: Number(r.amount_atoms),
+        amount_atoms: storedAtoms(r.amount_atoms),
       }));
     },
     strayMarks: async () => {

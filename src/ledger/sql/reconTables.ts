@@ -1,4 +1,5 @@
 import type { CheckedLine } from '../../domain/reconcile.js';
+import { storedAtoms } from '../../domain/money.js';
 import { reconDamage } from './reconChecks.js';
 import type {
   Column,
@@ -53,18 +54,18 @@ const markOf = (r: LineMark): LineMark => ({
   entry_seq: num(r.entry_seq),
   line_no: num(r.line_no),
   account_key: num(r.account_key),
-  net_atoms: num(r.net_atoms),
+  net_atoms: storedAtoms(r.net_atoms),
 });
 const lineOf = (r: StatementLineRow): StatementLineRow => ({
   ...r,
   account_key: num(r.account_key),
   ordinal: num(r.ordinal),
-  amount_atoms: num(r.amount_atoms),
+  amount_atoms: storedAtoms(r.amount_atoms),
 });
 const recOf = (r: ReconciliationRow): ReconciliationRow => ({
   ...r,
   account_key: num(r.account_key),
-  statement_balance_atoms: num(r.statement_balance_atoms),
+  statement_balance_atoms: storedAtoms(r.statement_balance_atoms),
   line_count: num(r.line_count),
 });
 
@@ -184,7 +185,7 @@ export class ReconTables implements ReconWrites {
        WHERE entity_id = ? AND account_key = ?`,
       [this.entity, key],
     );
-    return r ? { date: r.date, balance_atoms: num(r.balance_atoms) } : null;
+    return r ? { date: r.date, balance_atoms: storedAtoms(r.balance_atoms) } : null;
   }
 
   async reconciledSums(): Promise<(ReconciliationRow & { reconciled: bigint })[]> {

@@ -1,4 +1,5 @@
 import type { DumpCounts, DumpRecord, ReconRecord } from '../../domain/dump.js';
+import { storedAtoms } from '../../domain/money.js';
 import type { Column, Sql } from '../reconcileStore.js';
 import { LINE_INSERT, MARK_INSERT } from './reconTables.js';
 
@@ -38,7 +39,7 @@ export async function* reconRecords(
       id: r.id as string,
       account_id: account(r.account_key),
       statement_date: r.statement_date as string,
-      statement_balance_atoms: Number(r.statement_balance_atoms),
+      statement_balance_atoms: storedAtoms(r.statement_balance_atoms),
       line_count: Number(r.line_count),
       finished_at: r.finished_at as string,
     };
@@ -52,7 +53,7 @@ export async function* reconRecords(
       type: 'statement_closing',
       account_id: account(c.account_key),
       date: c.closing_date as string,
-      balance_atoms: Number(c.balance_atoms),
+      balance_atoms: storedAtoms(c.balance_atoms),
     };
   yield* statementLines(sql, entity, account, counts);
   yield* clearedLines(sql, entity, account, names, counts);
@@ -79,7 +80,7 @@ async function* statementLines(
         account_id: account(l.account_key),
         ordinal: Number(l.ordinal),
         date: l.line_date as string,
-        amount_atoms: Number(l.amount_atoms),
+        amount_atoms: storedAtoms(l.amount_atoms),
         description: l.description as string | null,
         reference: l.reference as string | null,
         bank_id: l.bank_id as string | null,
@@ -118,7 +119,7 @@ async function* clearedLines(
         line_no: Number(m.line_no),
         account_id: account(m.account_key),
         entry_date: m.entry_date as string,
-        net_atoms: Number(m.net_atoms),
+        net_atoms: storedAtoms(m.net_atoms),
         cleared_date: m.cleared_date as string,
         statement_line_id: m.statement_line_id as string | null,
         reconciliation_id: m.reconciliation_id as string | null,
