@@ -3,7 +3,8 @@ import { bool, command, list, str } from '../cli/command.js';
 import type { Context } from '../cli/context.js';
 import { dateFlag, keyFlag } from '../cli/flags.js';
 import type { GlAccount } from '../domain/accounts.js';
-import { localDate } from '../domain/dates.js';
+import { firstOfNextMonth, isIsoDate, localDate } from '../domain/dates.js';
+import { isObj } from '../domain/rules.js';
 import { entryInvalid, errors, type Problem } from '../domain/errors.js';
 import { accountFinder, readAmount } from '../domain/input.js';
 import { MAX_BODY_BYTES, parseJsonBody } from '../domain/json.js';
@@ -23,6 +24,8 @@ export interface JePostOptions {
   idempotencyKey: string | undefined;
   file: string | undefined;
   dryRun: boolean;
+  /** The automatic reversal's date, when the entry is an accrual that reverses itself. */
+  reverseOn: string | 'next-month' | undefined;
 }
 
 export default command<JePostOptions>({
@@ -55,15 +58,26 @@ export default command<JePostOptions>({
       description:
         "the POST /v1/journal-entries body as JSON ('-' for standard input); see docs/api.md",
     },
+    {
+      flags: '--auto-reverse',
+      description: 'post the reversal with the entry, on the first day of the next month',
+    },
+    {
+      flags: '--reverse-on <YYYY-MM-DD>',
+      description: "the reversal's date instead (implies --auto-reverse)",
+    },
     { flags: '--dry-run', description: 'validate and show what would post; post nothing' },
   ],
   help: `Amounts are decimals in the currency (1250, 1250.00, 1,250.00), always positive: the flag says the
 side. @TYPE:ID names the counterparty (@customer:C001 on a receivable line). With no lines and a
-terminal, the entry is built interactively.`,
+terminal, the entry is built interactively. An accrual posted with --auto-reverse posts with its
+reversal, in one transaction, linked as \`books je reverse\` links them; the reversal's date must be
+after the entry's and outside a closed period.`,
   examples: [
     'books je post --date 2025-01-31 --memo "January rent" --debit 6100=2,500.00 --credit 1010=2500',
     'books je post --date 2025-02-03 --debit ar=1200@customer:C001 --credit sales=1200 --je-number JE-1001',
     'books je post --date 2025-02-05 --debit office=80 --credit checking=80 --dry-run',
+    'books je post --date 2025-01-31 --memo "Accrued utilities" --debit 6300=410 --credit 2100=410 --auto-reverse',
   ],
   options: (raw) => ({
     debit: list(raw, 'debit'),
@@ -77,6 +91,9 @@ terminal, the entry is built interactively.`,
     idempotencyKey: keyFlag(str(raw, 'idempotencyKey')),
     file: str(raw, 'file'),
     dryRun: bool(raw, 'dryRun'),
+    reverseOn:
+      dateFlag('--reverse-on', str(raw, 'reverseOn')) ??
+      (bool(raw, 'autoReverse') ? 'next-month' : undefined),
   }),
   run: jePost,
 });
@@ -97,10 +114,13 @@ async function jePost(ctx: Context, opts: JePostOptions): Promise<void> {
   const key = opts.idempotencyKey ?? randomUUID();
   let body: unknown;
   let accounts: GlAccount[] = [];
-  if (opts.file !== undefined) body = await bodyFromFile(ctx, opts.file);
+  if (opts.file !== undefined) body = withReversal(await bodyFromFile(ctx, opts.file), opts);
   else if (hasLines) {
     accounts = await ledger.chart.accounts();
-    body = bodyFromFlags(ctx, opts, accounts, exponent, opts.currency ?? entity.currency);
+    body = withReversal(
+      bodyFromFlags(ctx, opts, accounts, exponent, opts.currency ?? entity.currency),
+      opts,
+    );
   } else {
     const { interactiveEntry } = await import('./jeInteractive.js');
     body = await interactiveEntry(ctx, ledger, opts, exponent, key);
@@ -117,6 +137,19 @@ async function jePost(ctx: Context, opts: JePostOptions): Promise<void> {
     if (hasLines) throw namedProblems(e, flagOf(opts), accountHint(opts, accounts));
     throw e;
   }
+}
+
+/** The body with its automatic reversal's date, when asked for: by default the next month's first day. */
+function withReversal(body: unknown, opts: JePostOptions): unknown {
+  if (opts.reverseOn === undefined || !isObj(body)) return body;
+  const date = body.entry_date;
+  const on =
+    opts.reverseOn !== 'next-month'
+      ? opts.reverseOn
+      : isIsoDate(date)
+        ? firstOfNextMonth(date)
+        : undefined;
+  return on === undefined ? body : { ...body, auto_reverse_on: on };
 }
 
 function bodyFromFlags(
@@ -204,7 +237,7 @@ export function linesFromFlags(
   return lines as Record<string, unknown>[];
 }
 
-async function bodyFromFile(ctx: Context, path: string): Promise<unknown> {
+export async function bodyFromFile(ctx: Context, path: string): Promise<unknown> {
   const parsed = parseJsonBody(await readText(ctx, path, MAX_BODY_BYTES));
   const name = path === '-' ? 'standard input' : path;
   if (!parsed.ok)
@@ -218,6 +251,7 @@ const FIELD_FLAGS: Record<string, string> = {
   entry_date: '--date',
   currency: '--currency',
   je_number: '--je-number',
+  auto_reverse_on: '--reverse-on',
   memo: '--memo',
   manual_entry_reason: '--reason',
   is_adjusting: '--adjusting',

@@ -1,4 +1,5 @@
-import { bool, str, type FlagSpec, type Raw } from '../cli/command.js';
+import { bool, list, str, type FlagSpec, type Raw } from '../cli/command.js';
+import { COMPARE_KINDS, type CompareKind } from '../domain/compare.js';
 import type { Context } from '../cli/context.js';
 import { dateFlag, wholeFlag } from '../cli/flags.js';
 import { openOutput, writeTo } from '../cli/output.js';
@@ -25,6 +26,7 @@ const FLAG: Record<string, string> = {
   period_type: '--period',
   as_of: '--as-of',
   counterparty: '--counterparty',
+  compare: '--compare',
 };
 
 /** Problems of a query, named by the flags that gave them, as a usage error (exit 2). */
@@ -34,8 +36,18 @@ export function refuseFlags(problems: { path: string; reason: string; message: s
 }
 
 /** A report window from flags, checked as the API checks its parameters; a problem names the flag (exit 2). */
-export function windowFromFlags(start: string, end: string, period: PeriodType): ReportQuery {
-  const checked = checkReportQuery({ start_date: start, end_date: end, period_type: period });
+export function windowFromFlags(
+  start: string,
+  end: string,
+  period: PeriodType,
+  compare: CompareKind[] = [],
+): ReportQuery {
+  const checked = checkReportQuery({
+    start_date: start,
+    end_date: end,
+    period_type: period,
+    compare,
+  });
   if ('problems' in checked) refuseFlags(checked.problems);
   return checked.query;
 }
@@ -66,6 +78,13 @@ export const STATEMENT_FLAGS: readonly FlagSpec[] = [
     flags: '--depth <n>',
     description: 'deepest level shown: 1 the first level under a section, ...',
   },
+  {
+    flags: '--compare <with>',
+    description:
+      'follow each period with previous-period, previous-year or budget, its change and % (repeatable)',
+    choices: COMPARE_KINDS,
+    repeat: true,
+  },
   OUTPUT_FLAG,
   ATOMS_FLAG,
 ];
@@ -77,6 +96,7 @@ export interface StatementFlags {
   depth: number | undefined;
   output: string | undefined;
   atoms: boolean;
+  compare: CompareKind[];
 }
 
 export function statementOptions(raw: Raw): StatementFlags {
@@ -87,6 +107,7 @@ export function statementOptions(raw: Raw): StatementFlags {
     depth: wholeFlag('--depth', str(raw, 'depth'), 0),
     output: str(raw, 'output'),
     atoms: bool(raw, 'atoms'),
+    compare: list(raw, 'compare') as CompareKind[],
   };
 }
 
@@ -107,7 +128,7 @@ export async function runStatement<R extends { reporting_currency: string }>(
   const entity = await ledger.entity.get();
   const end = opts.end ?? localDate(ctx.now());
   const start = opts.start ?? fiscalYearStart(end, entity.fiscal_year_start_month);
-  const result = await report.read(ledger, windowFromFlags(start, end, opts.period));
+  const result = await report.read(ledger, windowFromFlags(start, end, opts.period, opts.compare));
   const exponent = exponentOf(result.reporting_currency);
   const depth = opts.depth === undefined ? {} : { depth: opts.depth };
   await writeReport(ctx, opts.output, (style) => {

@@ -1,4 +1,6 @@
 import { ACCOUNT_TYPES } from './accounts.js';
+import type { BudgetCells } from './budget.js';
+import type { Comparison } from './compare.js';
 import { dayBefore } from './dates.js';
 import { fiscalYearStart, type Period } from './periods.js';
 import {
@@ -44,6 +46,8 @@ export interface BalanceSheet {
   periods: Period[];
   sections: BalanceSheetSection[];
   reporting_currency: string;
+  /** With `compare`: which column is compared with which (close.md). */
+  comparisons?: Comparison[];
 }
 
 /** What the balance sheet is built from: the chart and each account's cumulative totals at the cuts. */
@@ -55,6 +59,8 @@ export interface StatementInput {
   /** The dates of cutDates(periods, fiscalYearStartMonth). */
   cuts: string[];
   totals: Map<number, Cumulative>;
+  /** Budget cells for the columns that are a budget's (`--compare budget`). */
+  budget?: BudgetCells;
 }
 
 /**
@@ -104,15 +110,23 @@ export function buildBalanceSheet(input: StatementInput): BalanceSheet {
   const { ends, befores } = columnCuts(input);
   const ids = periods.map((p) => p.id);
   const children = childrenByParent(input.accounts);
-  const keep = (r: Row) => r.cells[width - 1] !== null;
+  // Cumulative cells: an account with a balance in any column has one at the window's end (compared
+  // columns and budgets aside, which may hold the only cells an account has).
+  const keep = (r: Row) => r.cells.some((c) => c !== null);
 
   const sections = SECTIONS.map(({ section, label, sign }) => {
     const own = (a: ReportAccount) => {
       const t = totals.get(a.key);
-      if (!t) return { cells: nulls(width), counts: zeros(width) };
+      const budget = input.budget;
+      if (!t && !budget) return { cells: nulls(width), counts: zeros(width) };
       return {
-        cells: ends.map((e) => (t.count[e]! > 0 ? sign * t.net[e]! : null)),
-        counts: periods.map((_, c) => t.count[ends[c]!]! - t.count[befores[c]!]!),
+        cells: ends.map((e, c) => {
+          if (budget?.isBudget(c)) return budget.cell(a, c);
+          return t && t.count[e]! > 0 ? sign * t.net[e]! : null;
+        }),
+        counts: periods.map((_, c) =>
+          t && !budget?.isBudget(c) ? t.count[ends[c]!]! - t.count[befores[c]!]! : 0,
+        ),
       };
     };
     const rows = typeGroups(children, typesOf(section), width, own, keep);
@@ -137,10 +151,14 @@ function profitAndLoss(input: StatementInput): Row[] {
   const { ends, befores, fyBefores } = columnCuts(input);
   const re = { cells: nulls(width), counts: zeros(width) };
   const ni = { cells: nulls(width), counts: zeros(width) };
+  const budget = input.budget;
+  for (let c = 0; c < width; c++)
+    if (budget?.isBudget(c)) ni.cells[c] = budget.netIncome(input.accounts, c);
   for (const a of input.accounts) {
     const t = input.totals.get(a.key);
     if (!t || ACCOUNT_TYPES[a.account_type].section !== 'profit_and_loss') continue;
     for (let c = 0; c < width; c++) {
+      if (budget?.isBudget(c)) continue;
       const [e, b, f] = [ends[c]!, befores[c]!, fyBefores[c]!];
       if (t.count[f]! > 0) re.cells[c] = (re.cells[c] ?? 0n) - t.net[f]!;
       if (t.count[e]! - t.count[f]! > 0)

@@ -94,3 +94,10 @@ export function dayAfter(date: string): string {
   const [ny, nm] = addMonths(y, m, 1);
   return isoDate(ny, nm, 1);
 }
+
+/** The first day of the month after a date's. */
+export function firstOfNextMonth(date: string): string {
+  const [y, m] = parts(date);
+  const [ny, nm] = addMonths(y, m, 1);
+  return isoDate(ny, nm, 1);
+}

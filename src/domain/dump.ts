@@ -4,6 +4,8 @@ import { BooksError } from './errors.js';
 import { isPermission, type Permission } from './keys.js';
 import type { JeSeq } from './jeNumber.js';
 import type { Reconciliation } from './reconcile.js';
+import { isPeriodId } from './budget.js';
+import { checkTemplate, type RecurringTemplate } from './recurring.js';
 
 /**
  * One entity's whole ledger as a stream of records, in the same words on every store: what
@@ -69,7 +71,13 @@ export type DumpRecord =
       revoked_at: string | null;
     }
   | ReconRecord
+  | PlanRecord
   | { type: 'end'; counts: DumpCounts };
+
+/** The close's plans (close.md): budget cells, and recurring entries' templates. */
+export type PlanRecord =
+  | { type: 'budget'; account_id: string; period: string; amount_atoms: number }
+  | ({ type: 'recurring_template' } & RecurringTemplate);
 
 /**
  * Reconciliation's records (reconcile.md): finished reconciliations, an account's last closing
@@ -146,6 +154,9 @@ export interface DumpCounts {
   reconciliations?: number;
   statement_lines?: number;
   cleared_lines?: number;
+  /** The close's plans (absent from a dump written before them: none). */
+  budgets?: number;
+  recurring_templates?: number;
 }
 
 /** The counts of a dump before its first record. */
@@ -159,6 +170,8 @@ export const noCounts = (): DumpCounts => ({
   reconciliations: 0,
   statement_lines: 0,
   cleared_lines: 0,
+  budgets: 0,
+  recurring_templates: 0,
 });
 
 export const DUMP_ORDER = [
@@ -174,6 +187,8 @@ export const DUMP_ORDER = [
   'statement_closing',
   'statement_line',
   'cleared_line',
+  'budget',
+  'recurring_template',
   'end',
 ] as const;
 
@@ -274,6 +289,16 @@ export class DumpReader {
           ok(said === v, `the dump says ${k} ${said}, and holds ${v}`);
         }
         this.ended = true;
+        break;
+      case 'budget':
+        ok(this.accounts.has(r.account_id), `names account ${r.account_id}, not in the dump`);
+        ok(isPeriodId(r.period), `a budget's period ${String(r.period)} is not a report period`);
+        ok(Number.isSafeInteger(r.amount_atoms), 'an amount is not whole atoms');
+        this.counts.budgets!++;
+        break;
+      case 'recurring_template':
+        ok('template' in checkTemplate(r) && text(r.created_at), 'a recurring entry is malformed');
+        this.counts.recurring_templates!++;
         break;
       default:
         this.recon(r, ok);

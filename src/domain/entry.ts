@@ -117,6 +117,8 @@ export interface ValidEntry {
   je_seq: JeSeq | null;
   memo: string | null;
   manual_entry_reason: string | null;
+  /** The date its automatic reversal posts on, in the same transaction; null for none. */
+  auto_reverse_on: string | null;
   lines: ValidLine[];
   total_atoms: number;
 }

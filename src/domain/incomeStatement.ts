@@ -1,4 +1,5 @@
 import type { AccountType } from './accounts.js';
+import type { Comparison } from './compare.js';
 import { columnCuts, type StatementInput } from './balanceSheet.js';
 import type { Period } from './periods.js';
 import {
@@ -48,6 +49,8 @@ export interface IncomeStatement {
   reporting_currency: string;
   sections: IncomeStatementSection[];
   summary: IncomeStatementSummary[];
+  /** With `compare`: which column is compared with which (close.md). */
+  comparisons?: Comparison[];
 }
 
 /** The sections in their order: income credit-positive, costs and expenses debit-positive. */
@@ -75,11 +78,15 @@ export function buildIncomeStatement(input: StatementInput): IncomeStatement {
   const sections = INCOME_SECTIONS.map(({ type, label, sign }) => {
     const own = (a: ReportAccount) => {
       const t = totals.get(a.key);
-      if (!t) return { cells: nulls(width), counts: zeros(width) };
-      const counts = periods.map((_, c) => t.count[ends[c]!]! - t.count[befores[c]!]!);
-      const cells = periods.map((_, c) =>
-        counts[c]! > 0 ? sign * (t.net[ends[c]!]! - t.net[befores[c]!]!) : null,
+      const budget = input.budget;
+      if (!t && !budget) return { cells: nulls(width), counts: zeros(width) };
+      const counts = periods.map((_, c) =>
+        t && !budget?.isBudget(c) ? t.count[ends[c]!]! - t.count[befores[c]!]! : 0,
       );
+      const cells = periods.map((_, c) => {
+        if (budget?.isBudget(c)) return budget.cell(a, c);
+        return t && counts[c]! > 0 ? sign * (t.net[ends[c]!]! - t.net[befores[c]!]!) : null;
+      });
       return { cells, counts };
     };
     // One account type to a section: the section is the type group.

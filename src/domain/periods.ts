@@ -1,3 +1,4 @@
+import { COMPARE_KINDS, type CompareKind } from './compare.js';
 import { addMonths, endOfMonth, isIsoDate as isIsoDateLike, isoDate, parts } from './dates.js';
 
 export type PeriodType = 'monthly' | 'quarterly' | 'yearly';
@@ -96,6 +97,8 @@ export interface ReportQuery {
   start_date: string;
   end_date: string;
   period_type: PeriodType;
+  /** Columns to compare each period with (close.md): none when absent. */
+  compare?: CompareKind[];
 }
 
 /**
@@ -107,6 +110,7 @@ export function checkReportQuery(raw: {
   start_date?: unknown;
   end_date?: unknown;
   period_type?: unknown;
+  compare?: unknown;
 }): { query: ReportQuery } | { problems: { path: string; reason: string; message: string }[] } {
   const problems: { path: string; reason: string; message: string }[] = [];
   for (const k of ['start_date', 'end_date'] as const) {
@@ -131,6 +135,7 @@ export function checkReportQuery(raw: {
       reason: 'invalid_period_type',
       message: `period_type '${String(type)}' is not one of ${PERIOD_TYPES.join(', ')}`,
     });
+  const compare = compareOf(raw.compare, problems);
   if (!problems.length && (raw.end_date as string) < (raw.start_date as string)) {
     problems.push({
       path: 'end_date',
@@ -144,6 +149,28 @@ export function checkReportQuery(raw: {
       start_date: raw.start_date as string,
       end_date: raw.end_date as string,
       period_type: type as PeriodType,
+      ...(compare.length ? { compare } : {}),
     },
   };
+}
+
+/** The comparisons asked for: a list, or one comma-separated text (the API's query); each once. */
+function compareOf(
+  raw: unknown,
+  problems: { path: string; reason: string; message: string }[],
+): CompareKind[] {
+  if (raw === undefined || raw === '') return [];
+  const given = Array.isArray(raw) ? raw : typeof raw === 'string' ? raw.split(',') : [raw];
+  const out: CompareKind[] = [];
+  for (const g of given) {
+    const k = typeof g === 'string' ? g.trim() : g;
+    if (!COMPARE_KINDS.includes(k as CompareKind))
+      problems.push({
+        path: 'compare',
+        reason: 'invalid_compare',
+        message: `compare '${String(k)}' is not one of ${COMPARE_KINDS.join(', ')}`,
+      });
+    else if (!out.includes(k as CompareKind)) out.push(k as CompareKind);
+  }
+  return out;
 }

@@ -1,5 +1,5 @@
 import type { Entity } from './accounts.js';
-import type { AccountRef, CounterpartyRef, ValidationContext } from './entry.js';
+import type { AccountRef, CounterpartyRef, ValidationContext, ValidEntry } from './entry.js';
 import { entryInvalid, errors } from './errors.js';
 import { IDEMPOTENCY_WINDOW_MS } from './idempotency.js';
 import { normaliseJeNumber } from './jeNumber.js';
@@ -148,6 +148,28 @@ export function reversalBody(
             counterparty_external_id: l.counterparty_external_id,
           }
         : {}),
+    })),
+  };
+}
+
+/**
+ * The automatic reversal of an entry that asks for one (`auto_reverse_on`): its lines on the other
+ * side, on that date, named as `books je reverse` names a reversal. Built from the checked entry, so
+ * it needs no check of its own: its accounts and counterparties are the entry's, its date was
+ * checked with the entry (after it, after the lock date).
+ */
+export function autoReversalOf(entry: ValidEntry, jeNumber: string): ValidEntry {
+  return {
+    ...entry,
+    entry_date: entry.auto_reverse_on!,
+    je_number: null,
+    je_seq: null,
+    memo: `Reversal of ${jeNumber}`,
+    manual_entry_reason: null,
+    auto_reverse_on: null,
+    lines: entry.lines.map((l) => ({
+      ...l,
+      line_type: l.line_type === 'debit' ? 'credit' : 'debit',
     })),
   };
 }

@@ -25,6 +25,8 @@ export interface EntryCheck {
   jeSeq: JeSeq | null;
   memo: string | null;
   reason: string | null;
+  /** The date of the entry's automatic reversal, when it asks for one. */
+  autoReverseOn: string | null;
   lines: ValidLine[];
   /** Sums while they stay exact (below 2^53); the balance rule sums again as bigint past that. */
   debits: number;
@@ -58,6 +60,7 @@ const ENTRY_FIELDS = new Set([
   'je_number',
   'manual_entry_reason',
   'memo',
+  'auto_reverse_on',
 ]);
 const LINE_FIELDS = new Set([
   'gl_account_id',
@@ -102,6 +105,39 @@ export const dateRule: EntryRule = (c) => {
     const message = `${d} is in a closed period: the books are closed through ${lock}`;
     add(c, 'entry_date', 'period_closed', message);
   } else c.entryDate = d;
+};
+
+/**
+ * An accrual that reverses itself (close.md): its reversal's date, after the entry's own (and so,
+ * like it, after the lock date). Checked after the entry's date.
+ */
+export const autoReverseRule: EntryRule = (c) => {
+  const v = c.body.auto_reverse_on;
+  if (v === undefined || v === null) return;
+  if (!isIsoDate(v))
+    return add(
+      c,
+      'auto_reverse_on',
+      'invalid_date',
+      `'${String(v)}' is not a date: write YYYY-MM-DD`,
+    );
+  const lock = c.ctx.entity.lock_date;
+  if (lock && v <= lock)
+    return add(
+      c,
+      'auto_reverse_on',
+      'period_closed',
+      `the reversal's date ${v} is in a closed period: the books are closed through ${lock}`,
+    );
+  const d = c.body.entry_date;
+  if (isIsoDate(d) && v <= d)
+    return add(
+      c,
+      'auto_reverse_on',
+      'reversal_not_after_entry',
+      `the reversal's date ${v} is not after the entry's date ${d}`,
+    );
+  c.autoReverseOn = v;
 };
 
 export const adjustingRule: EntryRule = (c) => {
@@ -335,6 +371,7 @@ export const ENTRY_RULES: readonly EntryRule[] = [
   knownFields,
   currencyRule,
   dateRule,
+  autoReverseRule,
   adjustingRule,
   jeNumberRule,
   textRules,

@@ -31,6 +31,7 @@ export function validateEntry(
     jeSeq: null,
     memo: null,
     reason: null,
+    autoReverseOn: null,
     lines: [],
     debits: 0,
     credits: 0,
@@ -46,6 +47,7 @@ export function validateEntry(
     je_seq: c.jeSeq,
     memo: c.memo,
     manual_entry_reason: c.reason,
+    auto_reverse_on: c.autoReverseOn,
     lines: c.lines,
     total_atoms: c.debits,
   };

@@ -20,6 +20,7 @@ export const ENTRY_COLUMNS = [
   'counterparty_external_id',
   'is_adjusting',
   'manual_entry_reason',
+  'auto_reverse_on',
 ] as const;
 
 /** Columns whose value belongs to the entry, not the line: they must agree across a group's rows. */
@@ -30,6 +31,7 @@ export const ENTRY_LEVEL = [
   'memo',
   'is_adjusting',
   'manual_entry_reason',
+  'auto_reverse_on',
 ] as const;
 
 export type AmountForm = 'line_type+amount' | 'line_type+amount_atoms' | 'debit/credit';

@@ -177,7 +177,7 @@ export class EntryWriter implements EntrySink {
       entry.currency,
       entry.memo,
       meta.source,
-      'posted',
+      meta.status ?? 'posted',
       entry.is_adjusting ? 1 : 0,
       entry.manual_entry_reason,
       entry.total_atoms,

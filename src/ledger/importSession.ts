@@ -1,7 +1,7 @@
 import type { ValidEntry } from '../domain/entry.js';
 import { errors } from '../domain/errors.js';
 import { JeNumbering } from '../domain/jeNumber.js';
-import { contextOf, importGates, wantsOf } from '../domain/posting.js';
+import { autoReversalOf, contextOf, importGates, wantsOf } from '../domain/posting.js';
 import { rebuildRunning, type Processes } from '../domain/rebuild.js';
 import { BatchCheck } from './batchCheck.js';
 import { hintsFor } from './journal.js';
@@ -103,7 +103,16 @@ export class ImportSession implements ImportBatch {
     const numbering = this.numbering!;
     if (entry.je_seq !== null && entry.je_number !== null && numbering.used(entry.je_seq))
       this.sink!.renumber(entry.je_number, numbering.assign(null, null, true));
-    this.sink!.write(entry, numbering.assign(entry.je_number, entry.je_seq, true), meta);
+    const numbered = numbering.assign(entry.je_number, entry.je_seq, true);
+    if (!entry.auto_reverse_on) {
+      this.sink!.write(entry, numbered, meta);
+      return;
+    }
+    // An accrual and its reversal, written one after the other in the batch, linked.
+    const posted = this.sink!.write(entry, numbered, { ...meta, status: 'reversed' });
+    const mirror = autoReversalOf(entry, posted.je_number);
+    const revMeta = { source: meta.source, fingerprint: null, originalSeq: posted.seq };
+    this.sink!.write(mirror, numbering.assign(null, null, true), revMeta);
   }
 
   /** Takes the write lock for the entries waiting, or gives it back once the batch has failed. */

@@ -7,7 +7,7 @@ import {
 import { entryInvalid, errors } from '../domain/errors.js';
 import { idempotencyKeyProblem, requestHash } from '../domain/idempotency.js';
 import { JeNumbering } from '../domain/jeNumber.js';
-import { contextOf, reversalBody, wantsOf, writeGates } from '../domain/posting.js';
+import { autoReversalOf, contextOf, reversalBody, wantsOf, writeGates } from '../domain/posting.js';
 import { rebuildRunning, type Processes } from '../domain/rebuild.js';
 import { validateEntry } from '../domain/validation.js';
 import { ImportSession } from './importSession.js';
@@ -57,7 +57,20 @@ export class JournalFromStore implements JournalOps {
     // An earlier import posted this entry of the file (its key may have expired, or be another's).
     if (facts.fingerprinted) throw errors.idempotencyKeyUsed(facts.fingerprinted, true);
     const entry = await this.validated(tx, facts, body);
-    return this.written(tx, facts, entry, { source, fingerprint, originalSeq: null }, null, key);
+    const meta = { source, fingerprint, originalSeq: null };
+    const numbering = numberingOf(facts);
+    if (!entry.auto_reverse_on)
+      return (await this.written(tx, numbering, entry, meta, null, key)).entry;
+    // An accrual and its reversal: written together, in this transaction, linked as a reversal is
+    // (the reversal numbered next; the key names the accrual).
+    const reversed = { ...meta, status: 'reversed' as const };
+    const posted = await this.written(tx, numbering, entry, reversed, null, key);
+    const mirror = autoReversalOf(entry, posted.entry.je_number);
+    const original = { id: posted.entry.id, date: posted.entry.entry_date };
+    const revMeta = { source, fingerprint: null, originalSeq: posted.seq };
+    const reversal = await this.written(tx, numbering, mirror, revMeta, original, null);
+    if (posted.seq === null) return posted.entry;
+    return { ...posted.entry, reversed_by_journal_entry_ids: [reversal.entry.id] };
   }
 
   async reverse(idOrNumber: string, options: ReverseOptions): Promise<JournalEntry> {
@@ -80,7 +93,7 @@ export class JournalFromStore implements JournalOps {
       const entry = await this.validated(tx, facts, body);
       const link = { id: original.id, date: original.entry_date };
       const meta = { source: 'manual_api', fingerprint: null, originalSeq: original.seq };
-      return this.written(tx, facts, entry, meta, link, key);
+      return (await this.written(tx, numberingOf(facts), entry, meta, link, key)).entry;
     };
     return options.dryRun ? this.store.read(reverse) : this.store.write(reverse);
   }
@@ -114,13 +127,12 @@ export class JournalFromStore implements JournalOps {
    */
   private async written(
     tx: ReadTx | WriteTx,
-    facts: WriteFacts,
+    numbering: JeNumbering,
     entry: ValidEntry,
     meta: EntryMeta,
     original: { id: string; date: string } | null,
-    key: { key: string; hash: string },
-  ): Promise<JournalEntry> {
-    const numbering = new JeNumbering(facts.numbering.last, facts.numbering.nextTaken);
+    key: { key: string; hash: string } | null,
+  ): Promise<{ entry: JournalEntry; seq: number | null }> {
     let inserted: Inserted | null = null;
     if ('write' in tx) {
       const numbered = numbering.assign(
@@ -131,7 +143,7 @@ export class JournalFromStore implements JournalOps {
       inserted = await tx.write(entry, numbered, meta, key);
     }
     const ts = inserted?.ts ?? this.store.now().toISOString();
-    return journalEntryOf(
+    const answer = journalEntryOf(
       {
         id: inserted?.id ?? '',
         seq: inserted?.seq ?? null,
@@ -140,7 +152,7 @@ export class JournalFromStore implements JournalOps {
         currency: entry.currency,
         memo: entry.memo,
         source: meta.source,
-        status: inserted ? 'posted' : 'draft',
+        status: inserted ? (meta.status ?? 'posted') : 'draft',
         is_adjusting: entry.is_adjusting,
         manual_entry_reason: entry.manual_entry_reason,
         total_atoms: entry.total_atoms,
@@ -151,6 +163,7 @@ export class JournalFromStore implements JournalOps {
       },
       linesOfValid(entry),
     );
+    return { entry: answer, seq: inserted?.seq ?? null };
   }
 
   get(idOrNumber: string): Promise<JournalEntry> {
@@ -166,6 +179,10 @@ export class JournalFromStore implements JournalOps {
     return ImportSession.begin(store, options, () => this.store.now().getTime(), this.processes);
   }
 }
+
+/** Numbering from where a write's facts found it: an accrual's reversal is numbered after the accrual. */
+const numberingOf = (facts: WriteFacts) =>
+  new JeNumbering(facts.numbering.last, facts.numbering.nextTaken);
 
 /** The accounts each reference that names none resembles, for the messages of its refusal. */
 export async function hintsFor(

@@ -12,6 +12,10 @@ import type { GeneralLedgerQuery, TrialBalanceQuery } from '../domain/reportQuer
 import type { TrialBalance } from '../domain/trialBalance.js';
 import type { ReconLine, Reconciliation, StatementLine } from '../domain/reconcile.js';
 import type { LedgerInit } from './open.js';
+import type { AgingReport } from '../domain/aging.js';
+import type { AgingQueryArgs, BudgetOps, RecurringOps } from './planPort.js';
+
+export type { AgingQueryArgs, BudgetOps, RecurringOps, RecurringRun } from './planPort.js';
 import type { GlCursor } from './reports.js';
 
 /**
@@ -32,6 +36,8 @@ export interface Ledger {
   readonly keys: KeyOps;
   readonly maintenance: MaintenanceOps;
   readonly reconcile: ReconcileOps;
+  readonly budgets: BudgetOps;
+  readonly recurring: RecurringOps;
   close(): Promise<void>;
 }
 
@@ -204,6 +210,8 @@ export interface ReportOps {
    * server over it accepts a cursor another gave) and the entity it is scoped to.
    */
   cursorKey(): Promise<{ secret: Buffer; scope: string }>;
+  /** Aged receivables or payables: open items first-in-first-out per counterparty (close.md). */
+  aging(query: AgingQueryArgs): Promise<AgingReport>;
 }
 
 export interface KeyOps {

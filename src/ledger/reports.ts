@@ -1,6 +1,6 @@
 import { ACCOUNT_TYPES, type Entity } from '../domain/accounts.js';
 import { buildBalanceSheet, cutDates, type BalanceSheet } from '../domain/balanceSheet.js';
-import { dayBefore } from '../domain/dates.js';
+import { dayBefore, FIRST_DATE } from '../domain/dates.js';
 import { BooksError, errors, type Problem } from '../domain/errors.js';
 import {
   generalLedgerEvents,
@@ -27,7 +27,22 @@ import {
 import type { ReportAccount } from '../domain/statement.js';
 import type { Cumulative } from '../domain/totals.js';
 import { buildTrialBalance, trialBalanceCuts, type TrialBalance } from '../domain/trialBalance.js';
-import type { ReportOps } from './port.js';
+import type { AgingQueryArgs, ReportOps } from './port.js';
+import {
+  AgingBuilder,
+  AGING_ACCOUNT_TYPE,
+  checkAgingQuery,
+  type AgingReport,
+} from '../domain/aging.js';
+import { BudgetCells } from '../domain/budget.js';
+import { comparedColumns } from '../domain/compare.js';
+
+/** A budget cell as a store holds it: by the account's key. */
+export interface BudgetCellRow {
+  account_key: number;
+  period: string;
+  amount_atoms: number;
+}
 
 /** One consistent reading of what reports are built from. */
 export interface SumsSnapshot {
@@ -95,24 +110,47 @@ export type GlCursor = { key: number } | (NonNullable<GlLinesQuery['after']> & G
 
 /** The reports of a store that sums: pure domain builders over its totals. */
 export class ReportsFromSums implements ReportOps {
-  constructor(private readonly sums: Sums) {}
+  constructor(
+    private readonly sums: Sums,
+    /** The entity's budget cells, by account key (`--compare budget`). */
+    private readonly budgets: () => Promise<BudgetCellRow[]>,
+  ) {}
 
-  private async statement<T>(
+  private async statement<T extends object>(
     query: ReportQuery,
     build: typeof buildBalanceSheet | typeof buildIncomeStatement,
   ): Promise<T> {
     const q = checkedQuery(query);
-    const periodsOf = (e: Entity) =>
-      splitPeriods(q.start_date, q.end_date, q.period_type, e.fiscal_year_start_month);
-    const s = await this.sums.snapshot((e) => cutDates(periodsOf(e), e.fiscal_year_start_month));
+    const compare = q.compare ?? [];
+    const columnsOf = (e: Entity) => {
+      const fy = e.fiscal_year_start_month;
+      const periods = splitPeriods(q.start_date, q.end_date, q.period_type, fy);
+      return comparedColumns(periods, compare, q.period_type, fy);
+    };
+    // The 5-year window counts the compared periods too (close.md).
+    const entity = compare.length ? await this.sums.entity() : null;
+    if (entity) {
+      const first = columnsOf(entity).columns.reduce(
+        (d, c) => (c.start_date < d ? c.start_date : d),
+        q.start_date,
+      );
+      if (windowTooLong(first, q.end_date)) throw errors.windowTooLong(first, q.end_date);
+    }
+    const [s, budgetRows] = await Promise.all([
+      this.sums.snapshot((e) => cutDates(columnsOf(e).columns, e.fiscal_year_start_month)),
+      compare.includes('budget') ? this.budgets() : Promise.resolve([]),
+    ]);
     const fy = s.entity.fiscal_year_start_month;
+    const { columns, comparisons } = columnsOf(s.entity);
     const input = {
       accounts: s.accounts,
-      periods: periodsOf(s.entity),
+      periods: columns.map(({ budget: _, ...p }) => p),
       fiscalYearStartMonth: fy,
       currency: s.entity.currency,
+      ...(compare.includes('budget') ? { budget: new BudgetCells(budgetRows, columns, fy) } : {}),
     };
-    return build({ ...input, cuts: s.cuts, totals: s.totals }) as T;
+    const built = build({ ...input, cuts: s.cuts, totals: s.totals }) as T;
+    return compare.length ? { ...built, comparisons } : built;
   }
 
   balanceSheet(query: ReportQuery): Promise<BalanceSheet> {
@@ -122,6 +160,37 @@ export class ReportsFromSums implements ReportOps {
   async cursorKey(): Promise<{ secret: Buffer; scope: string }> {
     const [secret, entity] = await Promise.all([this.sums.secret('gl_cursor'), this.sums.entity()]);
     return { secret, scope: entity.id };
+  }
+
+  async aging(raw: AgingQueryArgs): Promise<AgingReport> {
+    const checked = checkAgingQuery(raw);
+    if ('problems' in checked) refuse(checked.problems);
+    const q = checked.query;
+    const s = await this.sums.snapshot(() => [q.as_of]);
+    let selected: ReportAccount[];
+    if (q.accounts.length) {
+      const found = glAccountsOf(s.accounts, q.accounts);
+      if (found.unknown.length)
+        refuse(
+          found.unknown.map((id) => ({
+            path: 'account',
+            reason: 'unknown_account',
+            message: `no account '${id}'`,
+          })),
+        );
+      selected = found.selected;
+    } else selected = s.accounts.filter((a) => a.account_type === AGING_ACCOUNT_TYPE[q.type]);
+    const builder = new AgingBuilder(q, selected);
+    if (selected.length) {
+      const lines = this.sums.glLines({
+        keys: selected.map((a) => a.key),
+        start_date: FIRST_DATE,
+        end_date: q.as_of,
+        counterparty: q.counterparty,
+      });
+      for await (const chunk of lines) for (const l of chunk) builder.add(l);
+    }
+    return builder.build(s.entity.currency);
   }
 
   incomeStatement(query: ReportQuery): Promise<IncomeStatement> {

@@ -4,6 +4,7 @@ import type { JeSeq, NumberedEntry } from '../domain/jeNumber.js';
 import type { UsedKey } from '../domain/posting.js';
 import type { EntryFilter } from './port.js';
 import type { ReconReads, ReconWrites } from './reconcileStore.js';
+import type { PlanReads, PlanWrites } from './sql/planTables.js';
 
 /**
  * What a store offers the store-neutral journal (ledger/journal.ts): transactions, look-ups fetched
@@ -128,19 +129,23 @@ export interface ReadTx {
   entry(idOrNumber: string): Promise<StoredEntry | undefined>;
   /** Reconciliation's statement lines, cleared lines and reconciliations. */
   recon: ReconReads;
+  /** Budgets and recurring templates. */
+  plans: PlanReads;
 }
 
 export interface WriteTx extends ReadTx {
   recon: ReconWrites;
+  plans: PlanWrites;
   /**
    * Writes one checked, numbered entry, the monthly totals it adds, and the idempotency key it was
-   * posted under (a reversal also marks its original reversed).
+   * posted under, if any (a reversal also marks its original reversed; an automatic reversal posts
+   * under its entry's key).
    */
   write(
     entry: ValidEntry,
     numbered: NumberedEntry,
     meta: EntryMeta,
-    key: { key: string; hash: string },
+    key: { key: string; hash: string } | null,
   ): Promise<Inserted>;
 }
 
@@ -149,6 +154,8 @@ export interface EntryMeta {
   source: string;
   fingerprint: string | null;
   originalSeq: number | null;
+  /** `reversed` for an entry written with its automatic reversal; `posted` otherwise. */
+  status?: 'posted' | 'reversed';
 }
 
 /** What a store wrote of an entry: enough to answer without reading it back. */

@@ -8,7 +8,8 @@ export type Amount = number | bigint | null | undefined;
 export interface StatementLine {
   label: string;
   depth: number;
-  cells: Amount[];
+  /** Amounts, or text already set (a percentage). */
+  cells: (Amount | string)[];
   /** heading: a section's name; total: a total line; grand: the statement's last lines. */
   kind: 'heading' | 'line' | 'total' | 'grand';
 }
@@ -68,8 +69,9 @@ export function periodColumns(
  * An amount as accountants print it: thousands separators, negatives in parentheses, and a space
  * after a positive where a negative has its closing parenthesis, so that digits line up.
  */
-function printed(a: Amount, exponent: number): string {
+function printed(a: Amount | string, exponent: number): string {
   if (a === null || a === undefined) return '';
+  if (typeof a === 'string') return `${a} `;
   const text = formatAmount(a, exponent);
   return text.endsWith(')') ? text : `${text} `;
 }

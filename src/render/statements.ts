@@ -3,6 +3,7 @@ import type { IncomeStatement } from '../domain/incomeStatement.js';
 import { atomsToDecimal } from '../domain/money.js';
 import { periodBounds, type Period, type PeriodType } from '../domain/periods.js';
 import { csvField, spreadsheetText } from './csv.js';
+import { comparedCells, comparedHeadings, type Comparison } from '../domain/compare.js';
 import {
   periodColumns,
   printedDate,
@@ -35,6 +36,7 @@ interface Statement {
   keepEmpty: boolean;
   /** A Total column when there is more than one period (the income statement's activity). */
   total: boolean;
+  comparisons?: Comparison[] | undefined;
 }
 
 export interface StatementOptions extends PrintOptions {
@@ -58,10 +60,10 @@ const sumOf = (cells: Amount[]): Amount =>
  * repeat its one child), the section's total, and the computed lines. A cell is blank exactly where
  * the report's JSON is null (nothing posted), totals included.
  */
-function statementLines(st: Statement, ids: string[], maxDepth: number): StatementLine[] {
+function statementLines(st: Statement, cols: ColumnSpec[], maxDepth: number): StatementLine[] {
   const out: StatementLine[] = [];
-  const row = (cells: Cells) => ids.map((id) => cells[id] ?? null) as Amount[];
-  const blank = ids.map(() => null);
+  const row = (cells: Cells) => cols.map((c) => c.value(cells));
+  const blank = cols.map(() => null);
   const walk = (n: TreeNode, depth: number, shown: number) => {
     if (n.children.length === 0 || depth >= maxDepth) {
       out.push({ label: label(n), depth: shown, cells: row(st.amounts(n)), kind: 'line' });
@@ -97,26 +99,87 @@ function statementLines(st: Statement, ids: string[], maxDepth: number): Stateme
   return out;
 }
 
-function columnsOf(st: Statement, opts: StatementOptions): StatementColumn[] {
-  const full = (p: Period) => periodBounds(p.start_date, opts.period, opts.fiscalYearStartMonth);
-  const columns = periodColumns(st.periods, full);
-  return st.total && st.periods.length > 1
-    ? [...columns, { label: 'Total', clipped: null }]
-    : columns;
+/**
+ * A column of a printed or CSV statement: a period's cells, or what a comparison computes from two
+ * (close.md: each period, then what it is compared with, its change and percentage).
+ */
+interface ColumnSpec {
+  head: StatementColumn;
+  csv: string;
+  value: (cells: Cells) => Amount | string;
+}
+
+const cellOf = (cells: Cells, id: string): Amount => cells[id] ?? null;
+const big = (a: Amount): bigint | null => (a === null || a === undefined ? null : BigInt(a));
+
+/** The statement's columns: its periods (and Total), each followed by its comparisons. */
+function columnSpecs(st: Statement, opts: { period?: PeriodType; fiscalYearStartMonth?: number }) {
+  const full = (p: Period) =>
+    opts.period ? periodBounds(p.start_date, opts.period, opts.fiscalYearStartMonth) : null;
+  const head = (p: Period, label = p.label): StatementColumn =>
+    periodColumns([{ ...p, label }], () => full(p) ?? { start: p.start_date, end: p.end_date })[0]!;
+  const byId = new Map(st.periods.map((p) => [p.id, p]));
+  const comparisons = st.comparisons ?? [];
+  const bases = basePeriods(st);
+  const out: ColumnSpec[] = [];
+  for (const p of bases) {
+    out.push({ head: head(p), csv: p.id, value: (cells) => cellOf(cells, p.id) });
+    for (const c of comparisons.filter((x) => x.period === p.id)) {
+      const against = byId.get(c.against)!;
+      const [changeLabel, pctLabel] = comparedHeadings(c.kind);
+      const pair = (cells: Cells) =>
+        comparedCells(big(cellOf(cells, p.id)), big(cellOf(cells, c.against)), c.kind);
+      const budget = c.kind === 'budget';
+      out.push(
+        {
+          head: head(against, budget ? 'Budget' : against.label),
+          csv: c.against,
+          value: (cells) => cellOf(cells, c.against),
+        },
+        {
+          head: { label: changeLabel, clipped: null },
+          csv: `${budget ? 'over_budget' : 'change'}:${c.against}`,
+          value: (cells) => pair(cells).change,
+        },
+        {
+          head: { label: pctLabel, clipped: null },
+          csv: `${budget ? 'pct_of_budget' : 'pct_change'}:${c.against}`,
+          value: (cells) => pair(cells).percent,
+        },
+      );
+    }
+  }
+  if (st.total && bases.length > 1)
+    out.push({
+      head: { label: 'Total', clipped: null },
+      csv: 'total',
+      value: (cells) => sumOf(bases.map((p) => cellOf(cells, p.id))),
+    });
+  return out;
 }
 
 function printed(st: Statement, title: string, dates: string, opts: StatementOptions): string {
-  const ids = st.periods.map((p) => p.id);
-  let lines = statementLines(st, ids, opts.depth ?? Infinity);
-  if (st.total && ids.length > 1)
-    lines = lines.map((l) => ({
-      ...l,
-      cells: [...l.cells, l.kind === 'heading' ? null : sumOf(l.cells)],
-    }));
-  return printStatement([opts.entity, title, dates], columnsOf(st, opts), lines, opts);
+  const cols = columnSpecs(st, opts);
+  const lines = statementLines(st, cols, opts.depth ?? Infinity);
+  return printStatement(
+    [opts.entity, title, dates],
+    cols.map((c) => c.head),
+    lines,
+    opts,
+  );
 }
 
-function window(periods: Period[]): { start: string; end: string } {
+type Compared = { periods: Period[]; comparisons?: Comparison[] | undefined };
+
+/** The report's own periods: those compared with others, or all when nothing is compared. */
+function basePeriods(st: Compared): Period[] {
+  const c = st.comparisons ?? [];
+  return c.length ? st.periods.filter((p) => c.some((x) => x.period === p.id)) : st.periods;
+}
+
+/** The report's own window: its periods, not those they are compared with. */
+function window(st: Compared): { start: string; end: string } {
+  const periods = basePeriods(st);
   return { start: periods[0]?.start_date ?? '', end: periods[periods.length - 1]?.end_date ?? '' };
 }
 
@@ -140,6 +203,7 @@ function sheetStatement(sheet: BalanceSheet): Statement {
     own: (n) => (n as unknown as { own_balances: Cells }).own_balances,
     keepEmpty: true,
     total: false,
+    comparisons: sheet.comparisons,
   };
 }
 
@@ -161,14 +225,15 @@ function incomeStatement(is: IncomeStatement): Statement {
     own: (n) => (n as unknown as { own_amounts: Cells }).own_amounts,
     keepEmpty: false,
     total: true,
+    comparisons: is.comparisons,
   };
 }
 
 /** The balance sheet as printed: entity, title and dates at the top, sections, totals, one width. */
 export function balanceSheetTable(sheet: BalanceSheet, opts: StatementOptions): string {
-  const { start, end } = window(sheet.periods);
+  const { start, end } = window(sheet);
   const dates =
-    sheet.periods.length === 1
+    basePeriods(sheet).length === 1
       ? `As of ${printedDate(end)} · ${sheet.reporting_currency}`
       : `As of the end of each period, ${printedDate(start)} – ${printedDate(end)} · ${sheet.reporting_currency}`;
   return printed(sheetStatement(sheet), 'Balance Sheet', dates, opts);
@@ -176,7 +241,7 @@ export function balanceSheetTable(sheet: BalanceSheet, opts: StatementOptions): 
 
 /** The income statement as printed: activity within each period, and a Total column. */
 export function incomeStatementTable(is: IncomeStatement, opts: StatementOptions): string {
-  const { start, end } = window(is.periods);
+  const { start, end } = window(is);
   const dates = `${printedDate(start)} – ${printedDate(end)} · ${is.reporting_currency}`;
   return printed(incomeStatement(is), 'Income Statement', dates, opts);
 }
@@ -194,17 +259,21 @@ export interface CsvOptions {
  * decimal major units or atoms, null empty.
  */
 function statementCsv(st: Statement, opts: CsvOptions): string {
-  const ids = st.periods.map((p) => p.id);
-  const withTotal = st.total && ids.length > 1;
-  const amount = (c: Amount) =>
-    c === null || c === undefined ? '' : opts.atoms ? String(c) : atomsToDecimal(c, opts.exponent);
-  const head = ['section', 'depth', 'path', 'account_number', 'name', 'account_kind', ...ids];
-  const lines = [[...head, ...(withTotal ? ['total'] : [])].map(csvField).join(',')];
+  const cols = columnSpecs(st, {});
+  const amount = (c: Amount | string) =>
+    c === null || c === undefined
+      ? ''
+      : typeof c === 'string'
+        ? c.replace(/%$/, '')
+        : opts.atoms
+          ? String(c)
+          : atomsToDecimal(c, opts.exponent);
+  const head = ['section', 'depth', 'path', 'account_number', 'name', 'account_kind'];
+  const lines = [[...head, ...cols.map((c) => c.csv)].map(csvField).join(',')];
   const row = (section: string, depth: number, path: string[], n: TreeNode, cells: Cells) => {
-    const values = ids.map((id) => cells[id] ?? null);
     const text = [section, String(depth), spreadsheetText(path.join(' > '))];
     text.push(spreadsheetText(n.account_number ?? ''), spreadsheetText(n.name), n.account_kind);
-    text.push(...values.map(amount), ...(withTotal ? [amount(sumOf(values))] : []));
+    text.push(...cols.map((c) => amount(c.value(cells))));
     lines.push(text.map(csvField).join(','));
   };
   const maxDepth = opts.depth ?? Infinity;
@@ -218,7 +287,7 @@ function statementCsv(st: Statement, opts: CsvOptions): string {
       // A parent account's own lines get a row of their own beside its children (kind `own`), so
       // that the rows below a node add up to it at every level.
       const own = st.own(n);
-      if (n.children.length && depth < maxDepth && ids.some((id) => own[id] != null)) {
+      if (n.children.length && depth < maxDepth && st.periods.some((p) => own[p.id] != null)) {
         const self = { ...n, name: `${n.name} (own)`, account_kind: 'own', children: [] };
         row(s.label, depth + 1, [...p, self.name], self, own);
       }

@@ -2,6 +2,7 @@ import { MAX_GL_LIMIT } from './generalLedgerPage.js';
 import type { Route } from './routes.js';
 import { arrayOf, bool, date, ref, SCHEMAS, str, type Schema } from './openapiSchemas.js';
 import { RECONCILE_OPERATIONS, RECONCILE_REQUESTS, RECONCILE_SCHEMAS } from './openapiReconcile.js';
+import { PLAN_OPERATIONS, PLAN_REQUESTS, PLAN_SCHEMAS } from './openapiPlans.js';
 
 /**
  * The OpenAPI 3.1 description of `books serve`, served at GET /v1/openapi.json. Paths come from the
@@ -24,6 +25,11 @@ const periodType = query(
   'period_type',
   { enum: ['monthly', 'quarterly', 'yearly'] },
   'column grouping',
+);
+const compare = query(
+  'compare',
+  str,
+  'comma-separated: previous-period, previous-year, budget (columns and a comparisons list)',
 );
 const idempotencyKey = {
   name: 'X-Idempotency-Key',
@@ -76,12 +82,12 @@ export const OPERATIONS: Record<
     schema: 'JournalEntry',
   },
   'GET /v1/reports/balance-sheet': {
-    parameters: [...window, periodType],
+    parameters: [...window, periodType, compare],
     status: 200,
     schema: 'BalanceSheet',
   },
   'GET /v1/reports/income-statement': {
-    parameters: [...window, periodType],
+    parameters: [...window, periodType, compare],
     status: 200,
     schema: 'IncomeStatement',
   },
@@ -132,6 +138,10 @@ const REQUESTS: Record<string, Schema> = {
       memo: str,
       is_adjusting: bool,
       manual_entry_reason: str,
+      auto_reverse_on: {
+        ...date,
+        description: 'post the reversal with the entry, on this date, linked (close.md)',
+      },
       lines: arrayOf({
         type: 'object',
         required: ['gl_account_id', 'line_type', 'amount_atoms'],
@@ -152,7 +162,9 @@ const REQUESTS: Record<string, Schema> = {
 
 /** What a route takes and answers, whichever table describes it. */
 export const operationOf = (method: string, path: string) =>
-  OPERATIONS[`${method} ${path}`] ?? RECONCILE_OPERATIONS[`${method} ${path}`];
+  OPERATIONS[`${method} ${path}`] ??
+  RECONCILE_OPERATIONS[`${method} ${path}`] ??
+  PLAN_OPERATIONS[`${method} ${path}`];
 
 const ERRORS = {
   400: 'bad request',
@@ -200,7 +212,14 @@ export function openApi(routes: readonly Route[]): Record<string, unknown> {
     },
     paths,
     components: {
-      schemas: { ...SCHEMAS, ...RECONCILE_SCHEMAS, ...REQUESTS, ...RECONCILE_REQUESTS },
+      schemas: {
+        ...SCHEMAS,
+        ...RECONCILE_SCHEMAS,
+        ...PLAN_SCHEMAS,
+        ...REQUESTS,
+        ...RECONCILE_REQUESTS,
+        ...PLAN_REQUESTS,
+      },
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
     },
   };

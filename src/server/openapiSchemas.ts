@@ -150,40 +150,48 @@ export const SCHEMAS: Record<string, Schema> = {
   JournalEntryLine: line,
   JournalEntry: journalEntry,
   BalanceSheetNode: node('balances', 'own_balances', 'BalanceSheetNode'),
-  BalanceSheet: obj({
-    periods: arrayOf(period),
-    reporting_currency: str,
-    sections: arrayOf(
-      obj({
-        account_type: { enum: ['assets', 'liabilities', 'equity'] },
-        label: str,
-        balances: mapOf(atomsOrNull),
-        children: arrayOf(ref('BalanceSheetNode')),
-      }),
-    ),
-  }),
+  BalanceSheet: obj(
+    {
+      periods: arrayOf(period),
+      reporting_currency: str,
+      sections: arrayOf(
+        obj({
+          account_type: { enum: ['assets', 'liabilities', 'equity'] },
+          label: str,
+          balances: mapOf(atomsOrNull),
+          children: arrayOf(ref('BalanceSheetNode')),
+        }),
+      ),
+      comparisons: arrayOf(ref('Comparison')),
+    },
+    ['comparisons'],
+  ),
   IncomeStatementNode: node('amounts', 'own_amounts', 'IncomeStatementNode'),
-  IncomeStatement: obj({
-    periods: arrayOf(period),
-    reporting_currency: str,
-    sections: arrayOf(
-      obj({
-        account_type: str,
-        label: str,
-        amounts: mapOf(atomsOrNull),
-        children: arrayOf(ref('IncomeStatementNode')),
-      }),
-    ),
-    summary: arrayOf(
-      obj({
-        account_kind: {
-          enum: ['gross_profit', 'net_operating_income', 'net_other_income', 'net_income'],
-        },
-        label: str,
-        amounts: mapOf(atomsOrNull),
-      }),
-    ),
-  }),
+  IncomeStatement: obj(
+    {
+      periods: arrayOf(period),
+      reporting_currency: str,
+      sections: arrayOf(
+        obj({
+          account_type: str,
+          label: str,
+          amounts: mapOf(atomsOrNull),
+          children: arrayOf(ref('IncomeStatementNode')),
+        }),
+      ),
+      summary: arrayOf(
+        obj({
+          account_kind: {
+            enum: ['gross_profit', 'net_operating_income', 'net_other_income', 'net_income'],
+          },
+          label: str,
+          amounts: mapOf(atomsOrNull),
+        }),
+      ),
+      comparisons: arrayOf(ref('Comparison')),
+    },
+    ['comparisons'],
+  ),
   TrialBalance: obj({
     as_of: date,
     reporting_currency: str,

@@ -10,10 +10,10 @@ import {
   type GeneralLedgerQuery,
   type TrialBalanceQuery,
 } from '../domain/reportQueries.js';
-import type { Ledger } from '../ledger/port.js';
+import type { AgingQueryArgs, Ledger } from '../ledger/port.js';
 import { generalLedgerPage, MAX_GL_LIMIT } from './generalLedgerPage.js';
 import { openApi } from './openapi.js';
-import { reconcileRoutes } from './reconcileRoutes.js';
+import { opRoutes } from './opRoutes.js';
 
 export const POST_PERMISSION: Permission = 'customer_api:post_journal_entries';
 export const READ_PERMISSION: Permission = 'customer_api:read';
@@ -107,7 +107,9 @@ export function queryOf(url: URL, names: readonly string[]): Record<string, stri
 
 /** A report's window and period parameters, checked as the balance sheet's are. */
 export function reportQuery(url: URL): ReportQuery {
-  const checked = checkReportQuery(queryOf(url, ['start_date', 'end_date', 'period_type']));
+  const checked = checkReportQuery(
+    queryOf(url, ['start_date', 'end_date', 'period_type', 'compare']),
+  );
   if ('problems' in checked) {
     throw new BooksError(
       'invalid_parameters',
@@ -252,6 +254,19 @@ export const ROUTES: readonly Route[] = [
   }),
   route({
     method: 'GET',
+    path: '/v1/reports/aging',
+    permission: READ_PERMISSION,
+    summary: 'Aged receivables or payables: open items per counterparty, by age',
+    handle: async ({ url, ledger }) => {
+      const q = queryOf(url, ['type', 'as_of', 'buckets', 'due_days', 'counterparty', 'account']);
+      const { account, ...rest } = q;
+      const args = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined));
+      const query = { ...args, ...(account ? { accounts: account } : {}) };
+      return { status: 200, body: await ledger.reports.aging(query as AgingQueryArgs) };
+    },
+  }),
+  route({
+    method: 'GET',
     path: '/v1/reports/general-ledger',
     permission: READ_PERMISSION,
     summary: 'The general ledger, a page of lines at a time',
@@ -300,7 +315,7 @@ export const ROUTES: readonly Route[] = [
     summary: "The key's entity: currency, fiscal year, First Month of Books, lock date, counts",
     handle: async ({ ledger }) => ({ status: 200, body: await ledger.entity.record() }),
   }),
-  ...reconcileRoutes(route),
+  ...opRoutes(route),
   route({
     method: 'GET',
     path: '/v1/openapi.json',

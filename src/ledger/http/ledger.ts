@@ -7,6 +7,8 @@ import type { ReportQuery } from '../../domain/periods.js';
 import type { GeneralLedgerQuery } from '../../domain/reportQueries.js';
 import type {
   ChartOps,
+  AgingQueryArgs,
+  BudgetOps,
   EntityOps,
   ImportBatch,
   ImportOptions,
@@ -16,12 +18,13 @@ import type {
   MaintenanceOps,
   PostOptions,
   ReconcileOps,
+  RecurringOps,
   ReportOps,
   ReverseOptions,
 } from '../port.js';
 import { ApiClient, type ClientOptions } from './client.js';
 import { RemoteImportBatch } from './importBatch.js';
-import { RECONCILE_ROUTES } from '../reconcileApi.js';
+import { OP_ROUTES, type OpRoute } from '../opsApi.js';
 
 import { Receipts } from '../sqlite/receipts.js';
 
@@ -41,7 +44,19 @@ const periodParams = (q: ReportQuery) =>
     start_date: q.start_date,
     end_date: q.end_date,
     period_type: q.period_type,
+    ...(q.compare?.length ? { compare: q.compare.join(',') } : {}),
   });
+
+/** An aging's query as the API names it (lists comma-separated). */
+const agingParams = (q: AgingQueryArgs) => {
+  const p = new URLSearchParams({ type: q.type, as_of: q.as_of });
+  const list = (v: string | number[] | string[]) => (Array.isArray(v) ? v.join(',') : v);
+  if (q.buckets !== undefined) p.set('buckets', list(q.buckets));
+  if (q.due_days !== undefined) p.set('due_days', String(q.due_days));
+  if (q.counterparty !== undefined) p.set('counterparty', q.counterparty);
+  if (q.accounts !== undefined && q.accounts.length) p.set('account', list(q.accounts));
+  return p;
+};
 
 export interface HttpOptions extends ClientOptions {
   /** The service's functional currency (the API does not publish the entity). */
@@ -71,6 +86,8 @@ export class HttpLedger implements Ledger {
   readonly keys: KeyOps;
   readonly maintenance: MaintenanceOps;
   readonly reconcile: ReconcileOps;
+  readonly budgets: BudgetOps;
+  readonly recurring: RecurringOps;
   private readonly client: ApiClient;
   private receipts: Receipts | null = null;
 
@@ -110,6 +127,7 @@ export class HttpLedger implements Ledger {
         ),
       generalLedger: (q) => this.generalLedger(q),
       cursorKey: no('a general ledger cursor'),
+      aging: (q) => this.report('aging', agingParams(q)),
     };
     this.keys = {
       create: no('keys create'),
@@ -118,6 +136,8 @@ export class HttpLedger implements Ledger {
       authenticate: no('serve'),
     };
     this.reconcile = remoteReconcile(this.client);
+    this.budgets = remoteOps(this.client, 'budgets') as unknown as BudgetOps;
+    this.recurring = remoteOps(this.client, 'recurring') as unknown as RecurringOps;
     this.maintenance = {
       check: no('check'),
       rebuild: no('rebuild'),
@@ -277,18 +297,28 @@ function segment(idOrNumber: string): string {
  * reconciliation it means, so that a retry after a lost answer cannot undo a second one.
  */
 function remoteReconcile(client: ApiClient): ReconcileOps {
-  const ops: Record<string, (args: Record<string, unknown>) => Promise<unknown>> = {};
-  for (const r of RECONCILE_ROUTES)
-    ops[r.op] = (args) => {
-      if (r.method === 'POST') return client.request('POST', r.path, args);
-      const q = new URLSearchParams();
-      for (const [k, v] of Object.entries(args)) if (v !== undefined) q.set(k, String(v));
-      return client.request('GET', `${r.path}?${q}`);
-    };
+  const ops = remoteOps(client, 'reconcile');
   const undo = ops.undo!;
   ops.undo = async (args) => {
-    const list = (await ops.list!({ account: args.account })) as { id: string }[];
+    const list = (await ops.list!({ account: args?.account })) as { id: string }[];
     return undo({ ...args, id: list[list.length - 1]?.id });
   };
   return ops as unknown as ReconcileOps;
+}
+
+/** A concern's operations over the API: each a request of the route table. */
+export function remoteOps(
+  client: ApiClient,
+  concern: OpRoute['concern'],
+): Record<string, (args?: Record<string, unknown>) => Promise<unknown>> {
+  const ops: Record<string, (args?: Record<string, unknown>) => Promise<unknown>> = {};
+  for (const r of OP_ROUTES.filter((x) => x.concern === concern))
+    ops[r.op] = (args: Record<string, unknown> = {}) => {
+      if (r.method === 'POST') return client.request('POST', r.path, args);
+      const q = new URLSearchParams();
+      for (const [k, v] of Object.entries(args)) if (v !== undefined) q.set(k, String(v));
+      const query = q.size ? `?${q}` : '';
+      return client.request('GET', `${r.path}${query}`);
+    };
+  return ops;
 }

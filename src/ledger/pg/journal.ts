@@ -16,7 +16,8 @@ import type { PgEntities } from './entity.js';
 import { PgEntryReader } from './entries.js';
 import { PgGroupCommit } from './groupCommit.js';
 import { PgImportStore } from './importBatch.js';
-import { pgRecon } from './recon.js';
+import { pgRecon, pgSql } from './recon.js';
+import { PlanTables } from '../sql/planTables.js';
 
 /** The database's clock in ms: every server reads the same one (decisions of the key's hour). */
 const DB_MS = `floor(extract(epoch FROM clock_timestamp()) * 1000)::int8`;
@@ -182,7 +183,11 @@ export class PgJournalStore implements JournalStore {
     return this.db.tx(async (q) => fn(this.readTx(q, await this.entities.state(q))), true);
   }
 
-  private readTx(q: Query, entity: EntityState, recon = pgRecon(q, this.entityId)): ReadTx {
+  private readTx(
+    q: Query,
+    entity: EntityState,
+    recon = pgRecon(q, this.entityId),
+  ): ReadTx & { plans: PlanTables } {
     const e = this.entityId;
     return {
       facts: async (r) => {
@@ -218,6 +223,7 @@ export class PgJournalStore implements JournalStore {
       resembling: (ref) => this.chart.resembling(ref, q),
       entry: (idOrNumber) => this.stored(q, idOrNumber),
       recon,
+      plans: new PlanTables(pgSql(q), e),
     };
   }
 
@@ -236,13 +242,14 @@ export class PgJournalStore implements JournalStore {
             `UPDATE journal_entries SET status = 'reversed', updated_at = $3 WHERE entity_id = $1 AND seq = $2`,
             [e, meta.originalSeq, this.db.stamp()],
           );
-        await q(
-          `INSERT INTO idempotency_keys (entity_id, key, request_hash, journal_entry_id, created_at_ms)
+        if (key)
+          await q(
+            `INSERT INTO idempotency_keys (entity_id, key, request_hash, journal_entry_id, created_at_ms)
            VALUES ($1, $2, $3, $4, ${DB_MS})
            ON CONFLICT (entity_id, key) DO UPDATE SET request_hash = excluded.request_hash,
              journal_entry_id = excluded.journal_entry_id, created_at_ms = excluded.created_at_ms`,
-          [e, key.key, key.hash, inserted.id],
-        );
+            [e, key.key, key.hash, inserted.id],
+          );
         return inserted;
       },
     };

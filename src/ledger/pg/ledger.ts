@@ -3,6 +3,7 @@ import type { Ledger, MaintenanceOps } from '../port.js';
 import { checkingReconciliations, ReconcileFromStore } from '../reconcile.js';
 import { localProcesses } from '../processes.js';
 import { ReportsFromSums } from '../reports.js';
+import { BudgetsFromStore, RecurringFromStore } from '../plans.js';
 import { PgChart } from './chart.js';
 import { redacted, type PgDb } from './db.js';
 import { PgEntities } from './entity.js';
@@ -30,6 +31,8 @@ export class PgLedger implements Ledger {
   readonly keys: PgKeys;
   readonly maintenance: MaintenanceOps;
   readonly reconcile: ReconcileFromStore;
+  readonly budgets: BudgetsFromStore;
+  readonly recurring: RecurringFromStore;
 
   constructor(
     db: PgDb,
@@ -43,7 +46,9 @@ export class PgLedger implements Ledger {
     const store = new PgJournalStore(db, entityId, this.entity, this.chart);
     this.journal = new JournalFromStore(store, localProcesses);
     const sums = new PgSums(db, entityId, this.entity, this.chart);
-    this.reports = new ReportsFromSums(sums);
+    this.reports = new ReportsFromSums(sums, () => store.read((tx) => tx.plans.budgetRows()));
+    this.budgets = new BudgetsFromStore(store, sums);
+    this.recurring = new RecurringFromStore(store, this.journal);
     this.keys = new PgKeys(db, entityId);
     this.reconcile = new ReconcileFromStore(store, sums, this.journal);
     this.maintenance = checkingReconciliations(

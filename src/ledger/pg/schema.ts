@@ -204,6 +204,27 @@ export const PG_MIGRATIONS: string[] = [
     PRIMARY KEY (entity_id, account_key)
   );
   `,
+  `
+  -- The close's plans (ledger/sql/planTables.ts): budget cells and recurring entries' templates.
+  CREATE TABLE budgets (
+    entity_id text COLLATE "C" NOT NULL,
+    account_key integer NOT NULL,
+    period text COLLATE "C" NOT NULL,
+    amount_atoms bigint NOT NULL,
+    PRIMARY KEY (entity_id, account_key, period)
+  );
+  CREATE TABLE recurring_templates (
+    entity_id text COLLATE "C" NOT NULL,
+    name text COLLATE "C" NOT NULL,
+    every text COLLATE "C" NOT NULL,
+    day integer,
+    start_date text COLLATE "C" NOT NULL,
+    end_date text COLLATE "C",
+    entry text NOT NULL,
+    created_at text COLLATE "C" NOT NULL,
+    PRIMARY KEY (entity_id, name)
+  );
+  `,
 ];
 
 /** The schema's version, without a lock (0 for a database books has not written yet). */

@@ -1,4 +1,6 @@
-import type { DumpCounts, DumpRecord, ReconRecord } from '../../domain/dump.js';
+import type { DumpCounts, DumpRecord, PlanRecord, ReconRecord } from '../../domain/dump.js';
+import type { RecurringTemplate } from '../../domain/recurring.js';
+import { PlanTables } from './planTables.js';
 import { storedAtoms } from '../../domain/money.js';
 import type { Column, Sql } from '../reconcileStore.js';
 import { LINE_INSERT, MARK_INSERT } from './reconTables.js';
@@ -57,6 +59,30 @@ export async function* reconRecords(
     };
   yield* statementLines(sql, entity, account, counts);
   yield* clearedLines(sql, entity, account, names, counts);
+  yield* planRecords(sql, entity, account, counts);
+}
+
+/** The close's plans: budget cells by account, then recurring templates (few: read at once). */
+async function* planRecords(
+  sql: Sql,
+  entity: string,
+  account: (key: unknown) => string,
+  counts: DumpCounts,
+): AsyncGenerator<PlanRecord> {
+  const plans = new PlanTables(sql, entity);
+  for (const b of await plans.budgetRows()) {
+    counts.budgets = (counts.budgets ?? 0) + 1;
+    yield {
+      type: 'budget',
+      account_id: account(b.account_key),
+      period: b.period,
+      amount_atoms: b.amount_atoms,
+    };
+  }
+  for (const t of await plans.templates()) {
+    counts.recurring_templates = (counts.recurring_templates ?? 0) + 1;
+    yield { type: 'recurring_template', ...t };
+  }
 }
 
 async function* statementLines(
@@ -136,12 +162,14 @@ async function* clearedLines(
  * then written in bulk once the journal is in, with the keys and sequence numbers it was given.
  */
 export class ReconRestore {
-  private readonly rows: Record<ReconRecord['type'], unknown[][]> = {
+  private readonly rows: Record<ReconRecord['type'] | 'budget', unknown[][]> = {
     reconciliation: [],
     statement_closing: [],
     statement_line: [],
     cleared_line: [],
+    budget: [],
   };
+  private readonly templates: RecurringTemplate[] = [];
 
   constructor(
     private readonly sql: Sql,
@@ -149,9 +177,15 @@ export class ReconRestore {
   ) {}
 
   /** Keeps a record, with what names the journal left for `finish` to resolve. */
-  add(r: ReconRecord): void {
+  add(r: ReconRecord | PlanRecord): void {
     const e = this.entity;
     switch (r.type) {
+      case 'budget':
+        return void this.rows.budget.push([r.account_id, r.period, r.amount_atoms]);
+      case 'recurring_template': {
+        const { type: _t, ...t } = r;
+        return void this.templates.push(t);
+      }
       case 'reconciliation':
         return void this.rows.reconciliation.push([
           e,
@@ -208,6 +242,15 @@ export class ReconRestore {
       MARK_INSERT,
       key(cleared_line, 3).map((r) => [r[0], entrySeq(r[1] as string), ...r.slice(2)]),
     );
+    const plans = new PlanTables(this.sql, this.entity);
+    await plans.setBudgets(
+      this.rows.budget.map(([account, period, amount]) => ({
+        account_key: accountKey(account as string),
+        period: period as string,
+        amount_atoms: amount as number,
+      })),
+    );
+    for (const t of this.templates) await plans.addTemplate(t);
   }
 }
 

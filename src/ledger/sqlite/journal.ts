@@ -6,7 +6,8 @@ import type { SqliteChart } from './chart.js';
 import type { Db } from './db.js';
 import { EntryReader } from './entries.js';
 import { indexTailIfLong } from './glIndex.js';
-import { sqliteRecon } from './recon.js';
+import { FILE_ENTITY, sqliteRecon, sqliteSql } from './recon.js';
+import { PlanTables } from '../sql/planTables.js';
 import type { ReconTables } from '../sql/reconTables.js';
 import type { GroupCommit } from './groupCommit.js';
 import { SqliteImportStore } from './importBatch.js';
@@ -49,7 +50,7 @@ export class SqliteJournalStore implements JournalStore {
     return this.db.readAsync(() => fn((this.readOps ??= this.readTx())));
   }
 
-  private readTx(recon: ReconTables = sqliteRecon(this.db)): ReadTx {
+  private readTx(recon: ReconTables = sqliteRecon(this.db)): ReadTx & { plans: PlanTables } {
     const db = this.db;
     const usedKey = db.prep(
       `SELECT k.request_hash, k.journal_entry_id, k.created_at_ms, e.je_number
@@ -74,6 +75,10 @@ export class SqliteJournalStore implements JournalStore {
       resembling: async (ref) => this.chart.resembling(ref),
       entry: async (idOrNumber) => this.stored(idOrNumber),
       recon,
+      plans: new PlanTables(
+        sqliteSql((text) => db.prep(text)),
+        FILE_ENTITY,
+      ),
     };
   }
 
@@ -98,7 +103,7 @@ export class SqliteJournalStore implements JournalStore {
         const inserted = sink.write(entry, numbered, meta);
         await sink.flush();
         if (meta.originalSeq !== null) reversed.run(db.stamp(), meta.originalSeq);
-        recordKey.run(key.key, key.hash, inserted.id, db.now().getTime());
+        if (key) recordKey.run(key.key, key.hash, inserted.id, db.now().getTime());
         return inserted;
       },
     };

@@ -4,6 +4,7 @@ import { BooksError, errors } from '../../domain/errors.js';
 import type { Ledger, MaintenanceOps } from '../port.js';
 import { checkingReconciliations, ReconcileFromStore } from '../reconcile.js';
 import { ReportsFromSums } from '../reports.js';
+import { BudgetsFromStore, RecurringFromStore } from '../plans.js';
 import { SqliteChart } from './chart.js';
 import { accessProblem, connect, damaged, storageError } from './connection.js';
 import { Db, type Clock } from './db.js';
@@ -45,6 +46,8 @@ export class SqliteLedger implements Ledger {
   readonly keys: SqliteKeys;
   readonly maintenance: MaintenanceOps;
   readonly reconcile: ReconcileFromStore;
+  readonly budgets: BudgetsFromStore;
+  readonly recurring: RecurringFromStore;
   private readonly db: Db;
 
   private constructor(sqlite: Database.Database, location: string, now: Clock) {
@@ -59,7 +62,9 @@ export class SqliteLedger implements Ledger {
     );
     this.journal = new JournalFromStore(store, localProcesses);
     const sums = new SqliteSums(this.db, this.chart);
-    this.reports = new ReportsFromSums(sums);
+    this.reports = new ReportsFromSums(sums, () => store.read((tx) => tx.plans.budgetRows()));
+    this.budgets = new BudgetsFromStore(store, sums);
+    this.recurring = new RecurringFromStore(store, this.journal);
     this.keys = new SqliteKeys(this.db);
     this.reconcile = new ReconcileFromStore(store, sums, this.journal);
     this.maintenance = checkingReconciliations(

@@ -219,4 +219,26 @@ export const MIGRATIONS: string[] = [
     PRIMARY KEY (entity_id, account_key)
   );
   `,
+  `
+  -- The close's plans (ledger/sql/planTables.ts): budget cells by account and report period, and
+  -- recurring entries' templates, whose occurrences post with a fingerprint of their own.
+  CREATE TABLE IF NOT EXISTS budgets (
+    entity_id TEXT NOT NULL,
+    account_key INTEGER NOT NULL,
+    period TEXT NOT NULL,
+    amount_atoms INTEGER NOT NULL,
+    PRIMARY KEY (entity_id, account_key, period)
+  ) WITHOUT ROWID;
+  CREATE TABLE IF NOT EXISTS recurring_templates (
+    entity_id TEXT NOT NULL,
+    name TEXT NOT NULL,
+    every TEXT NOT NULL,
+    day INTEGER,
+    start_date TEXT NOT NULL,
+    end_date TEXT,
+    entry TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (entity_id, name)
+  ) WITHOUT ROWID;
+  `,
 ];

@@ -1,14 +1,24 @@
-import type { ReconcileOps } from './port.js';
+import type { BudgetOps, ReconcileOps, RecurringOps } from './port.js';
 
-/** How each reconciliation operation is reached over the API: one table for the server and client. */
-export interface ReconcileRoute {
-  op: keyof ReconcileOps;
+/**
+ * How each operation of reconciliation, budgets and recurring entries is reached over the API: one
+ * table for the server and the client. Each takes one JSON object (a POST's body, a GET's query).
+ */
+export type OpRoute = {
   method: 'GET' | 'POST';
   path: string;
   summary: string;
-}
+} & (
+  | { concern: 'reconcile'; op: keyof ReconcileOps }
+  | { concern: 'budgets'; op: keyof BudgetOps }
+  | { concern: 'recurring'; op: keyof RecurringOps }
+);
 
-export const RECONCILE_ROUTES: readonly ReconcileRoute[] = [
+type Of<C extends OpRoute['concern']> = Omit<Extract<OpRoute, { concern: C }>, 'concern'>;
+const of = <C extends OpRoute['concern']>(concern: C, routes: Of<C>[]): OpRoute[] =>
+  routes.map((r) => ({ ...r, concern }) as OpRoute);
+
+const RECONCILE: Of<'reconcile'>[] = [
   {
     op: 'importStatement',
     method: 'POST',
@@ -83,5 +93,34 @@ export const RECONCILE_ROUTES: readonly ReconcileRoute[] = [
   },
 ];
 
+export const OP_ROUTES: readonly OpRoute[] = [
+  ...of('reconcile', RECONCILE),
+  ...of('budgets', [
+    {
+      op: 'import',
+      method: 'POST',
+      path: '/v1/budgets',
+      summary: 'Set budget cells (a cell named again is replaced)',
+    },
+    { op: 'list', method: 'GET', path: '/v1/budgets', summary: 'Every budget cell' },
+  ]),
+  ...of('recurring', [
+    { op: 'add', method: 'POST', path: '/v1/recurring-entries', summary: 'Add a recurring entry' },
+    { op: 'list', method: 'GET', path: '/v1/recurring-entries', summary: 'The recurring entries' },
+    {
+      op: 'remove',
+      method: 'POST',
+      path: '/v1/recurring-entries/remove',
+      summary: 'Remove a recurring entry (what it posted stays)',
+    },
+    {
+      op: 'run',
+      method: 'POST',
+      path: '/v1/recurring-entries/run',
+      summary: 'Post every occurrence due through a date that has not posted',
+    },
+  ]),
+];
+
 /** The query parameters a GET operation takes. */
-export const RECONCILE_QUERY = ['account', 'statement_date', 'line_ids'] as const;
+export const OP_QUERY = ['account', 'statement_date', 'line_ids'] as const;

@@ -1,0 +1,41 @@
+import type { BudgetRow } from '../domain/budget.js';
+import type { RecurringTemplate } from '../domain/recurring.js';
+import type { ImportCounts } from './port.js';
+
+/** The close's plans on the port (close.md): the aging's parameters, budgets, recurring entries. */
+
+/** An aging's parameters as the API names them (checked by the ledger). */
+export interface AgingQueryArgs {
+  type: string;
+  as_of: string;
+  buckets?: string | number[];
+  due_days?: number | string;
+  counterparty?: string;
+  /** Accounts by external id or number, comma-separated over the API. */
+  accounts?: string[] | string;
+}
+
+/** Budgets (close.md, "Comparisons and budgets"): cells by account and report period. */
+export interface BudgetOps {
+  /** Sets the cells the rows name (a re-import replaces them); refused whole, by row, on a problem. */
+  import(a: {
+    rows: { row?: number; gl_account_id: string; period: string; amount_atoms: number }[];
+  }): Promise<ImportCounts>;
+  list(a?: Record<string, never>): Promise<BudgetRow[]>;
+}
+
+/** What a run of recurring entries posted, and what it left (before the books, in a closed period). */
+export interface RecurringRun {
+  through: string;
+  dry_run: boolean;
+  posted: { name: string; date: string; je_number: string | null; entry_id: string | null }[];
+  skipped: { name: string; date: string; reason: string }[];
+}
+
+/** Recurring entries (close.md): templates kept in the ledger, each occurrence posted once. */
+export interface RecurringOps {
+  add(template: unknown): Promise<RecurringTemplate>;
+  list(a?: Record<string, never>): Promise<RecurringTemplate[]>;
+  remove(a: { name: string }): Promise<RecurringTemplate>;
+  run(a: { through: string; dry_run?: boolean }): Promise<RecurringRun>;
+}
