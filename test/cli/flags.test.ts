@@ -35,7 +35,18 @@ describe('flags become typed options', () => {
 
   it('report balance-sheet: choices, whole numbers, defaults', async () => {
     expect(
-      await optionsOf(['report', 'balance-sheet', '--period', 'quarterly', '--depth', '2']),
+      await optionsOf([
+        'report',
+        'balance-sheet',
+        '--period',
+        'quarterly',
+        '--depth',
+        '2',
+        '--compare',
+        'previous-year',
+        '--compare',
+        'budget',
+      ]),
     ).toEqual({
       path: 'report balance-sheet',
       options: {
@@ -45,6 +56,7 @@ describe('flags become typed options', () => {
         depth: 2,
         output: undefined,
         atoms: false,
+        compare: ['previous-year', 'budget'],
       },
     });
     expect(await optionsOf(['report', 'balance-sheet'])).toMatchObject({
@@ -60,6 +72,10 @@ describe('flags become typed options', () => {
     [['je', 'list', '--from', '31/01/2025'], "--from: '31/01/2025' is not a date"],
     [['report', 'balance-sheet', '--depth', 'two'], "--depth: 'two' is not a whole number from 0"],
     [['report', 'balance-sheet', '--period', 'weekly'], "argument 'weekly' is invalid"],
+    [['report', 'pnl', '--compare', 'last-year'], "argument 'last-year' is invalid"],
+    [['je', 'post', '--reverse-on', '2025-02-30', '--debit', 'a=1'], "--reverse-on: '2025-02-30'"],
+    [['report', 'aging', '--type', 'receivable', '--due-days', '-3'], '--due-days'],
+    [['recurring', 'run', '--through', '2025-13-01'], "--through: '2025-13-01'"],
     [
       ['init', '--fiscal-year-start-month', '13'],
       "--fiscal-year-start-month: '13' is not a whole number from 1 to 12",

@@ -92,6 +92,60 @@ describe.each(FIXTURES.map((f) => [f.name, f] as const))(
         await L.close();
       }
     });
+
+    it('two recurring runs and the same accrual posted twice at once: nothing posted twice', async () => {
+      const L = await fromTemplate(fixture, 'standard');
+      try {
+        for (const [name, day] of [
+          ['rent', '1'],
+          ['depreciation', '31'],
+        ]) {
+          const r = await L.books([
+            ...['recurring', 'add', '--name', name!, '--every', 'month', '--day', day!],
+            ...['--start', '2025-01-01', '--debit', `${name}=10`, '--credit', 'checking=10'],
+            ...['--memo', name!],
+          ]);
+          expect(r.exitCode, r.stderr).toBe(0);
+        }
+        const accrual = [
+          ...['je', 'post', '--date', '2025-03-31', '--memo', 'accrual', '--auto-reverse'],
+          ...[
+            '--idempotency-key',
+            'accrual-once',
+            '--debit',
+            'utilities=5',
+            '--credit',
+            'payroll-liab=5',
+          ],
+        ];
+        const results = await Promise.all([
+          L.books(['recurring', 'run', '--through', '2025-12-31', '--format', 'json']),
+          L.books(['recurring', 'run', '--through', '2025-12-31', '--format', 'json']),
+          L.books(['recurring', 'run', '--through', '2025-06-30', '--format', 'json']),
+          L.books(accrual),
+          L.books(accrual),
+        ]);
+        const runs = results.slice(0, 3);
+        for (const r of runs) expect(r.exitCode, r.stderr).toBe(0);
+        const posted = runs.reduce((n, r) => n + JSON.parse(r.stdout).posted.length, 0);
+        expect(posted).toBe(24);
+        const accruals = results.slice(3);
+        expect(accruals.map((r) => r.exitCode).sort()).toEqual([0, 1]);
+        expect(accruals.find((r) => r.exitCode === 1)!.stderr).toMatch(/CAPI34/);
+        const journal = await L.journal();
+        expect(journal.filter((e) => e.memo === 'rent')).toHaveLength(12);
+        expect(journal.filter((e) => e.memo === 'depreciation')).toHaveLength(12);
+        expect(journal.filter((e) => e.memo === 'accrual')).toHaveLength(1);
+        expect(journal.filter((e) => e.memo?.startsWith('Reversal of'))).toHaveLength(1);
+        const numbers = journal.map((e) => e.je_number);
+        expect(new Set(numbers)).toEqual(
+          new Set(Array.from({ length: numbers.length }, (_, i) => `JE-${i + 1}`)),
+        );
+        expect(await L.check()).toEqual([]);
+      } finally {
+        await L.close();
+      }
+    });
   },
 );
 

@@ -183,6 +183,120 @@ describe.each(FIXTURES.map((f) => [f.name, f] as const))(
         await L.close();
       }
     });
+
+    it('recurring run and accruals: killed mid-run, nothing half-posted; re-runs post the rest once', async () => {
+      const L = await fromTemplate(fixture, 'standard');
+      try {
+        const next = random(11);
+        const trials = 8;
+        const months = 12;
+        const landed = { run: 0, accrual: 0 };
+        // How long a run takes as a process here, to spread the kills over it.
+        const t = Date.now();
+        expect(
+          (await L.books(['recurring', 'run', '--through', '2025-12-31', '--dry-run'])).exitCode,
+        ).toBe(0);
+        const whole = Date.now() - t;
+        const memos = async () => (await L.journal()).map((e) => e.memo);
+        const count = (all: (string | null)[], memo: string) =>
+          all.filter((m) => m === memo).length;
+        for (let i = 0; i < trials; i++) {
+          const add = await L.books([
+            ...['recurring', 'add', '--name', `rent ${i}`, '--every', 'month', '--day', '31'],
+            ...[
+              '--start',
+              '2025-01-31',
+              '--debit',
+              `rent=${i + 1}`,
+              '--credit',
+              `checking=${i + 1}`,
+            ],
+            ...['--memo', `rent ${i}`],
+          ]);
+          expect(add.exitCode, add.stderr).toBe(0);
+          const run = L.process(['recurring', 'run', '--through', '2025-12-31']);
+          const accrual = L.process([
+            ...['je', 'post', '--date', '2025-06-30', '--memo', `accrual ${i}`, '--auto-reverse'],
+            ...[
+              '--idempotency-key',
+              `accrual-${i}`,
+              '--debit',
+              'utilities=7',
+              '--credit',
+              'payroll-liab=7',
+            ],
+          ]);
+          const children = [run, accrual].map((p) =>
+            execa('node', [BIN, ...p.args], { reject: false, env: p.env, cwd: p.cwd }),
+          );
+          // The first at once, the last once the run is seen posted, the others spread over a run.
+          if (i === trials - 1) {
+            const posted = async () =>
+              children[0]!.exitCode !== null || count(await memos(), `rent ${i}`) === months;
+            await until(posted, 'the run posted');
+          } else if (i > 0) await sleep(Math.round(next() * whole * 3));
+          for (const c of children) c.kill('SIGKILL');
+          await Promise.all(children);
+          const seen = await memos();
+          if (count(seen, `rent ${i}`) === months) landed.run++;
+          // Each template's run is whole or absent; an accrual is there with its reversal, or neither.
+          for (let t = 0; t <= i; t++) expect([0, months]).toContain(count(seen, `rent ${t}`));
+          const entries = await L.journal();
+          const acc = entries.filter((e) => e.memo === `accrual ${i}`);
+          expect(acc.length).toBeLessThanOrEqual(1);
+          const reversals = entries.filter((e) =>
+            acc.some((a) => e.memo === `Reversal of ${a.je_number}`),
+          );
+          expect(reversals).toHaveLength(acc.length);
+          landed.accrual += acc.length;
+          expect(await L.check()).toEqual([]);
+        }
+        const rerun = await L.books([
+          'recurring',
+          'run',
+          '--through',
+          '2025-12-31',
+          '--format',
+          'json',
+        ]);
+        expect(rerun.exitCode, rerun.stderr).toBe(0);
+        const seen = await memos();
+        for (let t = 0; t < trials; t++) expect(count(seen, `rent ${t}`)).toBe(months);
+        const again = await L.books([
+          'recurring',
+          'run',
+          '--through',
+          '2025-12-31',
+          '--format',
+          'json',
+        ]);
+        expect(JSON.parse(again.stdout).posted).toEqual([]);
+        for (let i = 0; i < trials; i++) {
+          const r = await L.books([
+            ...['je', 'post', '--date', '2025-06-30', '--memo', `accrual ${i}`, '--auto-reverse'],
+            ...[
+              '--idempotency-key',
+              `accrual-${i}`,
+              '--debit',
+              'utilities=7',
+              '--credit',
+              'payroll-liab=7',
+            ],
+          ]);
+          if (r.exitCode !== 0) expect(r.stderr).toMatch(/CAPI34: idempotency key already used/);
+          expect(count(await memos(), `accrual ${i}`)).toBe(1);
+        }
+        expect(await L.check()).toEqual([]);
+        expect(landed.run).toBeGreaterThan(0);
+        expect(landed.run).toBeLessThan(trials);
+        console.info(
+          `recurring run and accruals on ${fixture.name} killed ${trials} times: ` +
+            `${landed.run} runs and ${landed.accrual} accruals had posted, the rest had not`,
+        );
+      } finally {
+        await L.close();
+      }
+    });
   },
 );
 
