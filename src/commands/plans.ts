@@ -59,7 +59,10 @@ cells it names and leaves the others. A quarter or year without its own row is t
     } catch (e) {
       // The ledger's refusal by row, said of the file.
       if (e instanceof Error && 'code' in e && e.code === 'invalid_input' && 'errors' in e)
-        throw chartRefused(name, (e.errors as Problem[]).map((p) => ofFile(p, rows)));
+        throw chartRefused(
+          name,
+          (e.errors as Problem[]).map((p) => ofFile(p, rows)),
+        );
       throw e;
     }
     if (ctx.json) ctx.outJson(result);
