@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { bool, command, list, str } from '../cli/command.js';
+import { bool, command, list, str, type FlagSpec } from '../cli/command.js';
 import type { Context } from '../cli/context.js';
 import { dateFlag, keyFlag } from '../cli/flags.js';
 import type { GlAccount } from '../domain/accounts.js';
@@ -28,18 +28,23 @@ export interface JePostOptions {
   reverseOn: string | 'next-month' | undefined;
 }
 
+/** An entry's lines as flags (je post, recurring add). */
+export const LINE_FLAGS: readonly FlagSpec[] = [
+  {
+    flags: '--debit <ACCOUNT=AMOUNT[@TYPE:ID]>',
+    description: 'a debit line (repeatable); ACCOUNT is the external id or account number',
+    repeat: true,
+  },
+  {
+    flags: '--credit <ACCOUNT=AMOUNT[@TYPE:ID]>',
+    description: 'a credit line (repeatable)',
+    repeat: true,
+  },
+];
+
 export default command<JePostOptions>({
   flags: [
-    {
-      flags: '--debit <ACCOUNT=AMOUNT[@TYPE:ID]>',
-      description: 'a debit line (repeatable); ACCOUNT is the external id or account number',
-      repeat: true,
-    },
-    {
-      flags: '--credit <ACCOUNT=AMOUNT[@TYPE:ID]>',
-      description: 'a credit line (repeatable)',
-      repeat: true,
-    },
+    ...LINE_FLAGS,
     { flags: '--date <YYYY-MM-DD>', description: 'entry date (default today)' },
     { flags: '--memo <text>', description: 'entry memo' },
     { flags: '--je-number <n>', description: 'your own number (JE-N is assigned when omitted)' },

@@ -1,4 +1,4 @@
-import { bool, command, str, type FlagSpec } from '../cli/command.js';
+import { bool, command, list, str, type FlagSpec } from '../cli/command.js';
 import { dateFlag, required, wholeFlag } from '../cli/flags.js';
 import { BUDGET_COLUMNS, type BudgetRow } from '../domain/budget.js';
 import { chartRefused } from '../domain/chart.js';
@@ -11,7 +11,7 @@ import { csvLine } from '../render/csv.js';
 import { grid } from '../render/table.js';
 import { readRecords } from './chartFiles.js';
 import { CSV_FILE_ARG, DELIMITER_FLAG } from './io.js';
-import { bodyFromFile, linesFromFlags } from './jePost.js';
+import { bodyFromFile, LINE_FLAGS, linesFromFlags } from './jePost.js';
 
 export const budgetsImport = command({
   args: [CSV_FILE_ARG],
@@ -141,16 +141,7 @@ export const recurringAdd = command<AddOptions>({
       description:
         "the entry as POST /v1/journal-entries takes it, without entry_date ('-' for standard input)",
     },
-    {
-      flags: '--debit <ACCOUNT=AMOUNT[@TYPE:ID]>',
-      description: 'a debit line (repeatable), as je post',
-      repeat: true,
-    },
-    {
-      flags: '--credit <ACCOUNT=AMOUNT[@TYPE:ID]>',
-      description: 'a credit line (repeatable)',
-      repeat: true,
-    },
+    ...LINE_FLAGS,
     { flags: '--memo <text>', description: 'entry memo' },
     { flags: '--adjusting', description: 'its entries are adjusting entries' },
   ],
@@ -169,8 +160,8 @@ that has not posted yet, once: an occurrence is known by its template's name and
     start: required('--start', dateFlag('--start', str(raw, 'start'))),
     end: dateFlag('--end', str(raw, 'end')),
     file: str(raw, 'file'),
-    debit: (raw.flags.debit as string[] | undefined) ?? [],
-    credit: (raw.flags.credit as string[] | undefined) ?? [],
+    debit: list(raw, 'debit'),
+    credit: list(raw, 'credit'),
     memo: str(raw, 'memo'),
     adjusting: bool(raw, 'adjusting'),
   }),

@@ -1,6 +1,6 @@
 import { MAX_GL_LIMIT } from './generalLedgerPage.js';
 import type { Route } from './routes.js';
-import { arrayOf, bool, date, ref, SCHEMAS, str, type Schema } from './openapiSchemas.js';
+import { arrayOf, bool, date, query, ref, SCHEMAS, str, type Schema } from './openapiSchemas.js';
 import { RECONCILE_OPERATIONS, RECONCILE_REQUESTS, RECONCILE_SCHEMAS } from './openapiReconcile.js';
 import { PLAN_OPERATIONS, PLAN_REQUESTS, PLAN_SCHEMAS } from './openapiPlans.js';
 
@@ -10,13 +10,6 @@ import { PLAN_OPERATIONS, PLAN_REQUESTS, PLAN_SCHEMAS } from './openapiPlans.js'
  * JSON Schema 2020-12. A test holds every answer the contract suite sees to it.
  */
 
-const query = (name: string, schema: Schema, description: string, required = false) => ({
-  name,
-  in: 'query',
-  required,
-  schema,
-  description,
-});
 const window = [
   query('start_date', date, 'first day of the window', true),
   query('end_date', date, 'last day (at most 5 years after start_date, CAPI69)', true),

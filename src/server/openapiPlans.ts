@@ -4,6 +4,7 @@ import {
   date,
   int,
   obj,
+  query,
   ref,
   str,
   strOrNull,
@@ -15,13 +16,6 @@ import {
 const atoms = int;
 const intOrNull: Schema = { type: ['integer', 'null'] };
 const cells: Schema = { type: 'object', additionalProperties: atoms };
-const query = (name: string, schema: Schema, description: string, required = false) => ({
-  name,
-  in: 'query',
-  required,
-  schema,
-  description,
-});
 
 const template = obj({
   name: str,

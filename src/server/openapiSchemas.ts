@@ -10,6 +10,14 @@ const atomsOrNull: Schema = { type: ['integer', 'null'] };
 export const date: Schema = { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' };
 export const bool: Schema = { type: 'boolean' };
 export const arrayOf = (items: Schema): Schema => ({ type: 'array', items });
+/** A query parameter of an operation. */
+export const query = (name: string, schema: Schema, description: string, required = false) => ({
+  name,
+  in: 'query',
+  required,
+  schema,
+  description,
+});
 const mapOf = (values: Schema): Schema => ({ type: 'object', additionalProperties: values });
 
 /** An object whose properties are all present and no other. */

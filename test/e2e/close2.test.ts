@@ -6,6 +6,7 @@ import { FIXTURES as FILES } from './helpers.js';
 import { FIXTURES, fromTemplate, SEEN, type FixtureLedger } from '../support/fixtures.js';
 import { conformance } from '../contract/stores.js';
 import { fifoAging } from '../support/aging.js';
+import { sayings } from '../support/said.js';
 
 const BUDGET = join(FILES, 'demo/budget-2025.csv');
 const cents = (s: string) => Math.round(Number(s) * 100);
@@ -36,27 +37,14 @@ const OPEN_ITEMS = [
 const SAID = new Map<string, string[]>();
 const neutral = (json: string) =>
   json
-    .replace(/"(je|ent)_[A-Za-z0-9_-]+"/g, '"$1_…"')
+    .replace(/(je|ent)_[A-Za-z0-9_-]+/g, '$1_…')
     .replace(/"(created_at|updated_at)": "[^"]+"/g, '"$1": "…"');
 
 describe.each(FIXTURES.map((f) => [f.name, f] as const))('close II on %s', (name, fixture) => {
   let L: FixtureLedger;
   const said: string[] = [];
   SAID.set(name, said);
-  const json = async (args: string[], exit = 0) => {
-    const r = await L.books([...args, '--format', 'json']);
-    expect(r.exitCode, `${args.join(' ')}: ${r.stderr}`).toBe(exit);
-    said.push(neutral(r.stdout));
-    return JSON.parse(r.stdout);
-  };
-  const refused = async (args: string[], exit: number, ...words: string[]) => {
-    const before = L.inspect();
-    const r = await L.books(args);
-    expect(r.exitCode, r.stderr).toBe(exit);
-    for (const w of words) expect(r.stderr).toContain(w);
-    expect(L.inspect()).toBe(before);
-    said.push(r.stderr.replace(/(je|ent)_[A-Za-z0-9_-]+/g, '$1_…'));
-  };
+  const { json, refused } = sayings(() => L, said, neutral);
   /** The journal as `je list` lists it (read from the store underneath: a service lists nothing). */
   const journal = async () => {
     const out: JournalEntry[] = [];

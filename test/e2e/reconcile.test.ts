@@ -6,6 +6,7 @@ import { dayNumber } from '../../src/domain/matching.js';
 import { books, FIXTURES as FILES, tempDir } from './helpers.js';
 import { FIXTURES, fromTemplate, SEEN, type FixtureLedger } from '../support/fixtures.js';
 import { conformance } from '../contract/stores.js';
+import { sayings } from '../support/said.js';
 
 const DIR = join(FILES, 'reconcile');
 const JAN = join(DIR, 'checking-2025-01.csv');
@@ -94,21 +95,12 @@ describe.each(FIXTURES.map((f) => [f.name, f] as const))(
     let L: FixtureLedger;
     const said: string[] = [];
     SAID.set(name, said);
-    const json = async (args: string[], exit = 0) => {
-      const r = await L.books([...args, '--format', 'json']);
-      expect(r.exitCode, `${args.join(' ')}: ${r.stderr}`).toBe(exit);
-      said.push(neutral(r.stdout));
-      return JSON.parse(r.stdout);
-    };
     /** A refusal: the exit code, the words that name the problem, and nothing changed. */
-    const refused = async (args: string[], exit: number, ...words: string[]) => {
-      const before = L.inspect();
-      const r = await L.books(args);
-      expect(r.exitCode, r.stderr).toBe(exit);
-      for (const w of words) expect(r.stderr).toContain(w);
-      expect(L.inspect()).toBe(before);
-      said.push(neutral(r.stderr).replace(/(stl|rec)_[A-Za-z0-9_-]+/g, '$1_…'));
-    };
+    const { json, refused } = sayings(
+      () => L,
+      said,
+      (t) => neutral(t).replace(/(stl|rec)_[A-Za-z0-9_-]+/g, '$1_…'),
+    );
     const acct = ['--account', 'checking'];
     const finish = (date: string, balance: string) => [
       ...['reconcile', 'finish', ...acct],

@@ -191,6 +191,11 @@ describe.each(FIXTURES.map((f) => [f.name, f] as const))(
         const trials = 8;
         const months = 12;
         const landed = { run: 0, accrual: 0 };
+        const accrual = (i: number) => [
+          ...['je', 'post', '--date', '2025-06-30', '--memo', `accrual ${i}`, '--auto-reverse'],
+          ...['--idempotency-key', `accrual-${i}`, '--debit', 'utilities=7'],
+          ...['--credit', 'payroll-liab=7'],
+        ];
         // How long a run takes as a process here, to spread the kills over it.
         const t = Date.now();
         expect(
@@ -215,18 +220,7 @@ describe.each(FIXTURES.map((f) => [f.name, f] as const))(
           ]);
           expect(add.exitCode, add.stderr).toBe(0);
           const run = L.process(['recurring', 'run', '--through', '2025-12-31']);
-          const accrual = L.process([
-            ...['je', 'post', '--date', '2025-06-30', '--memo', `accrual ${i}`, '--auto-reverse'],
-            ...[
-              '--idempotency-key',
-              `accrual-${i}`,
-              '--debit',
-              'utilities=7',
-              '--credit',
-              'payroll-liab=7',
-            ],
-          ]);
-          const children = [run, accrual].map((p) =>
+          const children = [run, L.process(accrual(i))].map((p) =>
             execa('node', [BIN, ...p.args], { reject: false, env: p.env, cwd: p.cwd }),
           );
           // The first at once, the last once the run is seen posted, the others spread over a run.
@@ -251,38 +245,15 @@ describe.each(FIXTURES.map((f) => [f.name, f] as const))(
           landed.accrual += acc.length;
           expect(await L.check()).toEqual([]);
         }
-        const rerun = await L.books([
-          'recurring',
-          'run',
-          '--through',
-          '2025-12-31',
-          '--format',
-          'json',
-        ]);
+        const runAll = ['recurring', 'run', '--through', '2025-12-31', '--format', 'json'];
+        const rerun = await L.books(runAll);
         expect(rerun.exitCode, rerun.stderr).toBe(0);
         const seen = await memos();
         for (let t = 0; t < trials; t++) expect(count(seen, `rent ${t}`)).toBe(months);
-        const again = await L.books([
-          'recurring',
-          'run',
-          '--through',
-          '2025-12-31',
-          '--format',
-          'json',
-        ]);
+        const again = await L.books(runAll);
         expect(JSON.parse(again.stdout).posted).toEqual([]);
         for (let i = 0; i < trials; i++) {
-          const r = await L.books([
-            ...['je', 'post', '--date', '2025-06-30', '--memo', `accrual ${i}`, '--auto-reverse'],
-            ...[
-              '--idempotency-key',
-              `accrual-${i}`,
-              '--debit',
-              'utilities=7',
-              '--credit',
-              'payroll-liab=7',
-            ],
-          ]);
+          const r = await L.books(accrual(i));
           if (r.exitCode !== 0) expect(r.stderr).toMatch(/CAPI34: idempotency key already used/);
           expect(count(await memos(), `accrual ${i}`)).toBe(1);
         }
