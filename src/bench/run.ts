@@ -222,6 +222,18 @@ async function reports(name: string, ledger: string): Promise<void> {
       'report trial-balance --worksheet as of 2025-12-31, json',
       ['report', 'tb', '--as-of', '2025-12-31', '--worksheet', '--format', 'json'],
     ],
+    [
+      'report income-statement, 48 monthly columns --compare previous-year, json',
+      [
+        ...['report', 'income-statement', '--start', '2022-01-01', '--end', '2025-12-31'],
+        ...['--compare', 'previous-year', '--format', 'json'],
+      ],
+    ],
+    // Aging reads every receivable line since the books began (first-in-first-out needs them all).
+    [
+      'report aging --type receivable as of 2025-12-31, table',
+      ['report', 'aging', '--type', 'receivable', '--as-of', '2025-12-31'],
+    ],
   ];
   for (const [what, args] of cases) {
     const full = [bin, ...args, '--ledger', ledger, '--output', join(data, 'report.out')];

@@ -126,7 +126,7 @@ export function checkAgingQuery(raw: {
   const accounts = Array.isArray(raw.accounts)
     ? raw.accounts.map(String)
     : typeof raw.accounts === 'string' && raw.accounts
-      ? raw.accounts.split(',')
+      ? [raw.accounts]
       : [];
   if (problems.length) return { problems };
   return {

@@ -11,7 +11,7 @@ export interface AgingQueryArgs {
   buckets?: string | number[];
   due_days?: number | string;
   counterparty?: string;
-  /** Accounts by external id or number, comma-separated over the API. */
+  /** Accounts by external id or number (over the API, `account` repeated). */
   accounts?: string[] | string;
 }
 

@@ -119,7 +119,15 @@ export const PLAN_OPERATIONS: Record<
       query('buckets', str, 'day limits, comma-separated (default 30,60,90)'),
       query('due_days', int, 'age from the entry date plus these days, with a current column'),
       query('counterparty', str, 'TYPE:ID: one counterparty'),
-      query('account', str, 'accounts, comma-separated (default every receivable/payable one)'),
+      {
+        ...query(
+          'account',
+          arrayOf(str),
+          'accounts (default every receivable, resp. payable, one)',
+        ),
+        style: 'form',
+        explode: true,
+      },
     ],
     status: 200,
     schema: 'Aging',

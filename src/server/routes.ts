@@ -258,10 +258,11 @@ export const ROUTES: readonly Route[] = [
     permission: READ_PERMISSION,
     summary: 'Aged receivables or payables: open items per counterparty, by age',
     handle: async ({ url, ledger }) => {
-      const q = queryOf(url, ['type', 'as_of', 'buckets', 'due_days', 'counterparty', 'account']);
-      const { account, ...rest } = q;
-      const args = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined));
-      const query = { ...args, ...(account ? { accounts: account } : {}) };
+      const q = queryOf(url, ['type', 'as_of', 'buckets', 'due_days', 'counterparty']);
+      const args = Object.fromEntries(Object.entries(q).filter(([, v]) => v !== undefined));
+      // Accounts as the general ledger takes them: `account` repeated, one each.
+      const accounts = url.searchParams.getAll('account');
+      const query = { ...args, ...(accounts.length ? { accounts } : {}) };
       return { status: 200, body: await ledger.reports.aging(query as AgingQueryArgs) };
     },
   }),

@@ -137,6 +137,17 @@ describe.each(FIXTURES.map((f) => [f.name, f] as const))('close II on %s', (name
     expect(table.stdout).toMatch(
       /Total\s+3,501\.28\s+0\.00\s+0\.00\s+0\.00\s+\(300\.00\)\s+3,201\.28/,
     );
+    // Narrowed to the receivable account by name and to one customer: the same rows.
+    const all = await json(['report', 'aging', '--type', 'receivable', '--as-of', '2025-12-31']);
+    const ar = ['report', 'aging', '--type', 'receivable', '--as-of', '2025-12-31', '--account'];
+    expect((await json([...ar, '1100'])).rows).toEqual(all.rows);
+    const one = await json([...ar, 'ar', '--counterparty', 'customer:C001']);
+    expect(one.rows).toEqual(
+      all.rows.filter(
+        (r: { counterparty_external_id: string }) => r.counterparty_external_id === 'C001',
+      ),
+    );
+    await refused([...ar, 'ar', '--counterparty', 'customer:C999'], 1, "no customer 'C999'");
     const cps = await json(['counterparties', 'list', '--balances', '--as-of', '2025-12-31']);
     const byId = Object.fromEntries(
       cps.data.map((c: { external_id: string }) => [c.external_id, c]),

@@ -54,7 +54,8 @@ const agingParams = (q: AgingQueryArgs) => {
   if (q.buckets !== undefined) p.set('buckets', list(q.buckets));
   if (q.due_days !== undefined) p.set('due_days', String(q.due_days));
   if (q.counterparty !== undefined) p.set('counterparty', q.counterparty);
-  if (q.accounts !== undefined && q.accounts.length) p.set('account', list(q.accounts));
+  const accounts = typeof q.accounts === 'string' ? [q.accounts] : (q.accounts ?? []);
+  for (const a of accounts) p.append('account', a);
   return p;
 };
 
