@@ -21,6 +21,8 @@ export interface ImportSummary {
   skipped_rows: number[];
   /** Columns of another system's file that were read and ignored (tax rates, tracking, ...). */
   ignored_columns?: string[];
+  /** Reversals posted with their entries (the `auto_reverse_on` column), beside `posted`. */
+  reversals?: number;
 }
 
 interface Options {
@@ -216,6 +218,9 @@ async function finish(
   const verb = summary.dry_run ? 'would post' : 'posted';
   ctx.out(
     `${verb} ${summary.posted} entr${summary.posted === 1 ? 'y' : 'ies'} (${summary.lines} lines), ` +
+      (summary.reversals
+        ? `and ${summary.reversals} automatic reversal${summary.reversals === 1 ? '' : 's'}, `
+        : '') +
       `skipped ${summary.skipped}`,
   );
   if (summary.skipped) {
@@ -237,6 +242,8 @@ class Tally {
   count = 0;
   /** A remote service may turn out to have some entries already; their lines are then not counted. */
   private readonly linesAt: Map<number, number> | null;
+  /** Rows of entries posted with their automatic reversal. */
+  private readonly reversing = new Set<number>();
 
   constructor(
     readonly file: string,
@@ -289,6 +296,10 @@ class Tally {
       this.summary.posted++;
       this.summary.lines += lines;
       this.linesAt?.set(d.row, lines);
+      if (d.body.auto_reverse_on) {
+        this.summary.reversals = (this.summary.reversals ?? 0) + 1;
+        this.reversing.add(d.row);
+      }
     }
   }
 
@@ -298,6 +309,7 @@ class Tally {
     s.posted -= rows.length;
     s.skipped += rows.length;
     for (const row of rows) s.lines -= this.linesAt?.get(row) ?? 0;
+    for (const row of rows) if (this.reversing.has(row)) s.reversals! -= 1;
     s.skipped_rows.push(...rows.slice(0, Math.max(0, 1000 - s.skipped_rows.length)));
   }
 

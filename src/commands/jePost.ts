@@ -130,11 +130,15 @@ async function jePost(ctx: Context, opts: JePostOptions): Promise<void> {
     const { interactiveEntry } = await import('./jeInteractive.js');
     body = await interactiveEntry(ctx, ledger, opts, exponent, key);
     if (body === null) return;
+    body = withReversal(body, opts);
   }
   try {
     const options = { idempotencyKey: key, dryRun: opts.dryRun };
     const entry = await waitingWrite(ctx, ledger, () => ledger.journal.post(body, options));
-    await printPosted(ctx, ledger, entry, exponent, opts.dryRun);
+    const reversal = isObj(body) && isIsoDate(body.auto_reverse_on) ? body.auto_reverse_on : null;
+    const also =
+      opts.dryRun && reversal ? `With its reversal on ${reversal}, in the same transaction.` : null;
+    await printPosted(ctx, ledger, entry, exponent, opts.dryRun, also);
   } catch (e) {
     if (alreadyPosted(ctx, e)) return;
     if (opts.file !== undefined)

@@ -3,7 +3,7 @@ import { dateFlag, required, wholeFlag } from '../cli/flags.js';
 import { BUDGET_COLUMNS, type BudgetRow } from '../domain/budget.js';
 import { chartRefused } from '../domain/chart.js';
 import { localDate } from '../domain/dates.js';
-import { errors, type Problem } from '../domain/errors.js';
+import { errors, isBooksError, type Problem } from '../domain/errors.js';
 import { atomsToDecimal, exponentOf, parseDecimal } from '../domain/money.js';
 import { EVERY, type Every, type RecurringTemplate } from '../domain/recurring.js';
 import type { RecurringRun } from '../ledger/port.js';
@@ -146,7 +146,9 @@ export const recurringAdd = command<AddOptions>({
     { flags: '--adjusting', description: 'its entries are adjusting entries' },
   ],
   help: `Templates are kept in the ledger. \`books recurring run --through D\` posts each occurrence due by D
-that has not posted yet, once: an occurrence is known by its template's name and date.`,
+that has not posted yet, once: an occurrence is known by its template's name and date (a template
+removed and added again under the same name posts none of its dates twice; under another name, its
+dates are new occurrences).`,
   examples: [
     'books recurring add --name rent --every month --day 1 --start 2025-01-01 ' +
       '--debit 6100=3000 --credit 1010=3000 --memo "Monthly rent"',
@@ -181,18 +183,33 @@ that has not posted yet, once: an occurrence is known by its template's name and
         ...(opts.adjusting ? { is_adjusting: true } : {}),
       };
     }
-    const t = await ledger.recurring.add({
-      name: opts.name,
-      every: opts.every,
-      day: opts.day ?? null,
-      start_date: opts.start,
-      end_date: opts.end ?? null,
-      entry,
-    });
+    const t = await ledger.recurring
+      .add({
+        name: opts.name,
+        every: opts.every,
+        day: opts.day ?? null,
+        start_date: opts.start,
+        end_date: opts.end ?? null,
+        entry,
+      })
+      .catch((e: unknown) => {
+        // The template's fields are the flags' values: a refusal of one names its flag (exit 2).
+        if (!isBooksError(e) || e.code !== 'invalid_parameters') throw e;
+        const named = e.errors.map((p) => ({ ...p, path: TEMPLATE_FLAGS[p.path] ?? p.path }));
+        throw errors.usage(named.map((p) => `${p.path}: ${p.message}`).join('; '), named);
+      });
     if (ctx.json) return ctx.outJson(t);
     ctx.out(`Added recurring entry '${t.name}': ${describe(t)}.`);
   },
 });
+
+const TEMPLATE_FLAGS: Record<string, string> = {
+  name: '--name',
+  every: '--every',
+  day: '--day',
+  start_date: '--start',
+  end_date: '--end',
+};
 
 function describe(t: RecurringTemplate): string {
   const day =

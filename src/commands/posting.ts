@@ -30,10 +30,13 @@ export async function printPosted(
   entry: JournalEntry,
   exponent: number,
   dryRun: boolean,
+  /** A line said after the entry (what else a dry run would post). */
+  also: string | null = null,
 ): Promise<void> {
   if (ctx.json) return ctx.outJson(dryRun ? { dry_run: true, entry } : entry);
   const numbers = await linkedNumbers(ledger, entry);
   ctx.out(entryText(entry, exponent, dryRun ? 'Would post ' : 'Posted ', numbers));
+  if (also) ctx.out(also);
   if (dryRun) ctx.out('Dry run: nothing was posted.');
 }
 

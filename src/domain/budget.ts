@@ -1,9 +1,14 @@
 import { ACCOUNT_TYPES } from './accounts.js';
-import { addMonths, parts } from './dates.js';
 import type { Problem } from './errors.js';
 import type { ReportAccount } from './statement.js';
 import type { Column } from './compare.js';
-import { fiscalYearStart } from './periods.js';
+import {
+  fiscalYearStart,
+  periodBounds,
+  splitPeriods,
+  type Period,
+  type PeriodType,
+} from './periods.js';
 
 /** A budget cell as stored and listed: an account, a report period id, an amount in the statement's sign. */
 export interface BudgetRow {
@@ -15,7 +20,7 @@ export interface BudgetRow {
 /** The import file's columns (close.md), in order. */
 export const BUDGET_COLUMNS = ['gl_account_id', 'period', 'amount'] as const;
 
-const PERIOD_ID = /^(\d{4})(?:-(0[1-9]|1[0-2])|-Q([1-4]))?$/;
+const PERIOD_ID = /^(?!0000)(\d{4})(?:-(0[1-9]|1[0-2])|-Q([1-4]))?$/;
 
 /** True for a report period id: `2026-01`, `2026-Q1` (of the fiscal year) or `2026`. */
 export function isPeriodId(s: string): boolean {
@@ -57,25 +62,13 @@ export function budgetProblems(
   return problems;
 }
 
-const monthId = (y: number, m: number) => `${y}-${String(m).padStart(2, '0')}`;
-
-/** The month ids from the month of `start` through the month of `end`. */
-function monthsIn(start: string, end: string): string[] {
-  const out: string[] = [];
-  let [y, m] = parts(start);
-  const last = monthId(...(parts(end).slice(0, 2) as [number, number]));
-  for (;;) {
-    const id = monthId(y, m);
-    out.push(id);
-    if (id >= last) return out;
-    [y, m] = addMonths(y, m, 1);
-  }
-}
-
 /**
- * A statement's budget cells: an account's cell for a column is its row for the column's period;
- * without one, a profit-and-loss account's is the sum of its months' rows (activity adds up), a
- * balance-sheet account's its last month's row (a balance at the period's end); null where none is.
+ * A statement's budget cells. An account's activity budgeted over a column is counted top-down: each
+ * whole fiscal year inside it by its own row, else each whole quarter by its own, else each month
+ * (so that a quarter or year without its own row is the sum of its months, and a row of its own
+ * wins); a column the window cuts short gets what the whole periods inside it budget. A
+ * balance-sheet account's budget is a balance: the row of the whole period that ends where the column
+ * ends (the column's own, else its last quarter's, else its last month's). Null where none is.
  */
 export class BudgetCells {
   private readonly byAccount = new Map<number, Map<string, bigint>>();
@@ -96,46 +89,57 @@ export class BudgetCells {
     return this.columns[c]!.budget;
   }
 
-  /** The account's budget for a column (its own row, not its children's). */
+  /** The account's budget for a column (its own rows, not its children's). */
   cell(a: ReportAccount, c: number): bigint | null {
     const rows = this.byAccount.get(a.key);
     if (!rows) return null;
     const col = this.columns[c]!;
-    const own = rows.get(periodIdOf(col));
-    if (own !== undefined) return own;
-    const months = monthsIn(col.start_date, col.end_date);
-    if (ACCOUNT_TYPES[a.account_type].section !== 'profit_and_loss') {
-      for (const id of months.reverse()) if (rows.has(id)) return rows.get(id)!;
-      return null;
+    if (ACCOUNT_TYPES[a.account_type].section === 'profit_and_loss')
+      return this.activity(rows, col.start_date, col.end_date);
+    for (const type of ['yearly', 'quarterly', 'monthly'] as const) {
+      const p = periodBounds(col.end_date, type, this.fyStartMonth);
+      const id = splitPeriods(p.start, p.end, type, this.fyStartMonth)[0]!.id;
+      if (p.end === col.end_date && rows.has(id)) return rows.get(id)!;
     }
-    return sumOf(months.map((id) => rows.get(id)));
+    return null;
   }
 
   /**
-   * The budget's net income for a balance-sheet column: the profit-and-loss accounts' months from
+   * The budget's net income for a balance-sheet column: the profit-and-loss accounts' activity from
    * the start of the column's fiscal year through its end, credit-positive; null where none is.
    */
   netIncome(accounts: ReportAccount[], c: number): bigint | null {
-    const col = this.columns[c]!;
-    const months = monthsIn(fiscalYearStart(col.end_date, this.fyStartMonth), col.end_date);
+    const end = this.columns[c]!.end_date;
+    const start = fiscalYearStart(end, this.fyStartMonth);
     const cells: (bigint | undefined)[] = [];
     for (const a of accounts) {
-      const section = ACCOUNT_TYPES[a.account_type].section;
       const rows = this.byAccount.get(a.key);
-      if (section !== 'profit_and_loss' || !rows) continue;
+      if (ACCOUNT_TYPES[a.account_type].section !== 'profit_and_loss' || !rows) continue;
+      const v = this.activity(rows, start, end);
       const income = a.account_type === 'income' || a.account_type === 'other_income';
-      for (const id of months) {
-        const v = rows.get(id);
-        if (v !== undefined) cells.push(income ? v : -v);
-      }
+      if (v !== null) cells.push(income ? v : -v);
     }
     return sumOf(cells);
   }
-}
 
-/** The period a budget column stands for (`budget:2026-01` is of `2026-01`). */
-function periodIdOf(col: Column): string {
-  return col.id.replace(/^budget:/, '').replace(/:.*$/, '');
+  /** Activity budgeted over [start, end], top-down over the whole periods inside it. */
+  private activity(rows: Map<string, bigint>, start: string, end: string): bigint | null {
+    const fy = this.fyStartMonth;
+    const whole = (p: Period, type: PeriodType) => {
+      const b = periodBounds(p.start_date, type, fy);
+      return b.start === p.start_date && b.end === p.end_date;
+    };
+    const found: (bigint | undefined)[] = [];
+    const walk = (from: string, to: string, type: PeriodType) => {
+      for (const p of splitPeriods(from, to, type, fy)) {
+        if (whole(p, type) && rows.has(p.id)) found.push(rows.get(p.id));
+        else if (type === 'yearly') walk(p.start_date, p.end_date, 'quarterly');
+        else if (type === 'quarterly') walk(p.start_date, p.end_date, 'monthly');
+      }
+    };
+    walk(start, end, 'yearly');
+    return sumOf(found);
+  }
 }
 
 function sumOf(values: (bigint | undefined)[]): bigint | null {

@@ -135,7 +135,7 @@ export function reversalBody(
   return {
     entry_date: on,
     currency: original.currency,
-    memo: `Reversal of ${original.je_number}`,
+    memo: reversalMemo(original.je_number),
     is_adjusting: original.is_adjusting,
     lines: original.lines.map((l) => ({
       gl_account_id: l.gl_account_id,
@@ -152,6 +152,9 @@ export function reversalBody(
   };
 }
 
+/** A reversal's memo: it names the entry it reverses. */
+export const reversalMemo = (jeNumber: string) => `Reversal of ${jeNumber}`;
+
 /**
  * The automatic reversal of an entry that asks for one (`auto_reverse_on`): its lines on the other
  * side, on that date, named as `books je reverse` names a reversal. Built from the checked entry, so
@@ -164,7 +167,7 @@ export function autoReversalOf(entry: ValidEntry, jeNumber: string): ValidEntry 
     entry_date: entry.auto_reverse_on!,
     je_number: null,
     je_seq: null,
-    memo: `Reversal of ${jeNumber}`,
+    memo: reversalMemo(jeNumber),
     manual_entry_reason: null,
     auto_reverse_on: null,
     lines: entry.lines.map((l) => ({

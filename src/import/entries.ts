@@ -224,13 +224,9 @@ function entryBody(
   if (jeNumber) body.je_number = jeNumber;
   if (level.memo) body.memo = level.memo.value;
   if (level.manual_entry_reason) body.manual_entry_reason = level.manual_entry_reason.value;
-  const reverseOn = level.auto_reverse_on;
-  if (reverseOn?.value.trim()) {
-    const d = reverseOn.value.trim();
-    if (!isIsoDate(d))
-      add(reverseOn.row, 'auto_reverse_on', 'invalid_date', `'${d}' is not a date (YYYY-MM-DD)`);
-    body.auto_reverse_on = d;
-  }
+  // Checked with the entry, as its other fields are (its date, after the entry's).
+  const reverseOn = level.auto_reverse_on?.value.trim();
+  if (reverseOn) body.auto_reverse_on = reverseOn;
   const adjusting = level.is_adjusting;
   if (adjusting) {
     const b = parseBool(adjusting.value, false);

@@ -76,6 +76,8 @@ export interface RowTarget {
   perStatement: number;
   /** Gives the entry with JE number `from` the number `to`. */
   renumber(from: string, to: NumberedEntry): unknown;
+  /** Gives the entry with JE number `jeNumber` another memo. */
+  setMemo(jeNumber: string, memo: string): unknown;
   /** Adds totals: rows of (scope, account_key, month, net, lines, adjusting net, adjusting lines). */
   addTotals(rows: unknown[][]): unknown;
 }
@@ -213,6 +215,11 @@ export class EntryWriter implements EntrySink {
   renumber(from: string, to: NumberedEntry): void {
     this.flushRows();
     this.queue(this.target.renumber(from, to));
+  }
+
+  setMemo(jeNumber: string, memo: string): void {
+    this.flushRows();
+    this.queue(this.target.setMemo(jeNumber, memo));
   }
 
   /** Writes the pending rows; entries first, as lines reference them. */

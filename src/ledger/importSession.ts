@@ -1,7 +1,14 @@
 import type { ValidEntry } from '../domain/entry.js';
 import { errors } from '../domain/errors.js';
 import { JeNumbering } from '../domain/jeNumber.js';
-import { autoReversalOf, contextOf, importGates, wantsOf } from '../domain/posting.js';
+import {
+  autoReversalOf,
+  contextOf,
+  importGates,
+  reversalMemo,
+  wantsOf,
+} from '../domain/posting.js';
+import type { NumberedEntry } from '../domain/jeNumber.js';
 import { rebuildRunning, type Processes } from '../domain/rebuild.js';
 import { BatchCheck } from './batchCheck.js';
 import { hintsFor } from './journal.js';
@@ -26,6 +33,8 @@ export class ImportSession implements ImportBatch {
   /** Valid entries waiting for the write lock (at most one chunk of the file). */
   private pending: { entry: ValidEntry; meta: EntryMeta; result: { status: string } }[] = [];
   private done = false;
+  /** The JE number of each accrual written in this batch, and its reversal's. */
+  private readonly reversals = new Map<string, string>();
   /** What accounts unknown to the ledger resemble, for messages, asked once per reference. */
   private readonly hints = new Map<string, string[]>();
 
@@ -102,7 +111,7 @@ export class ImportSession implements ImportBatch {
   private write(entry: ValidEntry, meta: EntryMeta): void {
     const numbering = this.numbering!;
     if (entry.je_seq !== null && entry.je_number !== null && numbering.used(entry.je_seq))
-      this.sink!.renumber(entry.je_number, numbering.assign(null, null, true));
+      this.renumber(entry.je_number, numbering.assign(null, null, true));
     const numbered = numbering.assign(entry.je_number, entry.je_seq, true);
     if (!entry.auto_reverse_on) {
       this.sink!.write(entry, numbered, meta);
@@ -112,7 +121,21 @@ export class ImportSession implements ImportBatch {
     const posted = this.sink!.write(entry, numbered, { ...meta, status: 'reversed' });
     const mirror = autoReversalOf(entry, posted.je_number);
     const revMeta = { source: meta.source, fingerprint: null, originalSeq: posted.seq };
-    this.sink!.write(mirror, numbering.assign(null, null, true), revMeta);
+    const reversal = this.sink!.write(mirror, numbering.assign(null, null, true), revMeta);
+    this.reversals.set(posted.je_number, reversal.je_number);
+  }
+
+  /** Renumbers an earlier entry of the batch; an accrual's reversal names its new number. */
+  private renumber(from: string, to: NumberedEntry): void {
+    this.sink!.renumber(from, to);
+    const reversal = this.reversals.get(from);
+    if (reversal !== undefined) {
+      this.reversals.delete(from);
+      this.reversals.set(to.je_number, reversal);
+      this.sink!.setMemo(reversal, reversalMemo(to.je_number));
+    }
+    for (const [accrual, r] of this.reversals)
+      if (r === from) this.reversals.set(accrual, to.je_number);
   }
 
   /** Takes the write lock for the entries waiting, or gives it back once the batch has failed. */

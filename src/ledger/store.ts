@@ -175,6 +175,8 @@ export interface EntrySink {
   write(entry: ValidEntry, numbered: NumberedEntry, meta: EntryMeta): Inserted;
   /** Gives the entry written with JE number `from` (in this transaction) the number `to` instead. */
   renumber(from: string, to: NumberedEntry): void;
+  /** Gives the entry written with JE number `jeNumber` (in this transaction) another memo. */
+  setMemo(jeNumber: string, memo: string): void;
   flush(): Promise<void>;
 }
 

@@ -131,19 +131,20 @@ function columnSpecs(st: Statement, opts: { period?: PeriodType; fiscalYearStart
         comparedCells(big(cellOf(cells, p.id)), big(cellOf(cells, c.against)), c.kind);
       const budget = c.kind === 'budget';
       out.push(
+        // CSV headers name the period and the comparison: a compared period may head its own column.
         {
           head: head(against, budget ? 'Budget' : against.label),
-          csv: c.against,
+          csv: budget ? c.against : `${c.kind}:${p.id}`,
           value: (cells) => cellOf(cells, c.against),
         },
         {
           head: { label: changeLabel, clipped: null },
-          csv: `${budget ? 'over_budget' : 'change'}:${c.against}`,
+          csv: budget ? `over_budget:${p.id}` : `change:${c.kind}:${p.id}`,
           value: (cells) => pair(cells).change,
         },
         {
           head: { label: pctLabel, clipped: null },
-          csv: `${budget ? 'pct_of_budget' : 'pct_change'}:${c.against}`,
+          csv: budget ? `pct_of_budget:${p.id}` : `pct_change:${c.kind}:${p.id}`,
           value: (cells) => pair(cells).percent,
         },
       );

@@ -58,11 +58,11 @@ function scripted(answers: (string | boolean)[], t: Transcript): Prompter {
   };
 }
 
-async function interactive(answers: (string | boolean)[]) {
+async function interactive(answers: (string | boolean)[], flags: string[] = []) {
   const { ledger, dir } = copyTemplate('standard');
   const t: Transcript = { asked: [], refused: [], defaults: [] };
   const before = snapshot(ledger);
-  const r = await cli(['je', 'post', '--ledger', ledger], {
+  const r = await cli(['je', 'post', ...flags, '--ledger', ledger], {
     cwd: dir,
     tty: true,
     now: () => new Date('2025-03-10T12:00:00Z'),
@@ -93,6 +93,20 @@ describe('interactive je post (on a terminal)', () => {
     expect(r.stderr).toContain('debits 1,500.00   credits 1,500.00   balanced');
     expect(r.stdout).toMatch(/Posted JE-1 .* 2025-03-10/);
     expect(r.asked).toContain('Post this entry?');
+  });
+
+  it('posts an accrual built at the terminal with its reversal when asked to (--auto-reverse)', async () => {
+    const answers = ['', 'Accrued rent', 'Rent', 'Debit', '900', '', 'Add a line'];
+    answers.push('Operating Checking', 'Credit', '', '', 'Review and post', true);
+    const r = await interactive(answers, ['--auto-reverse']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/Posted JE-1 .* 2025-03-10\s+reversed/);
+    expect(r.stdout).toContain('reversed by: JE-2');
+    const reversal = await cli(['je', 'show', 'JE-2', '--format', 'json', '--ledger', r.ledger]);
+    expect(JSON.parse(reversal.stdout)).toMatchObject({
+      entry_date: '2025-04-01',
+      memo: 'Reversal of JE-1',
+    });
   });
 
   it('refuses a date before the books start when it is typed, and asks again', async () => {

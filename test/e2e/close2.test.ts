@@ -1,8 +1,8 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JournalEntry } from '../../src/domain/entry.js';
-import { FIXTURES as FILES } from './helpers.js';
+import { FIXTURES as FILES, tempDir } from './helpers.js';
 import { FIXTURES, fromTemplate, SEEN, type FixtureLedger } from '../support/fixtures.js';
 import { conformance } from '../contract/stores.js';
 import { fifoAging } from '../support/aging.js';
@@ -170,6 +170,28 @@ describe.each(FIXTURES.map((f) => [f.name, f] as const))('close II on %s', (name
     }) => st.summary.find((s) => s.account_kind === 'net_income')!.amounts;
     for (const id of ['2024-12', '2025-01', '2025-02'])
       expect(net(compared)[id]).toEqual(net(alone)[id]);
+    // CSV names every column once: a compared period that is a column of its own too included.
+    const csv = await L.books([
+      'report',
+      'pnl',
+      ...q1,
+      '--compare',
+      'previous-period',
+      '--compare',
+      'previous-year',
+      '--format',
+      'csv',
+    ]);
+    const head = csv.stdout.split('\n')[0]!.split(',');
+    expect(new Set(head).size).toBe(head.length);
+    expect(head).toEqual(
+      expect.arrayContaining([
+        '2025-02',
+        'previous-period:2025-02',
+        'change:previous-period:2025-02',
+        'pct_change:previous-year:2025-02',
+      ]),
+    );
     const sheet = await json(['report', 'balance-sheet', ...q1, '--compare', 'previous-period']);
     const sheetAlone = await json([
       'report',
@@ -237,6 +259,27 @@ describe.each(FIXTURES.map((f) => [f.name, f] as const))('close II on %s', (name
     ]);
     expect(table.stdout).toMatch(/Budget\s+Over Budget\s+% of Budget/);
     expect(table.stdout).toMatch(/6100 Rent\s+9,000\.00\s+9,000\.00\s+0\.00\s+100\.0%/);
+    // The balance sheet's budget Net Income is the income statement's budget for the year to date.
+    const bs = await json([
+      'report',
+      'balance-sheet',
+      '--start',
+      '2025-06-01',
+      '--end',
+      '2025-06-30',
+      '--compare',
+      'budget',
+    ]);
+    const equity = bs.sections.find((s: { account_type: string }) => s.account_type === 'equity');
+    const ni = equity.children.find(
+      (c: { account_kind: string }) => c.account_kind === 'net_income',
+    );
+    const netIncome = st.summary.find(
+      (s: { account_kind: string }) => s.account_kind === 'net_income',
+    );
+    expect(ni.balances['budget:2025-06']).toBe(
+      netIncome.amounts['budget:2025-Q1'] + netIncome.amounts['budget:2025-Q2'],
+    );
     await refused(['budgets', 'import', join(FILES, 'demo/accounts.csv')], 1, 'gl_account_id');
   });
 
@@ -308,6 +351,34 @@ describe.each(FIXTURES.map((f) => [f.name, f] as const))('close II on %s', (name
       2,
       '--reverse-on',
     );
+  });
+
+  it("imports accruals with their reversals; a reversal names its accrual's number, renumbered or not", async () => {
+    // The file numbers B with the number the accrual takes first: the accrual is renumbered.
+    const taken = (await journal()).map((e) => Number(/^JE-(\d+)$/.exec(e.je_number)?.[1] ?? 0));
+    const next = `JE-${Math.max(...taken) + 1}`;
+    const file = join(tempDir(), 'accruals.csv');
+    writeFileSync(
+      file,
+      [
+        'entry,entry_date,je_number,memo,gl_account_id,debit,credit,auto_reverse_on',
+        'A,2025-11-30,,Accrual A,utilities,100,,2025-12-01',
+        'A,2025-11-30,,,accrued,,100,',
+        `B,2025-11-15,${next},Numbered by the file,rent,50,,`,
+        `B,2025-11-15,${next},,checking,,50,`,
+      ].join('\n') + '\n',
+    );
+    const r = await L.books(['je', 'import', file]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout).toContain('and 1 automatic reversal');
+    const entries = await journal();
+    const accrual = entries.find((e) => e.memo === 'Accrual A')!;
+    expect(accrual.reversed_by_journal_entry_ids).toHaveLength(1);
+    expect(entries.find((e) => e.je_number === next)!.memo).toBe('Numbered by the file');
+    for (const e of entries.filter((x) => x.original_journal_entry_id)) {
+      const original = entries.find((x) => x.id === e.original_journal_entry_id)!;
+      expect(e.memo).toBe(`Reversal of ${original.je_number}`);
+    }
   });
 
   it('posts recurring entries once each, month ends kept, and none twice', async () => {

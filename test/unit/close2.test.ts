@@ -194,12 +194,40 @@ describe('budget cells', () => {
     expect(cells.cell(acct(1, 'income'), 1)).toBe(null);
   });
 
-  it("takes a balance-sheet account's last month for a quarter (a balance, not activity)", () => {
-    expect(cells.cell(acct(3, 'bank'), 0)).toBe(6_000n);
+  it("takes a balance-sheet account's balance at the column's end: its quarter's row, else its last month's", () => {
+    const bs = new BudgetCells(
+      [
+        { account_key: 3, period: '2026-01', amount_atoms: 5_000 },
+        { account_key: 3, period: '2026-03', amount_atoms: 6_000 },
+        { account_key: 3, period: '2026-Q2', amount_atoms: 7_000 },
+        { account_key: 3, period: '2026-06', amount_atoms: 1 },
+      ],
+      columns,
+      1,
+    );
+    expect(bs.cell(acct(3, 'bank'), 0)).toBe(6_000n);
+    expect(bs.cell(acct(3, 'bank'), 1)).toBe(7_000n);
   });
 
-  it("gives a balance sheet's budget net income as the fiscal year's budgeted months to date", () => {
+  it("gives a balance sheet's budget net income as the fiscal year's budget to date, rows of its own first", () => {
     const accounts = [acct(1, 'income'), acct(2, 'expense'), acct(3, 'bank')];
-    expect(cells.netIncome(accounts, 0)).toBe(600n - 1n);
+    expect(cells.netIncome(accounts, 0)).toBe(600n - 999n);
+  });
+
+  it('counts the whole periods inside a column: quarters for a year, nothing of a year cut short', () => {
+    const quarters = [
+      { account_key: 1, period: '2026-Q1', amount_atoms: 10 },
+      { account_key: 1, period: '2026-Q2', amount_atoms: 20 },
+      { account_key: 1, period: '2026-07', amount_atoms: 1 },
+      { account_key: 2, period: '2026', amount_atoms: 1_200 },
+    ];
+    const year = (start: string, end: string) =>
+      splitPeriods(start, end, 'yearly').map((p) => ({ ...p, budget: true }));
+    const whole = new BudgetCells(quarters, year('2026-01-01', '2026-12-31'), 1);
+    expect(whole.cell(acct(1, 'income'), 0)).toBe(31n);
+    expect(whole.cell(acct(2, 'expense'), 0)).toBe(1_200n);
+    const cut = new BudgetCells(quarters, year('2026-01-01', '2026-03-31'), 1);
+    expect(cut.cell(acct(1, 'income'), 0)).toBe(10n);
+    expect(cut.cell(acct(2, 'expense'), 0)).toBe(null);
   });
 });

@@ -101,6 +101,12 @@ export const entityRows = (q: Query, entityId: string): RowTarget => ({
        WHERE entity_id = $1 AND je_number = $2`,
       [entityId, from, to.je_number, to.counted?.toString(), to.uncounted?.toString()],
     ),
+  setMemo: (jeNumber, memo) =>
+    q(`UPDATE journal_entries SET memo = $3 WHERE entity_id = $1 AND je_number = $2`, [
+      entityId,
+      jeNumber,
+      memo,
+    ]),
   addTotals: (rows) => q(ADD_TOTALS, columnsOf(rows.flat(), 7, rows.length)),
 });
 

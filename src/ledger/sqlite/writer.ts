@@ -69,6 +69,8 @@ export const fileRows = (run: RunWrite): RowTarget => ({
       `UPDATE journal_entries SET je_number = ?, je_seq = ?, je_seq_uncounted = ? WHERE je_number = ?`,
       [to.je_number, to.counted, to.uncounted, from],
     ),
+  setMemo: (jeNumber, memo) =>
+    run(`UPDATE journal_entries SET memo = ? WHERE je_number = ?`, [memo, jeNumber]),
   addTotals: (rows) => {
     for (const row of rows) run(BUMP_TOTALS, row);
   },
