@@ -3,7 +3,7 @@ import { dateFlag } from '../cli/flags.js';
 import type { AgingReport } from '../domain/aging.js';
 import { localDate } from '../domain/dates.js';
 import { errors } from '../domain/errors.js';
-import { atomsToDecimal, exponentOf } from '../domain/money.js';
+import { atomsToDecimal, exponentOf, formatAmount } from '../domain/money.js';
 import { counterpartiesCsv } from '../render/journalCsv.js';
 import { grid } from '../render/table.js';
 import { csvLine } from '../render/csv.js';
@@ -86,8 +86,8 @@ receivable and payable, each in its account's sign).`,
       c.external_id,
       c.name,
       c.is_active ? 'yes' : 'no',
-      amount(c.receivable_balance),
-      amount(c.payable_balance),
+      formatAmount(c.receivable_balance, exponent),
+      formatAmount(c.payable_balance, exponent),
     ]);
     ctx.out(
       grid(['Type', 'External id', 'Name', 'Active', 'Receivable', 'Payable'], rows, [

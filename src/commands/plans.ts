@@ -4,7 +4,7 @@ import { BUDGET_COLUMNS, type BudgetRow } from '../domain/budget.js';
 import { chartRefused } from '../domain/chart.js';
 import { localDate } from '../domain/dates.js';
 import { errors, isBooksError, type Problem } from '../domain/errors.js';
-import { atomsToDecimal, exponentOf, parseDecimal } from '../domain/money.js';
+import { atomsToDecimal, exponentOf, formatAmount, parseDecimal } from '../domain/money.js';
 import { EVERY, type Every, type RecurringTemplate } from '../domain/recurring.js';
 import type { RecurringRun } from '../ledger/port.js';
 import { csvLine } from '../render/csv.js';
@@ -92,19 +92,19 @@ export const budgetsList = command({
     const list = await ledger.budgets.list();
     if (ctx.json) return ctx.outJson({ object: 'list', data: list });
     const amount = (r: BudgetRow) => atomsToDecimal(r.amount_atoms, exponent);
-    if (ctx.format === 'csv')
-      return ctx.write(
-        [
-          BUDGET_COLUMNS.join(','),
-          ...list.map((r) => csvLine([r.gl_account_id, r.period, amount(r)])),
-        ].join('\n') + '\n',
+    if (ctx.format !== 'csv')
+      return ctx.out(
+        grid(
+          ['Account', 'Period', 'Amount'],
+          list.map((r) => [r.gl_account_id, r.period, formatAmount(r.amount_atoms, exponent)]),
+          ['left', 'left', 'right'],
+        ),
       );
-    ctx.out(
-      grid(
-        ['Account', 'Period', 'Amount'],
-        list.map((r) => [r.gl_account_id, r.period, amount(r)]),
-        ['left', 'left', 'right'],
-      ),
+    return ctx.write(
+      [
+        BUDGET_COLUMNS.join(','),
+        ...list.map((r) => csvLine([r.gl_account_id, r.period, amount(r)])),
+      ].join('\n') + '\n',
     );
   },
 });
@@ -294,6 +294,7 @@ function runText(r: RecurringRun): string {
   out.push(
     `${entries} ${r.dry_run ? 'would post' : 'posted'} through ${r.through}` +
       (r.skipped.length ? `, ${r.skipped.length} skipped` : '') +
+      (r.already_posted ? `, ${r.already_posted} posted before` : '') +
       (r.dry_run ? ' (dry run: nothing was posted)' : ''),
   );
   return out.join('\n');

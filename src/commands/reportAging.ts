@@ -66,6 +66,10 @@ accounts' balance in the trial balance at the same date.`,
   ],
   options: (raw) => {
     const cp = str(raw, 'counterparty');
+    if (str(raw, 'buckets')?.trim() === '')
+      throw errors.usage('--buckets: give day limits (30,60,90)', [
+        { path: '--buckets', reason: 'invalid_buckets', message: 'no day limits given' },
+      ]);
     if (cp !== undefined && !readCounterpartyRef(cp))
       throw errors.usage(`--counterparty: '${cp}' is not TYPE:ID (customer:C001)`);
     return {

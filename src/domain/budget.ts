@@ -27,10 +27,13 @@ export function isPeriodId(s: string): boolean {
   return PERIOD_ID.test(s);
 }
 
-/** A budget's rows checked as a whole: each names an account of the chart and a period id, once. */
+/**
+ * A budget's rows checked as a whole: each names an account of the chart and a period id, once (an
+ * account named by its number on one row and its external id on another is one account).
+ */
 export function budgetProblems(
   rows: { row: number; gl_account_id: unknown; period: unknown; amount_atoms: unknown }[],
-  known: (ref: string) => boolean,
+  accountOf: (ref: string) => { id: string } | undefined,
 ): Problem[] {
   const problems: Problem[] = [];
   const seen = new Map<string, number>();
@@ -43,7 +46,8 @@ export function budgetProblems(
     const acct = typeof r.gl_account_id === 'string' ? r.gl_account_id.trim() : '';
     const period = typeof r.period === 'string' ? r.period.trim() : '';
     if (!acct) add(r.row, 'gl_account_id', 'missing_field', 'gl_account_id is empty');
-    else if (!known(acct)) add(r.row, 'gl_account_id', 'unknown_account', `no account '${acct}'`);
+    else if (!accountOf(acct))
+      add(r.row, 'gl_account_id', 'unknown_account', `no account '${acct}'`);
     if (!isPeriodId(period))
       add(
         r.row,
@@ -53,7 +57,7 @@ export function budgetProblems(
       );
     if (typeof r.amount_atoms !== 'number' || !Number.isSafeInteger(r.amount_atoms))
       add(r.row, 'amount_atoms', 'invalid_amount', 'amount_atoms is not whole atoms');
-    const key = `${acct}\u0000${period}`;
+    const key = `${accountOf(acct)?.id ?? acct}\u0000${period}`;
     const first = seen.get(key);
     if (first !== undefined && acct && period)
       add(r.row, 'period', 'duplicate_row', `${acct} ${period} is also on row ${first}`);

@@ -166,10 +166,8 @@ export class Adapter {
       }
       v.entry = String(this.entry);
     }
-    if (v.entry_date)
-      v.entry_date = this.date(v.entry_date, (reason, message) =>
-        add('entry_date', reason, message),
-      );
+    for (const f of ['entry_date', 'auto_reverse_on'] as const)
+      if (v[f]) v[f] = this.date(v[f], (reason, message) => add(f, reason, message));
     if (this.reading.decimalComma)
       for (const f of ['debit', 'credit', 'amount', 'signed_amount'] as const) {
         if (!v[f]) continue;

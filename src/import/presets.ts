@@ -20,6 +20,7 @@ export const FIELDS = [
   'signed_amount',
   'manual_entry_reason',
   'amount_atoms',
+  'auto_reverse_on',
 ] as const;
 export type Field = (typeof FIELDS)[number];
 

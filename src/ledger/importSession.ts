@@ -33,6 +33,8 @@ export class ImportSession implements ImportBatch {
   /** Valid entries waiting for the write lock (at most one chunk of the file). */
   private pending: { entry: ValidEntry; meta: EntryMeta; result: { status: string } }[] = [];
   private done = false;
+  /** The numbers this batch gave automatically (entries without one, reversals), as they stand. */
+  private readonly automatic = new Set<string>();
   /** The JE number of each accrual written in this batch, and its reversal's. */
   private readonly reversals = new Map<string, string>();
   /** What accounts unknown to the ledger resemble, for messages, asked once per reference. */
@@ -60,10 +62,17 @@ export class ImportSession implements ImportBatch {
 
   async add(chunk: ImportEntry[]): Promise<BatchResult[]> {
     const bodies = chunk.map((e) => e.body);
-    const [facts, taken] = await Promise.all([
+    const [stored, taken] = await Promise.all([
       this.store.facts(bodies),
       this.store.fingerprintsTaken(chunk.map((e) => e.fingerprint)),
     ]);
+    // A number this batch gave automatically is the file's to take (the entry that had it moves on),
+    // though a store that reads its own batch's rows finds it taken. (The store's facts may be kept
+    // for other writes: they are not changed.)
+    const facts = {
+      ...stored,
+      takenNumbers: { has: (n: string) => !this.automatic.has(n) && stored.takenNumbers.has(n) },
+    };
     let ctx = this.check.context(contextOf(this.entity, facts, (ref) => this.hints.get(ref) ?? []));
     let results = chunk.map((e) => this.one(e, taken.has(e.fingerprint), ctx));
     // Accounts a reference resembles are read only for a message (an error's path): the chunk's
@@ -113,6 +122,7 @@ export class ImportSession implements ImportBatch {
     if (entry.je_seq !== null && entry.je_number !== null && numbering.used(entry.je_seq))
       this.renumber(entry.je_number, numbering.assign(null, null, true));
     const numbered = numbering.assign(entry.je_number, entry.je_seq, true);
+    if (entry.je_number === null) this.automatic.add(numbered.je_number);
     if (!entry.auto_reverse_on) {
       this.sink!.write(entry, numbered, meta);
       return;
@@ -123,11 +133,14 @@ export class ImportSession implements ImportBatch {
     const revMeta = { source: meta.source, fingerprint: null, originalSeq: posted.seq };
     const reversal = this.sink!.write(mirror, numbering.assign(null, null, true), revMeta);
     this.reversals.set(posted.je_number, reversal.je_number);
+    this.automatic.add(reversal.je_number);
   }
 
   /** Renumbers an earlier entry of the batch; an accrual's reversal names its new number. */
   private renumber(from: string, to: NumberedEntry): void {
     this.sink!.renumber(from, to);
+    this.automatic.delete(from);
+    this.automatic.add(to.je_number);
     const reversal = this.reversals.get(from);
     if (reversal !== undefined) {
       this.reversals.delete(from);

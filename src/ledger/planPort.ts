@@ -30,6 +30,8 @@ export interface RecurringRun {
   dry_run: boolean;
   posted: { name: string; date: string; je_number: string | null; entry_id: string | null }[];
   skipped: { name: string; date: string; reason: string }[];
+  /** Occurrences due through the date that an earlier run (or a run retried) had posted. */
+  already_posted: number;
 }
 
 /** Recurring entries (close.md): templates kept in the ledger, each occurrence posted once. */

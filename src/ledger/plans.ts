@@ -1,6 +1,6 @@
 import { budgetProblems, type BudgetRow } from '../domain/budget.js';
 import { FIRST_DATE, isIsoDate } from '../domain/dates.js';
-import { BooksError, errors, isBooksError } from '../domain/errors.js';
+import { BooksError, entryInvalid, errors, isBooksError } from '../domain/errors.js';
 import type { JournalEntry } from '../domain/entry.js';
 import { isObj } from '../domain/rules.js';
 import {
@@ -50,7 +50,7 @@ export class BudgetsFromStore implements BudgetOps {
         typeof r.gl_account_id === 'string' ? r.gl_account_id.trim() : '',
       );
       const account = await accountKeys(tx, refs.filter(Boolean));
-      const problems = budgetProblems(rows, (ref) => account(ref) !== undefined);
+      const problems = budgetProblems(rows, account);
       if (problems.length) throw refused('invalid_input', problems);
       const had = new Map(
         (await tx.plans.budgetRows()).map((r) => [
@@ -92,6 +92,12 @@ export class BudgetsFromStore implements BudgetOps {
   }
 }
 
+/** Two templates that say the same (the entry compared as JSON: keys in the order given). */
+function sameTemplate(a: RecurringTemplate, b: Omit<RecurringTemplate, 'created_at'>): boolean {
+  const { created_at: _c, ...rest } = a;
+  return JSON.stringify(rest) === JSON.stringify({ ...b });
+}
+
 const cmp = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
 
 /**
@@ -107,10 +113,18 @@ export class RecurringFromStore implements RecurringOps {
 
   async add(raw: unknown): Promise<RecurringTemplate> {
     const checked = checkTemplate(raw);
-    if ('problems' in checked) throw refused('invalid_parameters', checked.problems);
+    if ('problems' in checked) {
+      // What is wrong inside the entry is the entry's (data, as a posted entry's would be).
+      const ofEntry = checked.problems.every((p) => p.path.startsWith('entry'));
+      if (ofEntry) throw entryInvalid(checked.problems);
+      throw refused('invalid_parameters', checked.problems);
+    }
     const t = checked.template;
     return this.store.write(async (tx) => {
-      if ((await tx.plans.templates()).some((x) => x.name === t.name))
+      const had = (await tx.plans.templates()).find((x) => x.name === t.name);
+      // The same template asked for again (a retry after a lost answer) is the one there.
+      if (had && sameTemplate(had, t)) return had;
+      if (had)
         throw refused('invalid_input', [
           {
             path: 'name',
@@ -165,13 +179,22 @@ export class RecurringFromStore implements RecurringOps {
     const through = a.through;
     const dryRun = a.dry_run === true;
     const go = async (tx: ReadTx | WriteTx): Promise<RecurringRun> => {
-      const out: RecurringRun = { through, dry_run: dryRun, posted: [], skipped: [] };
+      const out: RecurringRun = {
+        through,
+        dry_run: dryRun,
+        posted: [],
+        skipped: [],
+        already_posted: 0,
+      };
       const entity = (await tx.facts({ bodies: [], fingerprint: null })).entity;
       for (const t of await tx.plans.templates()) {
         for (const date of occurrences(t, through)) {
           const fingerprint = occurrenceFingerprint(t.name, date);
           const found = await tx.facts({ bodies: [], fingerprint });
-          if (found.fingerprinted) continue;
+          if (found.fingerprinted) {
+            out.already_posted++;
+            continue;
+          }
           // Before the books start or in a closed period: said, and left for the bookkeeper.
           const why =
             entity.books_start && date < entity.books_start

@@ -18,6 +18,8 @@ export interface StatementColumn {
   label: string;
   /** Set when the window cuts the period short: what it covers, for a footnote. */
   clipped: string | null;
+  /** Columns of one group (a period and its comparisons) stay in one block when they fit. */
+  group?: number;
 }
 
 export interface PrintOptions {
@@ -99,8 +101,8 @@ export function printStatement(
   );
   const perBlock = Math.max(1, Math.floor(((opts.width ?? Infinity) - labelWidth) / (width + 2)));
   const out = heading.map((h, i) => (i < 2 ? bold(h) : h));
-  for (let from = 0; from < Math.max(columns.length, 1); from += perBlock) {
-    const block = columns.slice(from, from + perBlock).map((c, i) => ({ ...c, i: from + i }));
+  for (const indexes of blocks(columns, perBlock)) {
+    const block = indexes.map((i) => ({ ...columns[i]!, i }));
     out.push('');
     out.push(
       bold(
@@ -122,4 +124,41 @@ export function printStatement(
   const notes = columns.filter((c) => c.clipped).map((c) => `${c.label} ${c.clipped}`);
   if (notes.length) out.push('', ...notes.map((n) => `  ${n}`));
   return out.join('\n') + '\n';
+}
+
+/**
+ * The columns of each block: as many as fit, a group (a period with its comparisons) kept whole; a
+ * group wider than a block goes on in the next, led again by its period's column.
+ */
+function blocks(columns: StatementColumn[], perBlock: number): number[][] {
+  const out: number[][] = [];
+  let block: number[] = [];
+  const close = () => {
+    if (block.length) out.push(block);
+    block = [];
+  };
+  for (let at = 0; at < columns.length;) {
+    const group = columns[at]!.group;
+    let end = at + 1;
+    while (group !== undefined && end < columns.length && columns[end]!.group === group) end++;
+    const size = end - at;
+    if (block.length + size > perBlock) close();
+    if (size <= perBlock || perBlock < 2) {
+      for (let i = at; i < end; i++) {
+        if (block.length >= perBlock) close();
+        block.push(i);
+      }
+    } else {
+      for (let i = at; i < end; i++) {
+        if (block.length >= perBlock) {
+          close();
+          block.push(at);
+        }
+        block.push(i);
+      }
+    }
+    at = end;
+  }
+  close();
+  return out.length ? out : [[]];
 }

@@ -122,7 +122,8 @@ function columnSpecs(st: Statement, opts: { period?: PeriodType; fiscalYearStart
   const comparisons = st.comparisons ?? [];
   const bases = basePeriods(st);
   const out: ColumnSpec[] = [];
-  for (const p of bases) {
+  for (const [group, p] of bases.entries()) {
+    const start = out.length;
     out.push({ head: head(p), csv: p.id, value: (cells) => cellOf(cells, p.id) });
     for (const c of comparisons.filter((x) => x.period === p.id)) {
       const against = byId.get(c.against)!;
@@ -149,6 +150,7 @@ function columnSpecs(st: Statement, opts: { period?: PeriodType; fiscalYearStart
         },
       );
     }
+    if (comparisons.length) for (const c of out.slice(start)) c.head = { ...c.head, group };
   }
   if (st.total && bases.length > 1)
     out.push({

@@ -163,6 +163,7 @@ const ERRORS = {
   400: 'bad request',
   401: 'no valid key (CAPI11)',
   403: 'the key lacks the permission (CAPI71)',
+  404: 'no such entry, account, reconciliation or recurring entry',
   409: 'conflict (CAPI67, CAPI73, a repeated key)',
   422: "refused by reconciliation's rules (reconcile_refused)",
   503: 'unavailable; retry after Retry-After',

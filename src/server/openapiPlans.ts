@@ -73,6 +73,7 @@ export const PLAN_SCHEMAS: Record<string, Schema> = {
     dry_run: bool,
     posted: arrayOf(obj({ name: str, date, je_number: strOrNull, entry_id: strOrNull })),
     skipped: arrayOf(obj({ name: str, date, reason: str })),
+    already_posted: int,
   }),
 };
 

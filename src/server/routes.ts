@@ -7,6 +7,7 @@ import { checkReportQuery, type ReportQuery } from '../domain/periods.js';
 import {
   checkGeneralLedgerQuery,
   checkTrialBalanceQuery,
+  readCounterpartyRef,
   type GeneralLedgerQuery,
   type TrialBalanceQuery,
 } from '../domain/reportQueries.js';
@@ -64,6 +65,21 @@ function idempotencyKey(req: IncomingMessage): string {
   const problem = idempotencyKeyProblem(given?.[0], header);
   if (problem) throw errors.idempotencyKeyRefused(problem, header);
   return given![0]!;
+}
+
+/** Refuses (400) a counterparty parameter that names none of the ledger's (a report of it is nothing). */
+async function knownCounterparty(ledger: Ledger, text: string): Promise<void> {
+  const cp = readCounterpartyRef(text);
+  if (!cp) return;
+  const cps = await ledger.chart.counterparties();
+  if (!cps.some((c) => c.counterparty_type === cp.type && c.external_id === cp.external_id))
+    throw invalid([
+      {
+        path: 'counterparty',
+        reason: 'unknown_counterparty',
+        message: `no ${cp.type} '${cp.external_id}'`,
+      },
+    ]);
 }
 
 /** A header given at most once (refused, naming it, when repeated), or undefined. */
@@ -263,6 +279,7 @@ export const ROUTES: readonly Route[] = [
       // Accounts as the general ledger takes them: `account` repeated, one each.
       const accounts = url.searchParams.getAll('account');
       const query = { ...args, ...(accounts.length ? { accounts } : {}) };
+      if (q.counterparty) await knownCounterparty(ledger, q.counterparty);
       return { status: 200, body: await ledger.reports.aging(query as AgingQueryArgs) };
     },
   }),
@@ -274,18 +291,7 @@ export const ROUTES: readonly Route[] = [
     handle: async ({ url, ledger }) => {
       const { query, limit, cursor } = generalLedgerQuery(url);
       const cp = query.counterparty;
-      const cps = cp ? await ledger.chart.counterparties() : [];
-      if (
-        cp &&
-        !cps.some((c) => c.counterparty_type === cp.type && c.external_id === cp.external_id)
-      )
-        throw invalid([
-          {
-            path: 'counterparty',
-            reason: 'unknown_counterparty',
-            message: `no ${cp.type} '${cp.external_id}'`,
-          },
-        ]);
+      if (cp) await knownCounterparty(ledger, `${cp.type}:${cp.external_id}`);
       return { status: 200, body: await generalLedgerPage(ledger.reports, query, limit, cursor) };
     },
   }),

@@ -1,10 +1,20 @@
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { books, standardLedger, tempDir, type RunResult } from './helpers.js';
+import { execa } from 'execa';
+import { BIN, books, standardLedger, tempDir, type RunResult } from './helpers.js';
 
 /** What the command line does with what a person types (cli.md): through the real binary. */
 describe('the command line as a bookkeeper meets it', () => {
+  it('stops quietly when the reader of its output stops early (| head)', async () => {
+    const { ledger } = await standardLedger();
+    for (const cmd of [`--help`, `accounts list --format csv --ledger ${ledger}`]) {
+      const r = await execa('sh', ['-c', `node ${BIN} ${cmd} | head -c 1`], { reject: false });
+      expect(r.stderr, cmd).toBe('');
+      expect(r.exitCode).toBe(0);
+    }
+  });
+
   it('with --format json, usage errors are one JSON document too (exit 2)', async () => {
     const { run } = await standardLedger();
     for (const args of [

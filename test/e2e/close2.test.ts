@@ -357,6 +357,8 @@ describe.each(FIXTURES.map((f) => [f.name, f] as const))('close II on %s', (name
     // The file numbers B with the number the accrual takes first: the accrual is renumbered.
     const taken = (await journal()).map((e) => Number(/^JE-(\d+)$/.exec(e.je_number)?.[1] ?? 0));
     const next = `JE-${Math.max(...taken) + 1}`;
+    // And C with the number its reversal takes next: both move on, still linked and named.
+    const after = `JE-${Math.max(...taken) + 2}`;
     const file = join(tempDir(), 'accruals.csv');
     writeFileSync(
       file,
@@ -366,15 +368,29 @@ describe.each(FIXTURES.map((f) => [f.name, f] as const))('close II on %s', (name
         'A,2025-11-30,,,accrued,,100,',
         `B,2025-11-15,${next},Numbered by the file,rent,50,,`,
         `B,2025-11-15,${next},,checking,,50,`,
+        `C,2025-11-16,${after},Numbered by the file too,rent,60,,`,
+        `C,2025-11-16,${after},,checking,,60,`,
       ].join('\n') + '\n',
     );
     const r = await L.books(['je', 'import', file]);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stdout).toContain('and 1 automatic reversal');
+    // A European file: the column read with the file's own date order and decimal commas.
+    const eu = join(tempDir(), 'accruals-eu.csv');
+    writeFileSync(
+      eu,
+      'entry;entry_date;gl_account_id;debit;credit;auto_reverse_on\n' +
+        'E;30/11/2025;utilities;10,50;;01/12/2025\nE;30/11/2025;accrued;;10,50;\n',
+    );
+    const dmy = ['--delimiter', ';', '--decimal-comma', '--date-format', 'DMY'];
+    expect((await L.books(['je', 'import', eu, ...dmy])).stdout).toContain(
+      'and 1 automatic reversal',
+    );
     const entries = await journal();
     const accrual = entries.find((e) => e.memo === 'Accrual A')!;
     expect(accrual.reversed_by_journal_entry_ids).toHaveLength(1);
     expect(entries.find((e) => e.je_number === next)!.memo).toBe('Numbered by the file');
+    expect(entries.find((e) => e.je_number === after)!.memo).toBe('Numbered by the file too');
     for (const e of entries.filter((x) => x.original_journal_entry_id)) {
       const original = entries.find((x) => x.id === e.original_journal_entry_id)!;
       expect(e.memo).toBe(`Reversal of ${original.je_number}`);
@@ -466,7 +482,13 @@ describe.each(FIXTURES.map((f) => [f.name, f] as const))('close II on %s', (name
       dry.posted.map((p: { date: string }) => p.date),
     );
     expect((await journal()).length).toBe(before + 5);
-    expect((await json(['recurring', 'run', '--through', '2026-03-31'])).posted).toEqual([]);
+    const again = await json(['recurring', 'run', '--through', '2026-03-31']);
+    expect(again).toMatchObject({ posted: [], already_posted: 5 });
+    // The same template asked for again (a retry whose answer was lost) is the one already there.
+    await json([
+      ...['recurring', 'add', '--name', 'Loan', '--every', 'quarter', '--start', '2025-11-15'],
+      ...['--end', '2026-05-15', '--debit', 'loan=1000', '--credit', 'checking=1000'],
+    ]);
     const more = await json(['recurring', 'run', '--through', '2026-12-31']);
     expect(more.posted.map((p: { name: string; date: string }) => `${p.name} ${p.date}`)).toContain(
       'Loan 2026-05-15',
