@@ -13,7 +13,7 @@ import { formatAmount } from '../domain/money.js';
 import { contextFromChart, validateEntry } from '../domain/validation.js';
 import type { Ledger } from '../ledger/port.js';
 import { entryText } from '../render/entry.js';
-import type { JePostOptions } from './jePost.js';
+import { withReversal, type JePostOptions } from './jePost.js';
 
 type Line = {
   gl_account_id: string;
@@ -237,14 +237,18 @@ function showTotals(ctx: Context, draft: Draft, known: Known): void {
 }
 
 function bodyOf(draft: Draft, opts: JePostOptions): Record<string, unknown> {
-  return {
-    entry_date: draft.date,
-    lines: draft.lines,
-    ...(draft.memo ? { memo: draft.memo } : {}),
-    ...(opts.jeNumber ? { je_number: opts.jeNumber } : {}),
-    ...(draft.adjusting ? { is_adjusting: true } : {}),
-    ...(opts.reason ? { manual_entry_reason: opts.reason } : {}),
-  };
+  // An accrual's reversal is part of the entry reviewed: its date is checked before posting.
+  return withReversal(
+    {
+      entry_date: draft.date,
+      lines: draft.lines,
+      ...(draft.memo ? { memo: draft.memo } : {}),
+      ...(opts.jeNumber ? { je_number: opts.jeNumber } : {}),
+      ...(draft.adjusting ? { is_adjusting: true } : {}),
+      ...(opts.reason ? { manual_entry_reason: opts.reason } : {}),
+    },
+    opts,
+  ) as Record<string, unknown>;
 }
 
 /**

@@ -130,7 +130,6 @@ async function jePost(ctx: Context, opts: JePostOptions): Promise<void> {
     const { interactiveEntry } = await import('./jeInteractive.js');
     body = await interactiveEntry(ctx, ledger, opts, exponent, key);
     if (body === null) return;
-    body = withReversal(body, opts);
   }
   try {
     const options = { idempotencyKey: key, dryRun: opts.dryRun };
@@ -149,7 +148,7 @@ async function jePost(ctx: Context, opts: JePostOptions): Promise<void> {
 }
 
 /** The body with its automatic reversal's date, when asked for: by default the next month's first day. */
-function withReversal(body: unknown, opts: JePostOptions): unknown {
+export function withReversal(body: unknown, opts: Pick<JePostOptions, 'reverseOn'>): unknown {
   if (opts.reverseOn === undefined || !isObj(body)) return body;
   const date = body.entry_date;
   const on =

@@ -81,6 +81,8 @@ export class BudgetCells {
     rows: { account_key: number; period: string; amount_atoms: number }[],
     private readonly columns: Column[],
     private readonly fyStartMonth: number,
+    /** The columns' kind: a balance's budget is the column's own row, else a shorter period's. */
+    private readonly periodType: PeriodType = 'monthly',
   ) {
     for (const r of rows) {
       const m = this.byAccount.get(r.account_key) ?? new Map<string, bigint>();
@@ -100,7 +102,10 @@ export class BudgetCells {
     const col = this.columns[c]!;
     if (ACCOUNT_TYPES[a.account_type].section === 'profit_and_loss')
       return this.activity(rows, col.start_date, col.end_date);
-    for (const type of ['yearly', 'quarterly', 'monthly'] as const) {
+    const types = (['yearly', 'quarterly', 'monthly'] as const).slice(
+      ['yearly', 'quarterly', 'monthly'].indexOf(this.periodType),
+    );
+    for (const type of types) {
       const p = periodBounds(col.end_date, type, this.fyStartMonth);
       const id = splitPeriods(p.start, p.end, type, this.fyStartMonth)[0]!.id;
       if (p.end === col.end_date && rows.has(id)) return rows.get(id)!;

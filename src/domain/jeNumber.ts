@@ -108,6 +108,11 @@ export class JeNumbering {
     return seq > this.first && seq <= this.last;
   }
 
+  /** True for a number this numbering gave automatically (not one it passed over as taken). */
+  gave(seq: JeSeq): boolean {
+    return this.used(seq) && !this.own.has(String(seq)) && !this.takenInStore(seq);
+  }
+
   /** The number the next automatic entry would get, without taking it (a dry run's). */
   peek(): string {
     return `JE-${this.free()}`;

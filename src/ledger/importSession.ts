@@ -1,6 +1,5 @@
 import type { ValidEntry } from '../domain/entry.js';
 import { errors } from '../domain/errors.js';
-import { JeNumbering } from '../domain/jeNumber.js';
 import {
   autoReversalOf,
   contextOf,
@@ -8,7 +7,7 @@ import {
   reversalMemo,
   wantsOf,
 } from '../domain/posting.js';
-import type { NumberedEntry } from '../domain/jeNumber.js';
+import { JeNumbering, normaliseJeNumber, type NumberedEntry } from '../domain/jeNumber.js';
 import { rebuildRunning, type Processes } from '../domain/rebuild.js';
 import { BatchCheck } from './batchCheck.js';
 import { hintsFor } from './journal.js';
@@ -33,8 +32,8 @@ export class ImportSession implements ImportBatch {
   /** Valid entries waiting for the write lock (at most one chunk of the file). */
   private pending: { entry: ValidEntry; meta: EntryMeta; result: { status: string } }[] = [];
   private done = false;
-  /** The numbers this batch gave automatically (entries without one, reversals), as they stand. */
-  private readonly automatic = new Set<string>();
+  /** Numbers this batch gave automatically that the file then claimed for its own entries (few). */
+  private readonly claimed = new Set<string>();
   /** The JE number of each accrual written in this batch, and its reversal's. */
   private readonly reversals = new Map<string, string>();
   /** What accounts unknown to the ledger resemble, for messages, asked once per reference. */
@@ -71,7 +70,7 @@ export class ImportSession implements ImportBatch {
     // for other writes: they are not changed.)
     const facts = {
       ...stored,
-      takenNumbers: { has: (n: string) => !this.automatic.has(n) && stored.takenNumbers.has(n) },
+      takenNumbers: { has: (n: string) => !this.automatic(n) && stored.takenNumbers.has(n) },
     };
     let ctx = this.check.context(contextOf(this.entity, facts, (ref) => this.hints.get(ref) ?? []));
     let results = chunk.map((e) => this.one(e, taken.has(e.fingerprint), ctx));
@@ -119,10 +118,10 @@ export class ImportSession implements ImportBatch {
    */
   private write(entry: ValidEntry, meta: EntryMeta): void {
     const numbering = this.numbering!;
-    if (entry.je_seq !== null && entry.je_number !== null && numbering.used(entry.je_seq))
+    // Only a number this batch gave: one another writer took meanwhile fails on the unique key.
+    if (entry.je_number !== null && this.automatic(entry.je_number))
       this.renumber(entry.je_number, numbering.assign(null, null, true));
     const numbered = numbering.assign(entry.je_number, entry.je_seq, true);
-    if (entry.je_number === null) this.automatic.add(numbered.je_number);
     if (!entry.auto_reverse_on) {
       this.sink!.write(entry, numbered, meta);
       return;
@@ -133,14 +132,24 @@ export class ImportSession implements ImportBatch {
     const revMeta = { source: meta.source, fingerprint: null, originalSeq: posted.seq };
     const reversal = this.sink!.write(mirror, numbering.assign(null, null, true), revMeta);
     this.reversals.set(posted.je_number, reversal.je_number);
-    this.automatic.add(reversal.je_number);
+  }
+
+  /** Whether a JE number is one this batch gave automatically and still holds (an entry, a reversal). */
+  private automatic(jeNumber: string): boolean {
+    const n = normaliseJeNumber(jeNumber);
+    return (
+      this.numbering !== null &&
+      n.ok &&
+      n.seq !== null &&
+      !this.claimed.has(jeNumber) &&
+      this.numbering.gave(n.seq)
+    );
   }
 
   /** Renumbers an earlier entry of the batch; an accrual's reversal names its new number. */
   private renumber(from: string, to: NumberedEntry): void {
     this.sink!.renumber(from, to);
-    this.automatic.delete(from);
-    this.automatic.add(to.je_number);
+    this.claimed.add(from);
     const reversal = this.reversals.get(from);
     if (reversal !== undefined) {
       this.reversals.delete(from);

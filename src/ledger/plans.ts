@@ -3,6 +3,7 @@ import { FIRST_DATE, isIsoDate } from '../domain/dates.js';
 import { BooksError, entryInvalid, errors, isBooksError } from '../domain/errors.js';
 import type { JournalEntry } from '../domain/entry.js';
 import { isObj } from '../domain/rules.js';
+import { toJson } from '../domain/json.js';
 import {
   checkTemplate,
   occurrenceFingerprint,
@@ -95,7 +96,7 @@ export class BudgetsFromStore implements BudgetOps {
 /** Two templates that say the same (the entry compared as JSON: keys in the order given). */
 function sameTemplate(a: RecurringTemplate, b: Omit<RecurringTemplate, 'created_at'>): boolean {
   const { created_at: _c, ...rest } = a;
-  return JSON.stringify(rest) === JSON.stringify({ ...b });
+  return toJson(rest) === toJson({ ...b });
 }
 
 const cmp = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);

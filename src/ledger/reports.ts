@@ -147,7 +147,9 @@ export class ReportsFromSums implements ReportOps {
       periods: columns.map(({ budget: _, ...p }) => p),
       fiscalYearStartMonth: fy,
       currency: s.entity.currency,
-      ...(compare.includes('budget') ? { budget: new BudgetCells(budgetRows, columns, fy) } : {}),
+      ...(compare.includes('budget')
+        ? { budget: new BudgetCells(budgetRows, columns, fy, q.period_type) }
+        : {}),
     };
     const built = build({ ...input, cuts: s.cuts, totals: s.totals }) as T;
     return compare.length ? { ...built, comparisons } : built;

@@ -12,6 +12,7 @@ import {
   type TrialBalanceQuery,
 } from '../domain/reportQueries.js';
 import type { AgingQueryArgs, Ledger } from '../ledger/port.js';
+import { checkAgingQuery } from '../domain/aging.js';
 import { generalLedgerPage, MAX_GL_LIMIT } from './generalLedgerPage.js';
 import { openApi } from './openapi.js';
 import { opRoutes } from './opRoutes.js';
@@ -279,6 +280,9 @@ export const ROUTES: readonly Route[] = [
       // Accounts as the general ledger takes them: `account` repeated, one each.
       const accounts = url.searchParams.getAll('account');
       const query = { ...args, ...(accounts.length ? { accounts } : {}) };
+      // The query's own problems first, as the general ledger's; then whether its counterparty is one.
+      const checked = checkAgingQuery(query);
+      if ('problems' in checked) throw invalid(checked.problems);
       if (q.counterparty) await knownCounterparty(ledger, q.counterparty);
       return { status: 200, body: await ledger.reports.aging(query as AgingQueryArgs) };
     },

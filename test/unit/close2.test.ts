@@ -204,9 +204,25 @@ describe('budget cells', () => {
       ],
       columns,
       1,
+      'quarterly',
     );
     expect(bs.cell(acct(3, 'bank'), 0)).toBe(6_000n);
     expect(bs.cell(acct(3, 'bank'), 1)).toBe(7_000n);
+    // A month's column takes its month's row, not the quarter's it ends.
+    const june = splitPeriods('2026-06-01', '2026-06-30', 'monthly').map((p) => ({
+      ...p,
+      budget: true,
+    }));
+    const monthly = new BudgetCells(
+      [
+        { account_key: 3, period: '2026-Q2', amount_atoms: 7_000 },
+        { account_key: 3, period: '2026-06', amount_atoms: 1 },
+      ],
+      june,
+      1,
+      'monthly',
+    );
+    expect(monthly.cell(acct(3, 'bank'), 0)).toBe(1n);
   });
 
   it("gives a balance sheet's budget net income as the fiscal year's budget to date, rows of its own first", () => {
