@@ -230,6 +230,11 @@ export const COMMANDS: readonly { path: string; summary: string; load: Load; ali
     load: () => import('../commands/keysRevoke.js'),
   },
   {
+    path: 'migrate',
+    summary: 'Copy a ledger file into an entity of a PostgreSQL database, whole, then check it',
+    load: () => import('../commands/migrate.js'),
+  },
+  {
     path: 'serve',
     summary: 'Serve the accounting API over the local ledger',
     load: () => import('../commands/serve.js'),

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { COMMANDS } from '../../src/cli/program.js';
 import { cli } from '../support/cli.js';
 import { copyTemplate, until } from '../support/ledgers.js';
+import { databaseUrl } from '../support/fixtures.js';
 import { BIN, books, ROOT, tempDir } from './helpers.js';
 
 /** An example line as its words, quotes taken off. */
@@ -27,6 +28,11 @@ describe('the examples in every --help', () => {
     for (const c of COMMANDS)
       if (c.path.startsWith('reconcile ') || c.path === 'report reconciliation')
         own[c.path] = bakery;
+    // books migrate copies a ledger file into this test run's database, as its example shows.
+    const copyInto: Record<string, string> = {
+      'books.sqlite': copyTemplate('demo').ledger,
+      'postgresql://books@/firm?host=/var/run/postgresql': databaseUrl(),
+    };
     let keyId = '';
     let ran = 0;
     for (const c of COMMANDS) {
@@ -36,7 +42,7 @@ describe('the examples in every --help', () => {
       const help = await cli([...c.path.split(' '), '--help'], { cwd: dir, env });
       for (const example of spec.examples!) {
         expect(help.stdout).toContain(example);
-        const args = words(example).map((w) => (w === 'KEY_ID' ? keyId : w));
+        const args = words(example).map((w) => (w === 'KEY_ID' ? keyId : (copyInto[w] ?? w)));
         const runEnv = { ...env, ...(own[c.path] ? { BOOKS_LEDGER: own[c.path]! } : {}) };
         if (c.path === 'serve') {
           // A server runs until stopped: it must start (on a free port rather than 8080) and stop.
