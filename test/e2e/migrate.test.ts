@@ -36,7 +36,7 @@ async function expectSame(file: string, url: string, entity: string, more: strin
 }
 
 describe('books migrate', () => {
-  it('copies the demo ledger whole (reversals, keys, lock date, reconciliation, budgets, recurring) and refuses a second copy', async () => {
+  it('copies the demo ledger whole, reversals to recurring entries, and refuses a second copy', async () => {
     const { dir, ledger } = copyTemplate('demo', 'demo.sqlite');
     const run = async (...args: string[]) => {
       const r = await books([...args, '--ledger', ledger], { cwd: dir });
