@@ -1,0 +1,199 @@
+import { randomBytes } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { books, serve, type Served } from '../e2e/helpers.js';
+import { databaseUrl } from '../support/fixtures.js';
+
+// Two `books serve` over one database of two entities (scale.md): every request acts on its key's
+// entity, whichever server answers it.
+
+const POST = 'customer_api:post_journal_entries';
+const READ = 'customer_api:read';
+
+/** Two entities with the standard chart in a new database, a key each, and two servers over it. */
+async function firm(): Promise<{
+  url: string;
+  keys: Record<'acme' | 'harbor', string>;
+  slugs: Record<'acme' | 'harbor', string>;
+  servers: Served[];
+}> {
+  const url = databaseUrl();
+  const keys = {} as Record<'acme' | 'harbor', string>;
+  // The test file's database is shared by its tests: each firm's slugs are its own.
+  const run = randomBytes(3).toString('hex');
+  const slugs = { acme: `acme-${run}`, harbor: `harbor-${run}` };
+  for (const entity of ['acme', 'harbor'] as const) {
+    const at = ['--ledger', url, '--entity', slugs[entity]];
+    const init = await books([
+      'init',
+      '--name',
+      entity,
+      '--first-month',
+      '2025-01',
+      '--chart',
+      'standard',
+      ...at,
+    ]);
+    expect(init.exitCode, init.stderr).toBe(0);
+    const key = await books([
+      'keys',
+      'create',
+      '--permission',
+      POST,
+      '--permission',
+      READ,
+      '--format',
+      'json',
+      ...at,
+    ]);
+    expect(key.exitCode, key.stderr).toBe(0);
+    keys[entity] = JSON.parse(key.stdout).key;
+  }
+  const servers = await Promise.all([serve(url), serve(url)]);
+  return { url, keys, slugs, servers };
+}
+
+const body = (memo: string, amount: number) =>
+  JSON.stringify({
+    entry_date: '2025-03-03',
+    memo,
+    lines: [
+      { gl_account_id: 'rent', line_type: 'debit', amount_atoms: amount },
+      { gl_account_id: 'checking', line_type: 'credit', amount_atoms: amount },
+    ],
+  });
+
+async function post(server: string, key: string, idempotencyKey: string, memo: string) {
+  const r = await fetch(`${server}/v1/journal-entries`, {
+    method: 'POST',
+    headers: {
+      Authorization: `Bearer ${key}`,
+      'Content-Type': 'application/json',
+      'X-Idempotency-Key': idempotencyKey,
+    },
+    body: body(memo, 100),
+  });
+  return { status: r.status, json: (await r.json()) as Record<string, unknown> };
+}
+
+/** The entity's entries as the database holds them. */
+async function journal(
+  url: string,
+  entity: string,
+): Promise<{ je_number: string; memo: string }[]> {
+  const r = await books(['je', 'list', '--format', 'json', '--ledger', url, '--entity', entity]);
+  expect(r.exitCode, r.stderr).toBe(0);
+  return JSON.parse(r.stdout).data;
+}
+
+const gapless = (numbers: string[]) =>
+  expect(new Set(numbers)).toEqual(new Set(numbers.map((_, i) => `JE-${i + 1}`)));
+
+describe('two servers over one database of two entities', () => {
+  it('eight clients through both servers: every post once, numbers gapless per entity, no entity reads the other', async () => {
+    const { url, keys, slugs, servers } = await firm();
+    try {
+      const [a, b] = servers.map((s) => s.url) as [string, string];
+      const failures: string[] = [];
+      // Eight clients, four per entity, each alternating between the servers.
+      const client = async (entity: 'acme' | 'harbor', c: number) => {
+        for (let i = 0; i < 15; i++) {
+          const r = await post(
+            i % 2 ? a : b,
+            keys[entity],
+            `${entity}-${c}-${i}`,
+            `${entity} ${c}.${i}`,
+          );
+          if (r.status !== 201) failures.push(`${entity} ${c}.${i}: ${r.status}`);
+        }
+      };
+      // The same key through both servers at the same moment: one entry.
+      const twice = Promise.all([
+        post(a, keys.acme, 'same-key', 'twice'),
+        post(b, keys.acme, 'same-key', 'twice'),
+      ]);
+      await Promise.all([
+        ...[0, 1, 2, 3].map((c) => client('acme', c)),
+        ...[0, 1, 2, 3].map((c) => client('harbor', c)),
+      ]);
+      const both = await twice;
+      expect(failures).toEqual([]);
+      expect(both.map((r) => r.status).sort()).toEqual([201, 409]);
+      const acme = await journal(url, slugs.acme);
+      const harbor = await journal(url, slugs.harbor);
+      expect(acme).toHaveLength(61);
+      expect(harbor).toHaveLength(60);
+      expect(acme.filter((e) => e.memo === 'twice')).toHaveLength(1);
+      gapless(acme.map((e) => e.je_number));
+      gapless(harbor.map((e) => e.je_number));
+      expect(harbor.some((e) => e.memo.startsWith('acme'))).toBe(false);
+      // An id of one entity, asked with the other's key, on either server: not found, never its data.
+      const id = (both.find((r) => r.status === 201)!.json as { id: string }).id;
+      for (const server of [a, b]) {
+        const r = await fetch(`${server}/v1/journal-entries/${id}`, {
+          headers: { Authorization: `Bearer ${keys.harbor}` },
+        });
+        expect(r.status).toBe(404);
+        expect(await r.text()).not.toContain('twice');
+      }
+      // A general-ledger cursor from one server pages on the other, for its own entity only.
+      const page = (server: string, key: string, cursor?: string) =>
+        fetch(
+          `${server}/v1/reports/general-ledger?start_date=2025-01-01&end_date=2025-12-31&limit=7` +
+            (cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''),
+          { headers: { Authorization: `Bearer ${key}` } },
+        );
+      const first = (await (await page(a, keys.acme)).json()) as { next_cursor: string };
+      expect(first.next_cursor).toBeTruthy();
+      expect((await page(b, keys.acme, first.next_cursor)).status).toBe(200);
+      expect((await page(b, keys.harbor, first.next_cursor)).status).toBe(400);
+    } finally {
+      await Promise.all(servers.map((s) => s.stop()));
+    }
+  }, 120_000);
+
+  it('one server killed (SIGKILL) under load: every acknowledged entry is there, and retries on the other post each once', async () => {
+    const { url, keys, slugs, servers } = await firm();
+    const [victim, survivor] = servers as [Served, Served];
+    try {
+      const acknowledged = new Set<string>();
+      const sent: { entity: 'acme' | 'harbor'; key: string }[] = [];
+      const client = async (entity: 'acme' | 'harbor', c: number) => {
+        for (let i = 0; i < 40; i++) {
+          const key = `${entity}-${c}-${i}`;
+          sent.push({ entity, key });
+          const r = await post(victim.url, keys[entity], key, key).catch(() => null);
+          if (r?.status === 201) acknowledged.add(key);
+          if (r === null) return;
+        }
+      };
+      const load = Promise.all(
+        [0, 1, 2, 3].flatMap((c) => [client('acme', c), client('harbor', c)]),
+      );
+      // Killed once some posts have been answered.
+      while (acknowledged.size < 20) await new Promise((r) => setTimeout(r, 5));
+      victim.child.kill('SIGKILL');
+      await load;
+      // Every client retries every key it sent, on the other server: each posts once.
+      for (const { entity, key } of sent) {
+        const r = await post(survivor.url, keys[entity], key, key);
+        expect([201, 409]).toContain(r.status);
+        if (acknowledged.has(key)) expect(r.status).toBe(409);
+      }
+      for (const entity of ['acme', 'harbor'] as const) {
+        const entries = await journal(url, slugs[entity]);
+        const mine = sent.filter((s) => s.entity === entity).map((s) => s.key);
+        expect(entries.map((e) => e.memo).sort()).toEqual([...mine].sort());
+        gapless(entries.map((e) => e.je_number));
+      }
+      console.info(
+        `books serve killed after ${acknowledged.size} of ${sent.length} keyed posts were answered; ` +
+          'retries on the other server posted the rest once',
+      );
+      const check = await books(['check', '--ledger', url, '--entity', slugs.acme]);
+      expect(check.exitCode, check.stdout + check.stderr).toBe(0);
+    } finally {
+      await survivor.stop();
+      await victim.stop().catch(() => {});
+    }
+  }, 120_000);
+});
