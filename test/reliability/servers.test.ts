@@ -89,7 +89,7 @@ const gapless = (numbers: string[]) =>
   expect(new Set(numbers)).toEqual(new Set(numbers.map((_, i) => `JE-${i + 1}`)));
 
 describe('two servers over one database of two entities', () => {
-  it('eight clients through both servers: every post once, numbers gapless per entity, no entity reads the other', async () => {
+  it('eight clients through both: every post once, numbers gapless per entity, no entity reads the other', async () => {
     const { url, keys, slugs, servers } = await firm();
     try {
       const [a, b] = servers.map((s) => s.url) as [string, string];
@@ -151,7 +151,7 @@ describe('two servers over one database of two entities', () => {
     }
   }, 120_000);
 
-  it('one server killed (SIGKILL) under load: every acknowledged entry is there, and retries on the other post each once', async () => {
+  it('one server killed (SIGKILL) under load: every acknowledged entry there, retries elsewhere post once', async () => {
     const { url, keys, slugs, servers } = await firm();
     const [victim, survivor] = servers as [Served, Served];
     try {
