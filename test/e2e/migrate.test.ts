@@ -79,30 +79,13 @@ describe('books migrate', () => {
     const refusedThere = await books([...late, '--ledger', url, '--entity', entity]);
     expect(refusedThere.stderr).toContain('closed period');
     // A second copy into the same entity is refused, and the entity stays as it was.
-    const before = await books([
-      'je',
-      'list',
-      '--format',
-      'json',
-      '--ledger',
-      url,
-      '--entity',
-      entity,
-    ]);
+    const listCopy = ['je', 'list', '--format', 'json', '--ledger', url, '--entity', entity];
+    const before = await books(listCopy);
     const again = await books(migrate, { cwd: dir });
     expect(again.exitCode).toBe(1);
     expect(again.stderr).toContain(`error invalid_input: entity '${entity}' of `);
     expect(again.stderr).toContain(`already holds ${count} entries`);
-    const after = await books([
-      'je',
-      'list',
-      '--format',
-      'json',
-      '--ledger',
-      url,
-      '--entity',
-      entity,
-    ]);
+    const after = await books(listCopy);
     expect(after.stdout).toBe(before.stdout);
   }, 120_000);
 
