@@ -27,13 +27,15 @@ export async function httpBench(
 ): Promise<HttpResult> {
   const { url, key, stop } = await startServer(bin, dir, at);
   try {
-    if (spawnSync('wrk', ['--version']).error === undefined)
-      return wrkBench(url, key, dir, seconds, connections);
+    if (hasWrk()) return await wrkBench(url, key, dir, seconds, connections);
     return await fetchBench(url, key, seconds, connections);
   } finally {
     await stop();
   }
 }
+
+/** Whether wrk is installed (apt-get install wrk). */
+export const hasWrk = () => spawnSync('wrk', ['--version']).error === undefined;
 
 /**
  * A fresh standard ledger (a file in `dir`, or the new ledger `at` names: a database's entity), a
@@ -55,8 +57,15 @@ async function startServer(
   run(['init', '--chart', 'standard', '--first-month', '2025-01']);
   const key = run(['keys', 'create', '--permission', 'customer_api:post_journal_entries']).trim();
   // A server serves every entity of its store: the location without the entity.
-  const served = where.slice(0, 2);
-  const server = spawn(process.execPath, [bin, 'serve', '--port', '0', ...served], {
+  return { ...(await serveStore(bin, where.slice(0, 2))), key };
+}
+
+/** `books serve --port 0` over a store's location: its address, and how to stop it. */
+export async function serveStore(
+  bin: string,
+  location: string[],
+): Promise<{ url: string; stop: () => Promise<void> }> {
+  const server = spawn(process.execPath, [bin, 'serve', '--port', '0', ...location], {
     stdio: ['ignore', 'pipe', 'ignore'],
   });
   const url = await new Promise<string>((resolve, reject) => {
@@ -72,7 +81,7 @@ async function startServer(
     server.kill('SIGTERM');
     await new Promise((r) => server.on('exit', r));
   };
-  return { url, key, stop };
+  return { url, stop };
 }
 
 /** The client without wrk: Node's fetch on the same cores (it measures itself as much as the server). */
@@ -146,8 +155,23 @@ function wrkBench(
   dir: string,
   seconds: number,
   connections: number,
-): HttpResult {
-  const script = join(dir, 'post.lua');
+): Promise<HttpResult> {
+  return wrkPost(url, key, dir, seconds, connections, 't');
+}
+
+/**
+ * wrk posting entries to one server with one key, `connections` at once for `seconds`; `tag` keeps
+ * the idempotency keys of wrk processes run together apart.
+ */
+export function wrkPost(
+  url: string,
+  key: string,
+  dir: string,
+  seconds: number,
+  connections: number,
+  tag: string,
+): Promise<HttpResult> {
+  const script = join(dir, `post-${tag}.lua`);
   writeFileSync(
     script,
     `local counter = 0
@@ -156,18 +180,34 @@ local n = 0
 request = function()
   n = n + 1
   local headers = { ["Authorization"] = "Bearer ${key}", ["Content-Type"] = "application/json",
-                    ["X-Idempotency-Key"] = "t" .. tid .. "-" .. n }
+                    ["X-Idempotency-Key"] = "${tag}" .. tid .. "-" .. n }
   return wrk.format("POST", "/v1/journal-entries", headers, '${ENTRY}')
 end
 `,
   );
-  const r = spawnSync(
-    'wrk',
-    ['-t2', `-c${connections}`, `-d${seconds}s`, '--latency', '-s', script, url],
-    { encoding: 'utf8' },
-  );
-  rmSync(script);
-  const out = r.stdout;
+  const threads = Math.min(2, connections);
+  const args = [
+    `-t${threads}`,
+    `-c${connections}`,
+    `-d${seconds}s`,
+    '--latency',
+    '-s',
+    script,
+    url,
+  ];
+  return new Promise((resolve, reject) => {
+    const p = spawn('wrk', args);
+    let out = '';
+    p.stdout.on('data', (c) => (out += c));
+    p.on('error', reject);
+    p.on('exit', () => {
+      rmSync(script);
+      resolve(wrkResult(out));
+    });
+  });
+}
+
+function wrkResult(out: string): HttpResult {
   const ms = (label: string) => {
     const m = new RegExp(`${label}\\s+([\\d.]+)(us|ms|s)`).exec(out);
     if (!m) return NaN;
@@ -184,5 +224,20 @@ end
     max: ms('Latency\\s+[\\d.]+\\w+\\s+[\\d.]+\\w+'),
     entries: total - errors,
     errors,
+  };
+}
+
+/** Results of wrk processes run together, as one: rates and entries added, the worst latencies. */
+export function together(results: HttpResult[]): HttpResult {
+  const sum = (f: (r: HttpResult) => number) => results.reduce((s, r) => s + f(r), 0);
+  const worst = (f: (r: HttpResult) => number) => Math.max(...results.map(f));
+  return {
+    client: `wrk ×${results.length}`,
+    rate: sum((r) => r.rate),
+    p50: worst((r) => r.p50),
+    p99: worst((r) => r.p99),
+    max: worst((r) => r.max),
+    entries: sum((r) => r.entries),
+    errors: sum((r) => r.errors),
   };
 }

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { startCluster } from './cluster.js';
-import { httpBench, type HttpResult } from './http.js';
+import { spawnSync } from 'node:child_process';
+import { hasWrk, httpBench, serveStore, together, wrkPost, type HttpResult } from './http.js';
 import { bin, dataset, rounds, summary, time, type Timing } from './measure.js';
 import { matchedOn, reconcileOnce, statementOf } from './reconcile.js';
 
@@ -11,6 +12,18 @@ export interface StoreFigures {
   reconcile: Timing & { matched: number };
   reports: [string, Timing][];
   post: HttpResult;
+  /** A firm's figures (issue 25): several servers, several entities, cursors, migrate. */
+  firm: FirmFigures;
+}
+
+export interface FirmFigures {
+  /** Two servers, 8 connections (4 each) on one entity; and on eight entities, one connection each. */
+  oneEntity: HttpResult | null;
+  eightEntities: HttpResult | null;
+  /** One account's general ledger, 5 years, paged through the API's cursors (10,000 lines a page). */
+  cursors: { lines: number; secs: number };
+  /** books migrate of the 1M-line ledger file into a new entity. */
+  migrate: Timing;
 }
 
 const WINDOW = ['--start', '2021-01-01', '--end', '2025-12-31', '--period', 'monthly'];
@@ -41,6 +54,7 @@ export async function postgresFigures(
   importRounds: number,
   seconds: number,
   out: string,
+  file1m: string,
 ): Promise<StoreFigures> {
   const cluster = startCluster({ durable: true });
   try {
@@ -75,8 +89,97 @@ export async function postgresFigures(
       runs.push(await reconcileOnce(['--ledger', url, '--entity', `bench-${i}`], statement));
     const reconcile = { ...summary(runs), matched: matchedOn(at) };
     const post = await httpBench(bin, dir, seconds, 8, ['--ledger', url, '--entity', 'http-bench']);
-    return { import1m: summary(imports), reconcile, reports, post };
+    const firm = await firmFigures(url, dir, seconds, file1m, importRounds);
+    return { import1m: summary(imports), reconcile, reports, post, firm };
   } finally {
     cluster.stop();
   }
+}
+
+/** Runs books to its end, for set-up: its standard output, or a thrown error with its own. */
+function books(args: string[]): string {
+  const r = spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`books ${args.join(' ')}: ${r.stderr}`);
+  return r.stdout;
+}
+
+/**
+ * What a firm does with the database (issue 25): posting through two servers on one entity and on
+ * eight, one account's general ledger through the API's cursors, and books migrate of the 1M file.
+ */
+async function firmFigures(
+  url: string,
+  dir: string,
+  seconds: number,
+  file1m: string,
+  migrateRounds: number,
+): Promise<FirmFigures> {
+  const keys: string[] = [];
+  for (let e = 0; e < 8; e++) {
+    const at = ['--ledger', url, '--entity', `firm-${e}`];
+    books(['init', '--chart', 'standard', '--first-month', '2025-01', ...at]);
+    keys.push(
+      books(['keys', 'create', '--permission', 'customer_api:post_journal_entries', ...at]).trim(),
+    );
+  }
+  const readKey = books([
+    ...['keys', 'create', '--permission', 'customer_api:read'],
+    ...['--ledger', url, '--entity', 'bench-0'],
+  ]).trim();
+  const servers = [
+    await serveStore(bin, ['--ledger', url]),
+    await serveStore(bin, ['--ledger', url]),
+  ];
+  try {
+    let oneEntity: HttpResult | null = null;
+    let eightEntities: HttpResult | null = null;
+    if (hasWrk()) {
+      oneEntity = together(
+        await Promise.all(
+          servers.map((s, i) => wrkPost(s.url, keys[0]!, dir, seconds, 4, `one${i}-`)),
+        ),
+      );
+      eightEntities = together(
+        await Promise.all(
+          keys.map((k, i) => wrkPost(servers[i % 2]!.url, k, dir, seconds, 1, `eight${i}-`)),
+        ),
+      );
+    }
+    const cursors = await pagedGeneralLedger(servers[0]!.url, servers[1]!.url, readKey);
+    const migrations = [];
+    for (let i = 0; i < migrateRounds; i++)
+      migrations.push(
+        await time([bin, 'migrate', '--from', file1m, '--to', url, '--entity', `migrated-${i}`]),
+      );
+    return { oneEntity, eightEntities, cursors, migrate: summary(migrations) };
+  } finally {
+    for (const s of servers) await s.stop();
+  }
+}
+
+/** The busy bank account's general ledger, 5 years, page after page, alternating the two servers. */
+async function pagedGeneralLedger(
+  a: string,
+  b: string,
+  key: string,
+): Promise<{ lines: number; secs: number }> {
+  const started = performance.now();
+  let lines = 0;
+  let cursor: string | null = null;
+  for (let page = 0; page === 0 || cursor; page++) {
+    const query =
+      'account=bank-0-0&start_date=2021-01-01&end_date=2025-12-31&limit=10000' +
+      (cursor ? `&cursor=${encodeURIComponent(cursor)}` : '');
+    const r = await fetch(`${page % 2 ? b : a}/v1/reports/general-ledger?${query}`, {
+      headers: { Authorization: `Bearer ${key}` },
+    });
+    if (r.status !== 200) throw new Error(`general ledger page ${page}: ${r.status}`);
+    const body = (await r.json()) as {
+      accounts: { lines: unknown[] }[];
+      next_cursor: string | null;
+    };
+    for (const acct of body.accounts) lines += acct.lines.length;
+    cursor = body.next_cursor;
+  }
+  return { lines, secs: (performance.now() - started) / 1000 };
 }

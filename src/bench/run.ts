@@ -16,6 +16,7 @@ import {
 import { httpBench } from './http.js';
 import { BUSY_ACCOUNT, generate, toQbo } from './generate.js';
 import { postgresFigures } from './postgres.js';
+import type { HttpResult } from './http.js';
 import { reconcileRounds, STATEMENT_LINES, statementOf } from './reconcile.js';
 
 /**
@@ -111,7 +112,13 @@ async function reconciliation(): Promise<void> {
 /** The same import, statements and posting on PostgreSQL, beside the ledger file's of this run. */
 async function postgres(): Promise<void> {
   const seconds = quick ? 5 : 15;
-  const pg = await postgresFigures(reportRounds, importRounds, seconds, join(data, 'report.out'));
+  const pg = await postgresFigures(
+    reportRounds,
+    importRounds,
+    seconds,
+    join(data, 'report.out'),
+    ledgers['1m']!,
+  );
   const beside = (what: string, file: string, t: Timing) =>
     row(`${what} on PostgreSQL (ledger file: ${file})`, t);
   beside(`je import (1m lines, ${importRounds} runs)`, fileImport1m, pg.import1m);
@@ -122,6 +129,26 @@ async function postgres(): Promise<void> {
   );
   for (const [what, t] of pg.reports)
     beside(`${what} (1m lines, ${reportRounds} runs)`, secsOf(medians.get(`${what} 1m`)!), t);
+  const f = pg.firm;
+  const posting = (what: string, r: HttpResult | null) =>
+    r &&
+    rows.push(
+      `| POST /v1/journal-entries on PostgreSQL, ${what}, ${seconds} s (client: ${r.client}) | ` +
+        `${r.rate.toFixed(0)} entries/s; latency p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms; ` +
+        `${r.entries} posted, ${r.errors} errors | |`,
+    );
+  posting('two books serve, 8 connections (4 each), one entity', f.oneEntity);
+  posting('two books serve, eight entities, one connection each', f.eightEntities);
+  const rate = Math.round(f.cursors.lines / f.cursors.secs);
+  rows.push(
+    '| general ledger of the busy account bank-0-0 through the API cursors on PostgreSQL ' +
+      `(pages alternating two servers): ${f.cursors.lines} lines, ${rate} lines/s | ` +
+      `${f.cursors.secs.toFixed(3)} s | |`,
+  );
+  row(
+    `books migrate of the 1M-line ledger file into a new entity (${importRounds} runs)`,
+    f.migrate,
+  );
   const p = pg.post;
   rows.push(
     `| POST /v1/journal-entries on PostgreSQL, one books serve, 8 connections, ${seconds} s (client: ${p.client}) | ` +
