@@ -244,6 +244,10 @@ export async function rewriteTotals(
   entityId: string,
 ): Promise<{ totals: number; lines: number }> {
   await q(`DELETE FROM account_month_totals WHERE entity_id = $1`, [entityId]);
+  // The lines may have just come in (a restore, in this transaction): without statistics that count
+  // them, the planner takes the entity for a handful of rows and joins its lines to its entries in a
+  // nested loop over all of them (minutes at 1M lines). ANALYZE samples this transaction's rows too.
+  await q(`ANALYZE journal_entries, journal_lines`, []);
   const rows = await q<{ lines: number; totals: number }>(
     `WITH ins AS (
        INSERT INTO account_month_totals (entity_id, account_key, month, net_atoms, line_count, adj_net_atoms,
