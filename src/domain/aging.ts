@@ -1,4 +1,4 @@
-import { isIsoDate, parts } from './dates.js';
+import { dateOfDay, dayNumber, isIsoDate } from './dates.js';
 import type { Problem } from './errors.js';
 import type { GlLineRow } from './generalLedger.js';
 import { toJsonInteger } from './money.js';
@@ -153,12 +153,6 @@ export function agingBuckets(limits: number[], due: boolean): AgingBucket[] {
   return out;
 }
 
-const dayNumber = (d: string) => {
-  const [y, m, day] = parts(d);
-  return Date.UTC(y, m - 1, day) / 86_400_000;
-};
-const dateOf = (n: number) => new Date(n * 86_400_000).toISOString().slice(0, 10);
-
 /** The account types an aging reads by default. */
 export const AGING_ACCOUNT_TYPE = {
   receivable: 'accounts_receivable',
@@ -260,7 +254,7 @@ export class AgingBuilder {
         entry_id: o.line.entry_id,
         je_number: o.line.je_number,
         entry_date: o.line.entry_date,
-        due_date: dateOf(dueDate),
+        due_date: dateOfDay(dueDate),
         days,
         bucket,
         account_id: o.account.id,

@@ -1,4 +1,4 @@
-import { addMonths, daysInMonth, endOfMonth, isoDate, parts } from './dates.js';
+import { shiftMonths } from './dates.js';
 import { splitPeriods, type Period, type PeriodType } from './periods.js';
 
 /** What a statement's columns are compared with (close.md, "Comparisons and budgets"). */
@@ -18,14 +18,6 @@ export interface Column extends Period {
 }
 
 export const BUDGET_PREFIX = 'budget:';
-
-/** The same day n months away; a month's last day stays its month's last day (29 Feb ↔ 28 Feb). */
-export function shiftDate(date: string, months: number): string {
-  const [y, m, d] = parts(date);
-  const [ty, tm] = addMonths(y, m, months);
-  if (d === daysInMonth(y, m)) return endOfMonth(ty, tm);
-  return isoDate(ty, tm, Math.min(d, daysInMonth(ty, tm)));
-}
 
 const MONTHS_OF: Record<PeriodType, number> = { monthly: 1, quarterly: 3, yearly: 12 };
 
@@ -63,8 +55,8 @@ export function comparedColumns(
         against = { ...p, id: `${BUDGET_PREFIX}${p.id}`, label: `Budget ${p.label}`, budget: true };
       } else {
         const months = kind === 'previous-year' ? 12 : MONTHS_OF[type];
-        const start = shiftDate(p.start_date, -months);
-        const end = shiftDate(p.end_date, -months);
+        const start = shiftMonths(p.start_date, -months);
+        const end = shiftMonths(p.end_date, -months);
         against = { ...splitPeriods(start, end, type, fyStart)[0]!, budget: false };
       }
       comparisons.push({ period: p.id, against: add(against), kind });

@@ -101,3 +101,25 @@ export function firstOfNextMonth(date: string): string {
   const [ny, nm] = addMonths(y, m, 1);
   return isoDate(ny, nm, 1);
 }
+
+/** Days since 1970-01-01 (proleptic Gregorian; negative before), for distances between dates. */
+export function dayNumber(date: string): number {
+  const [y, m, d] = parts(date);
+  // setUTCFullYear, not Date.UTC: that reads years below 100 as 1900 and after.
+  const t = new Date(0);
+  t.setUTCFullYear(y, m - 1, d);
+  return Math.round(t.getTime() / 86_400_000);
+}
+
+/** The date of a day number (dayNumber's inverse). */
+export function dateOfDay(n: number): string {
+  return new Date(n * 86_400_000).toISOString().slice(0, 10);
+}
+
+/** The same day n months away; a month's last day stays its month's last day (29 Feb ↔ 28 Feb). */
+export function shiftMonths(date: string, months: number): string {
+  const [y, m, d] = parts(date);
+  const [ty, tm] = addMonths(y, m, months);
+  if (d === daysInMonth(y, m)) return endOfMonth(ty, tm);
+  return isoDate(ty, tm, Math.min(d, daysInMonth(ty, tm)));
+}

@@ -1,4 +1,4 @@
-import { parts } from './dates.js';
+import { dayNumber } from './dates.js';
 
 /** A statement line as matching reads it. */
 export interface MatchSide {
@@ -22,15 +22,6 @@ export interface Pair {
   statement: number;
   ledger: number;
   days: number;
-}
-
-/** Days since 1970-01-01 (proleptic Gregorian; negative before), for distances between dates. */
-export function dayNumber(date: string): number {
-  const [y, m, d] = parts(date);
-  // setUTCFullYear, not Date.UTC: that reads years below 100 as 1900 and after.
-  const t = new Date(0);
-  t.setUTCFullYear(y, m - 1, d);
-  return Math.round(t.getTime() / 86_400_000);
 }
 
 /** How well a pair fits beyond its dates: 0 best, with the reference weighed above the name. */

@@ -1,5 +1,13 @@
 import { createHash } from 'node:crypto';
-import { addMonths, daysInMonth, isIsoDate, isoDate, parts } from './dates.js';
+import {
+  addMonths,
+  dateOfDay,
+  dayNumber,
+  daysInMonth,
+  isIsoDate,
+  isoDate,
+  parts,
+} from './dates.js';
 import type { Problem } from './errors.js';
 import { isObj } from './rules.js';
 
@@ -76,12 +84,6 @@ export function checkTemplate(
   };
 }
 
-/** Days since 1970-01-01 of a date, and back. */
-const dayNumber = (d: string) =>
-  Date.UTC(...(parts(d).map((v, i) => (i === 1 ? v - 1 : v)) as [number, number, number])) /
-  86_400_000;
-const dateOf = (n: number) => new Date(n * 86_400_000).toISOString().slice(0, 10);
-
 /**
  * The dates of a template's occurrences from its start through `through` (and its end): every
  * month, quarter or year from the start's month on the day asked for (the start's own day by
@@ -97,7 +99,7 @@ export function occurrences(
     let n = dayNumber(t.start_date);
     const weekday = ((new Date(n * 86_400_000).getUTCDay() + 6) % 7) + 1;
     n += ((t.day ?? weekday) - weekday + 7) % 7;
-    for (; dateOf(n) <= last; n += 7) out.push(dateOf(n));
+    for (; dateOfDay(n) <= last; n += 7) out.push(dateOfDay(n));
     return out;
   }
   const [sy, sm, sd] = parts(t.start_date);

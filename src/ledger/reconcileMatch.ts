@@ -1,6 +1,6 @@
-import { FIRST_DATE, LAST_DATE } from '../domain/dates.js';
+import { dateOfDay, dayNumber, FIRST_DATE, LAST_DATE } from '../domain/dates.js';
 import { BooksError } from '../domain/errors.js';
-import { bestMatching, dayNumber } from '../domain/matching.js';
+import { bestMatching } from '../domain/matching.js';
 import { formatAmount, toJsonInteger } from '../domain/money.js';
 import {
   lineIdOf,
@@ -334,7 +334,7 @@ function shift(date: string, days: number): string {
   const n = dayNumber(date) + days;
   if (n <= dayNumber(FIRST_DATE)) return FIRST_DATE;
   if (n >= dayNumber(LAST_DATE)) return LAST_DATE;
-  return new Date(n * 86_400_000).toISOString().slice(0, 10);
+  return dateOfDay(n);
 }
 
 /** A match's mark: the ledger line cleared as of its statement line's date. */

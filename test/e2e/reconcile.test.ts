@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dayNumber } from '../../src/domain/matching.js';
+import { dayNumber } from '../../src/domain/dates.js';
 import { books, FIXTURES as FILES, tempDir } from './helpers.js';
 import { FIXTURES, fromTemplate, SEEN, type FixtureLedger } from '../support/fixtures.js';
 import { conformance } from '../contract/stores.js';

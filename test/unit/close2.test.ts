@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { comparedCells, comparedColumns, percent, shiftDate } from '../../src/domain/compare.js';
+import { comparedCells, comparedColumns, percent } from '../../src/domain/compare.js';
+import { shiftMonths } from '../../src/domain/dates.js';
 import { occurrences } from '../../src/domain/recurring.js';
 import { splitPeriods } from '../../src/domain/periods.js';
 import { BudgetCells } from '../../src/domain/budget.js';
@@ -49,11 +50,11 @@ describe('Change and % Change', () => {
 
 describe('compared periods', () => {
   it('moves a date by months, keeping month ends', () => {
-    expect(shiftDate('2024-02-29', -12)).toBe('2023-02-28');
-    expect(shiftDate('2023-02-28', 12)).toBe('2024-02-29');
-    expect(shiftDate('2025-03-31', -1)).toBe('2025-02-28');
-    expect(shiftDate('2025-03-15', -1)).toBe('2025-02-15');
-    expect(shiftDate('2025-01-30', -1)).toBe('2024-12-30');
+    expect(shiftMonths('2024-02-29', -12)).toBe('2023-02-28');
+    expect(shiftMonths('2023-02-28', 12)).toBe('2024-02-29');
+    expect(shiftMonths('2025-03-31', -1)).toBe('2025-02-28');
+    expect(shiftMonths('2025-03-15', -1)).toBe('2025-02-15');
+    expect(shiftMonths('2025-01-30', -1)).toBe('2024-12-30');
   });
 
   it('pairs each period with the one before and the year before, listing each column once', () => {

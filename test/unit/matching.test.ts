@@ -1,11 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  bestMatching,
-  dayNumber,
-  type LedgerSide,
-  type StatementSide,
-} from '../../src/domain/matching.js';
+import { bestMatching, type LedgerSide, type StatementSide } from '../../src/domain/matching.js';
+import { dayNumber } from '../../src/domain/dates.js';
 
 /** What the criteria weigh of a matching, in their order: pairs, days, references, names. */
 function score(s: StatementSide[], l: LedgerSide[], pairs: [number, number][]): number[] {
