@@ -1,8 +1,11 @@
 import Database from 'better-sqlite3';
+import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { isBooksError } from '../../src/domain/errors.js';
 import { SqliteLedger } from '../../src/ledger/sqlite/ledger.js';
 import { snapshot } from '../e2e/helpers.js';
+import { psqlPath } from '../../src/bench/cluster.js';
+import { databaseUrl, fromTemplate, pgFixture } from '../support/fixtures.js';
 import { copyTemplate, exec } from '../support/ledgers.js';
 
 const entry = (amount: unknown, extra: Record<string, unknown> = {}) => ({
@@ -173,4 +176,39 @@ describe('one open ledger over many requests (as books serve)', () => {
       });
       expect(posted.je_number).toBe('INV-7');
     }));
+});
+
+describe('posts requested together on PostgreSQL (one transaction, a savepoint each)', () => {
+  const fault = (sql: string) =>
+    execFileSync(psqlPath(), [databaseUrl(), '-qc', sql], { encoding: 'utf8' });
+
+  it('keeps every post of a group whose last or middle one fails in the database, and none of the failed', async () => {
+    const pg = await fromTemplate(pgFixture, 'standard');
+    try {
+      fault(`CREATE FUNCTION fault() RETURNS trigger LANGUAGE plpgsql AS $$
+               BEGIN RAISE EXCEPTION 'simulated fault'; END $$;
+             CREATE TRIGGER fault BEFORE INSERT ON journal_lines FOR EACH ROW
+               WHEN (NEW.amount_atoms = 777) EXECUTE FUNCTION fault()`);
+      // The first post runs alone; the others wait for its transaction and share the next one.
+      for (const amounts of [
+        [1, 2, 3, 777],
+        [4, 5, 777, 6],
+      ]) {
+        const outcomes = await Promise.allSettled(
+          amounts.map((a, i) => pg.ledger.journal.post(entry(a), { idempotencyKey: `${a}-${i}` })),
+        );
+        expect(
+          outcomes.map((o) => (o.status === 'fulfilled' ? 'posted' : String(o.reason))),
+        ).toEqual(
+          amounts.map((a) => (a === 777 ? expect.stringContaining('simulated fault') : 'posted')),
+        );
+      }
+      const listed = (await pg.journal()).map((e) => e.je_number);
+      expect(listed).toEqual(['JE-1', 'JE-2', 'JE-3', 'JE-4', 'JE-5', 'JE-6']);
+      expect(await pg.check()).toEqual([]);
+    } finally {
+      fault('DROP TRIGGER IF EXISTS fault ON journal_lines; DROP FUNCTION IF EXISTS fault()');
+      await pg.close();
+    }
+  });
 });

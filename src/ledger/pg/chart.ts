@@ -199,50 +199,66 @@ export class PgChart implements ChartOps {
     });
   }
 
-  /** What validation of some entries needs, fetched at once for what they name (one round trip each). */
+  /** What validation of some entries needs, fetched for what they name in one statement. */
   async facts(q: Query, wants: Wants): Promise<Facts> {
-    const e = this.entityId;
-    const refs = [...wants.accounts];
-    const [accounts, cps, taken] = await Promise.all([
-      refs.length
-        ? q<AccountRef>(
-            `SELECT ${REF} FROM accounts WHERE entity_id = $1 AND (external_id = ANY($2) OR account_number = ANY($2))`,
-            [e, refs],
-          )
-        : [],
-      wants.counterparties.size
-        ? q<CounterpartyRef>(
-            `SELECT id, counterparty_type, external_id, name, is_active FROM counterparties
-             WHERE entity_id = $1 AND (counterparty_type, external_id) IN
-               (SELECT * FROM unnest($2::text[], $3::text[]))`,
-            [e, ...splitParties(wants.counterparties)],
-          )
-        : [],
-      wants.jeNumbers.size
-        ? q<{ je_number: string }>(
-            `SELECT je_number FROM journal_entries WHERE entity_id = $1 AND je_number = ANY($2)`,
-            [e, [...wants.jeNumbers]],
-          )
-        : [],
+    const [row] = await q<LookupRow>(`SELECT ${lookupColumns(2)}`, [
+      this.entityId,
+      ...lookupParams(wants),
     ]);
-    // By external id first, else by account number, as the chart keeps the two from naming two accounts.
-    const byRef = new Map<string, AccountRef>();
-    for (const a of accounts) if (a.account_number !== null) byRef.set(a.account_number, a);
-    for (const a of accounts)
-      byRef.set(a.external_id, { ...a, account_type: a.account_type as AccountType });
-    const byParty = new Map(cps.map((c) => [`${c.counterparty_type}\u0000${c.external_id}`, c]));
-    const numbers = new Set(taken.map((t) => t.je_number));
-    return {
-      accounts: { get: (r) => byRef.get(r), has: (r) => byRef.has(r) },
-      counterparties: { get: (k) => byParty.get(k), has: (k) => byParty.has(k) },
-      takenNumbers: { has: (n) => numbers.has(n) },
-    };
+    return lookupsOf(row!);
   }
 
   /** The accounts a reference that names none resembles, described for a message. */
   async resembling(ref: string, q?: Query): Promise<string[]> {
     return closeMatches(ref, await this.accounts(q)).map(describeAccount);
   }
+}
+
+/** The look-ups' columns of one row, as JSON: what a write reads goes in one round trip. */
+export interface LookupRow {
+  accounts: AccountRef[] | null;
+  counterparties: CounterpartyRef[] | null;
+  numbers: string[] | null;
+}
+
+/**
+ * The look-ups as columns of one SELECT ($1 the entity, then the four lookupParams from $at): the
+ * accounts named by external id or number, the counterparties by type and external id, the JE numbers
+ * taken.
+ */
+export function lookupColumns(at: number): string {
+  const [refs, types, ids, numbers] = [at, at + 1, at + 2, at + 3].map((n) => `$${n}`);
+  return `(SELECT json_agg(a) FROM (SELECT ${REF} FROM accounts WHERE entity_id = $1
+      AND (external_id = ANY(${refs}::text[]) OR account_number = ANY(${refs}::text[]))) a) AS accounts,
+    (SELECT json_agg(c) FROM (SELECT id, counterparty_type, external_id, name, is_active
+      FROM counterparties WHERE entity_id = $1 AND (counterparty_type, external_id) IN
+        (SELECT * FROM unnest(${types}::text[], ${ids}::text[]))) c) AS counterparties,
+    (SELECT json_agg(je_number) FROM journal_entries
+      WHERE entity_id = $1 AND je_number = ANY(${numbers}::text[])) AS numbers`;
+}
+
+/** The parameters lookupColumns reads. */
+export function lookupParams(wants: Wants): unknown[] {
+  return [[...wants.accounts], ...splitParties(wants.counterparties), [...wants.jeNumbers]];
+}
+
+/** The look-ups of a LookupRow. */
+export function lookupsOf(row: LookupRow): Facts {
+  const accounts = row.accounts ?? [];
+  // By external id first, else by account number, as the chart keeps the two from naming two accounts.
+  const byRef = new Map<string, AccountRef>();
+  for (const a of accounts) if (a.account_number !== null) byRef.set(a.account_number, a);
+  for (const a of accounts)
+    byRef.set(a.external_id, { ...a, account_type: a.account_type as AccountType });
+  const byParty = new Map(
+    (row.counterparties ?? []).map((c) => [`${c.counterparty_type}\u0000${c.external_id}`, c]),
+  );
+  const numbers = new Set(row.numbers ?? []);
+  return {
+    accounts: { get: (r) => byRef.get(r), has: (r) => byRef.has(r) },
+    counterparties: { get: (k) => byParty.get(k), has: (k) => byParty.has(k) },
+    takenNumbers: { has: (n) => numbers.has(n) },
+  };
 }
 
 /** `type\u0000external_id` names as two lists (PostgreSQL's text holds no NUL). */

@@ -55,13 +55,17 @@ export class PgGroupCommit {
     try {
       results = await this.entities.write(async (q, entity) => {
         const out: Outcome[] = [];
+        // Each write's savepoint is set in the same round trip as the last one is let go.
+        let between = 'SAVEPOINT grouped';
         for (const w of group) {
-          await q('SAVEPOINT grouped');
+          await q(between);
           const r = await attempt(() => w.op(q, entity));
-          if ('error' in r) await q('ROLLBACK TO SAVEPOINT grouped');
-          await q('RELEASE SAVEPOINT grouped');
+          between = 'RELEASE SAVEPOINT grouped; SAVEPOINT grouped';
+          if ('error' in r) between = `ROLLBACK TO SAVEPOINT grouped; ${between}`;
           out.push(r);
         }
+        // A write that failed last is undone before the group commits.
+        if (between.startsWith('ROLLBACK')) await q('ROLLBACK TO SAVEPOINT grouped');
         return out;
       });
     } catch (e) {

@@ -10,8 +10,8 @@ import type {
   StoredEntry,
   WriteTx,
 } from '../store.js';
-import type { PgChart } from './chart.js';
-import type { PgDb, Query } from './db.js';
+import { lookupColumns, lookupParams, lookupsOf, type LookupRow, type PgChart } from './chart.js';
+import { prepared, type PgDb, type Query } from './db.js';
 import type { PgEntities } from './entity.js';
 import { PgEntryReader } from './entries.js';
 import { PgGroupCommit } from './groupCommit.js';
@@ -63,12 +63,15 @@ function columnsOf(values: unknown[], width: number, rows: number): unknown[][] 
 }
 
 const statements = new Map<string, string>();
-/** `INSERT … SELECT FROM unnest($1::t[], …)`: the rows of a table as arrays, one per column. */
-function unnestInsert(table: string, columns: readonly string[]): string {
-  const key = `${table}(${columns.join()})`;
+/**
+ * `INSERT … SELECT FROM unnest($at::t[], …)`: the rows of a table as arrays, one per column, the
+ * arrays numbered from `at`.
+ */
+function unnestInsert(table: string, columns: readonly string[], at = 1): string {
+  const key = `${table}(${columns.join()})${at}`;
   let sql = statements.get(key);
   if (sql === undefined) {
-    const arrays = columns.map((c, i) => `$${i + 1}::${TYPES[c]}[]`).join(', ');
+    const arrays = columns.map((c, i) => `$${at + i}::${TYPES[c]}[]`).join(', ');
     const list = columns.map((c) => (c === 'is_adjusting' ? `${c} <> 0` : c)).join(', ');
     sql = `INSERT INTO ${table} (${columns.join(', ')})
       SELECT ${list} FROM unnest(${arrays}) AS x(${columns.join(', ')})`;
@@ -80,14 +83,61 @@ function unnestInsert(table: string, columns: readonly string[]): string {
 /** Rows per statement of a database's import: large, as each statement is a round trip. */
 const ROWS_PER_ARRAY = 2000;
 
-/** The derived totals added in one statement, in a fixed order of keys (writers never deadlock). */
-const ADD_TOTALS = `INSERT INTO account_month_totals AS t
+/**
+ * The derived totals added in one statement, in a fixed order of keys (writers never deadlock); the
+ * seven arrays numbered from `at`.
+ */
+const addTotals = (at = 1) => {
+  const types = ['text', 'int4', 'text', 'int8', 'int8', 'int8', 'int8'];
+  return `INSERT INTO account_month_totals AS t
     (entity_id, account_key, month, net_atoms, line_count, adj_net_atoms, adj_line_count)
-  SELECT * FROM unnest($1::text[], $2::int4[], $3::text[], $4::int8[], $5::int8[], $6::int8[], $7::int8[])
+  SELECT * FROM unnest(${types.map((t, i) => `$${at + i}::${t}[]`).join(', ')})
     ORDER BY 2, 3
   ON CONFLICT (entity_id, account_key, month) DO UPDATE SET net_atoms = t.net_atoms + excluded.net_atoms,
     line_count = t.line_count + excluded.line_count, adj_net_atoms = t.adj_net_atoms + excluded.adj_net_atoms,
     adj_line_count = t.adj_line_count + excluded.adj_line_count`;
+};
+const ADD_TOTALS = addTotals();
+
+/**
+ * The statements of one entry's write as one (data-modifying WITH clauses, which PostgreSQL runs
+ * all of, in one round trip, as one prepared statement per shape): a posting under its entity's
+ * lock spent most of its time on round trips, a dozen per entry.
+ */
+class OneStatement {
+  private readonly parts: string[] = [];
+  private readonly params: unknown[] = [];
+
+  /** Adds a statement whose parameters are numbered from `at`. */
+  add(sql: (at: number) => string, params: unknown[]): void {
+    this.parts.push(sql(this.params.length + 1));
+    this.params.push(...params);
+  }
+
+  /** The rows of an entry as an EntryWriter writes them, added here rather than run. */
+  target(entityId: string): RowTarget {
+    const unsupported = () => {
+      throw new Error('one entry’s write neither renumbers nor changes memos');
+    };
+    return {
+      scope: { column: 'entity_id', value: entityId },
+      perStatement: ROWS_PER_ARRAY,
+      insert: (table, columns, values, rows) =>
+        this.add((at) => unnestInsert(table, columns, at), columnsOf(values, columns.length, rows)),
+      renumber: unsupported,
+      setMemo: unsupported,
+      addTotals: (rows) => this.add(addTotals, columnsOf(rows.flat(), 7, rows.length)),
+    };
+  }
+
+  async run(q: Query): Promise<void> {
+    const last = this.parts.length - 1;
+    if (last < 0) return;
+    const withs = this.parts.slice(0, last).map((p, i) => `w${i} AS (${p})`);
+    const sql = withs.length ? `WITH ${withs.join(',\n')}\n${this.parts[last]}` : this.parts[0]!;
+    await q(prepared(sql), this.params);
+  }
+}
 
 /** An entity's tables as an EntryWriter writes them, on one connection. */
 export const entityRows = (q: Query, entityId: string): RowTarget => ({
@@ -125,6 +175,11 @@ export async function lastSeq(q: Query, entityId: string): Promise<number> {
  * above the last: u_i - last - i free numbers lie below the i-th of them). A writer asks only about
  * numbers below that, so the answers are final under the entity's lock.
  */
+/** The numbers taken without counting above `last`, each with its rank among them. */
+const takenAbove = (last: string) => `SELECT je_seq_uncounted AS n,
+    row_number() OVER (ORDER BY je_seq_uncounted) AS i
+  FROM journal_entries WHERE entity_id = $1 AND je_seq_uncounted > ${last}`;
+
 export async function numberingOf(
   q: Query,
   entityId: string,
@@ -134,15 +189,21 @@ export async function numberingOf(
     `SELECT MAX(je_seq)::text AS last FROM journal_entries WHERE entity_id = $1`,
     [entityId],
   );
-  const last = seqOf(top!.last === null ? null : BigInt(top!.last));
   const rows = await q<{ n: string }>(
-    `SELECT n::text FROM (
-       SELECT je_seq_uncounted AS n, row_number() OVER (ORDER BY je_seq_uncounted) AS i
-       FROM journal_entries WHERE entity_id = $1 AND je_seq_uncounted > $2) x
+    `SELECT n::text FROM (${takenAbove('$2')}) x
      WHERE $3::numeric IS NULL OR n::numeric - $2::numeric - i < $3::numeric ORDER BY n`,
-    [entityId, String(last), need],
+    [entityId, String(seqOf(top!.last === null ? null : BigInt(top!.last))), need],
   );
-  const taken = rows.map((r) => BigInt(r.n));
+  return numberingFrom(
+    top!.last,
+    rows.map((r) => r.n),
+  );
+}
+
+/** Numbering from the largest counted number and the uncounted ones above it, ascending. */
+function numberingFrom(lastText: string | null, takenText: string[]): NumberingFacts {
+  const last = seqOf(lastText === null ? null : BigInt(lastText));
+  const taken = takenText.map((n) => BigInt(n));
   return {
     last,
     nextTaken: (from: JeSeq) => {
@@ -157,6 +218,36 @@ export async function numberingOf(
     },
   };
 }
+
+/** A write's facts as FACTS reads them. */
+interface FactsRow extends LookupRow {
+  ms: number;
+  last: string | null;
+  seq: number;
+  used: UsedKey | null;
+  fingerprinted: { id: string; je_number: string } | null;
+  taken: string[] | null;
+}
+
+/**
+ * What a write reads before its rules run, in one statement ($1 entity, $2 key, $3 fingerprint,
+ * then the look-ups): the database's clock, the last counted JE number and sequence number, the
+ * key's earlier use, the entry with the fingerprint, the look-ups, and the numbers taken without
+ * counting that the next automatic number must pass over (see numberingOf, with need 1).
+ */
+const FACTS = prepared(`WITH top AS (
+    SELECT MAX(je_seq) AS last, COALESCE(MAX(seq), 0) AS seq FROM journal_entries WHERE entity_id = $1)
+  SELECT ${DB_MS} AS ms, top.last::text AS last, top.seq,
+    (SELECT row_to_json(u) FROM (
+      SELECT k.request_hash, k.journal_entry_id, k.created_at_ms, j.je_number
+      FROM idempotency_keys k LEFT JOIN journal_entries j ON j.entity_id = k.entity_id AND j.id = k.journal_entry_id
+      WHERE k.entity_id = $1 AND k.key = $2) u) AS used,
+    (SELECT row_to_json(f) FROM (SELECT id, je_number FROM journal_entries
+      WHERE entity_id = $1 AND fingerprint = $3) f) AS fingerprinted,
+    ${lookupColumns(4)},
+    (SELECT json_agg(n::text ORDER BY n) FROM (${takenAbove('COALESCE(top.last, 0)')}) x
+      WHERE n - COALESCE(top.last, 0) - i < 1) AS taken
+  FROM top`);
 
 /**
  * The journal's persistence in a database, for one entity: a write is one transaction that takes the
@@ -193,37 +284,26 @@ export class PgJournalStore implements JournalStore {
     q: Query,
     entity: EntityState,
     recon = pgRecon(q, this.entityId),
+    onSeq?: (seq: number) => void,
   ): ReadTx & { plans: PlanTables } {
     const e = this.entityId;
     return {
       facts: async (r) => {
-        const [clock, used, fingerprinted, lookups, numbering] = await Promise.all([
-          q<{ ms: number }>(`SELECT ${DB_MS} AS ms`),
-          r.idempotencyKey === undefined
-            ? []
-            : q<UsedKey>(
-                `SELECT k.request_hash, k.journal_entry_id, k.created_at_ms, j.je_number
-                 FROM idempotency_keys k LEFT JOIN journal_entries j
-                   ON j.entity_id = k.entity_id AND j.id = k.journal_entry_id
-                 WHERE k.entity_id = $1 AND k.key = $2`,
-                [e, r.idempotencyKey],
-              ),
-          r.fingerprint === null
-            ? []
-            : q<{ id: string; je_number: string }>(
-                `SELECT id, je_number FROM journal_entries WHERE entity_id = $1 AND fingerprint = $2`,
-                [e, r.fingerprint],
-              ),
-          this.chart.facts(q, wantsOf(r.bodies)),
-          numberingOf(q, e, 1),
+        const [row] = await q<FactsRow>(FACTS, [
+          e,
+          r.idempotencyKey ?? null,
+          r.fingerprint,
+          ...lookupParams(wantsOf(r.bodies)),
         ]);
+        const { ms, seq, used, fingerprinted, taken } = row!;
+        onSeq?.(Number(seq));
         return {
-          nowMs: Number(clock[0]!.ms),
+          nowMs: Number(ms),
           entity,
-          usedKey: used[0] && { ...used[0], created_at_ms: Number(used[0].created_at_ms) },
-          fingerprinted: fingerprinted[0],
-          lookups,
-          numbering,
+          usedKey: used ?? undefined,
+          fingerprinted: fingerprinted ?? undefined,
+          lookups: lookupsOf(row!),
+          numbering: numberingFrom(row!.last, taken ?? []),
         };
       },
       resembling: (ref) => this.chart.resembling(ref, q),
@@ -235,27 +315,34 @@ export class PgJournalStore implements JournalStore {
 
   private writeTx(q: Query, entity: EntityState): WriteTx {
     const recon = pgRecon(q, this.entityId);
+    // The entity's largest sequence number, as this transaction's facts (or last write) left it.
+    let seq: number | undefined;
     return {
-      ...this.readTx(q, entity, recon),
+      ...this.readTx(q, entity, recon, (s) => (seq = s)),
       recon,
       write: async (entry, numbered, meta, key) => {
         const e = this.entityId;
-        const sink = new EntryWriter(entityRows(q, e), await lastSeq(q, e), this.db.now);
+        const one = new OneStatement();
+        const sink = new EntryWriter(one.target(e), seq ?? (await lastSeq(q, e)), this.db.now);
         const inserted = sink.write(entry, numbered, meta);
         await sink.flush();
         if (meta.originalSeq !== null)
-          await q(
-            `UPDATE journal_entries SET status = 'reversed', updated_at = $3 WHERE entity_id = $1 AND seq = $2`,
+          one.add(
+            (at) => `UPDATE journal_entries SET status = 'reversed', updated_at = $${at + 2}
+              WHERE entity_id = $${at} AND seq = $${at + 1}`,
             [e, meta.originalSeq, this.db.stamp()],
           );
         if (key)
-          await q(
-            `INSERT INTO idempotency_keys (entity_id, key, request_hash, journal_entry_id, created_at_ms)
-           VALUES ($1, $2, $3, $4, ${DB_MS})
-           ON CONFLICT (entity_id, key) DO UPDATE SET request_hash = excluded.request_hash,
-             journal_entry_id = excluded.journal_entry_id, created_at_ms = excluded.created_at_ms`,
+          one.add(
+            (at) => `INSERT INTO idempotency_keys AS k
+                (entity_id, key, request_hash, journal_entry_id, created_at_ms)
+              VALUES ($${at}, $${at + 1}, $${at + 2}, $${at + 3}, ${DB_MS})
+              ON CONFLICT (entity_id, key) DO UPDATE SET request_hash = excluded.request_hash,
+                journal_entry_id = excluded.journal_entry_id, created_at_ms = excluded.created_at_ms`,
             [e, key.key, key.hash, inserted.id],
           );
+        await one.run(q);
+        seq = inserted.seq;
         return inserted;
       },
     };

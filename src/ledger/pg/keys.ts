@@ -7,7 +7,7 @@ import {
   type Permission,
 } from '../../domain/keys.js';
 import type { KeyOps } from '../port.js';
-import type { PgDb } from './db.js';
+import { prepared, type PgDb } from './db.js';
 
 type KeyRow = Omit<ApiKeyInfo, 'permissions'> & { permissions: string };
 
@@ -24,13 +24,15 @@ export interface KeyAuthRow {
 export async function keyRow(db: PgDb, key: string): Promise<KeyAuthRow | undefined> {
   const id = keyId(key);
   if (!id) return undefined;
-  const rows = await db.query<KeyAuthRow>(
-    `SELECT k.entity_id, e.slug, k.key_hash, k.permissions, k.revoked_at
-     FROM api_keys k JOIN entities e ON e.entity_id = k.entity_id WHERE k.id = $1`,
-    [id],
-  );
+  const rows = await db.query<KeyAuthRow>(KEY_ROW, [id]);
   return rows[0];
 }
+
+/** Every request's first statement: prepared. */
+const KEY_ROW = prepared(
+  `SELECT k.entity_id, e.slug, k.key_hash, k.permissions, k.revoked_at
+     FROM api_keys k JOIN entities e ON e.entity_id = k.entity_id WHERE k.id = $1`,
+);
 
 /** The permissions a key grants, given its row (null for a wrong, unknown or revoked key). */
 export function permissionsOf(key: string, row: KeyAuthRow | undefined): Permission[] | null {
