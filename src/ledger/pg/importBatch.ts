@@ -1,7 +1,7 @@
 import { wantsOf } from '../../domain/posting.js';
 import { EntryWriter } from '../entryRows.js';
 import type { BatchWrites, EntityState, Facts, ImportStore } from '../store.js';
-import type { PgChart } from './chart.js';
+import { journalHolds, type PgChart } from './chart.js';
 import { connection, type PgDb } from './db.js';
 import type { PgEntities } from './entity.js';
 import { entityRows, lastSeq, numberingOf } from './journal.js';
@@ -11,6 +11,9 @@ import { entityRows, lastSeq, numberingOf } from './journal.js';
  * so that the database inserts one window while the next is read and checked.
  */
 const WINDOW = 2048;
+
+/** The fingerprints ($2) that entries of the entity ($1) carry. */
+const TAKEN = journalHolds('fingerprint', '$2');
 
 /**
  * What an import asks of a database: look-ups for each chunk, read on the pool without the lock, and
@@ -39,11 +42,8 @@ export class PgImportStore implements ImportStore {
   }
 
   async fingerprintsTaken(fingerprints: string[]): Promise<Set<string>> {
-    const rows = await this.db.query<{ fingerprint: string }>(
-      `SELECT fingerprint FROM journal_entries WHERE entity_id = $1 AND fingerprint = ANY($2)`,
-      [this.entityId, fingerprints],
-    );
-    return new Set(rows.map((r) => r.fingerprint));
+    const rows = await this.db.query<{ v: string }>(TAKEN, [this.entityId, fingerprints]);
+    return new Set(rows.map((r) => r.v));
   }
 
   async openWrites(): Promise<BatchWrites> {
@@ -76,14 +76,7 @@ export class PgImportStore implements ImportStore {
       return {
         entity: async () => entity,
         taken: async (fingerprints) =>
-          new Set(
-            (
-              await q<{ fingerprint: string }>(
-                `SELECT fingerprint FROM journal_entries WHERE entity_id = $1 AND fingerprint = ANY($2)`,
-                [this.entityId, fingerprints],
-              )
-            ).map((r) => r.fingerprint),
-          ),
+          new Set((await q<{ v: string }>(TAKEN, [this.entityId, fingerprints])).map((r) => r.v)),
         numbering: () => numberingOf(q, this.entityId, null),
         sink: () => sink,
         ready: async () => {
