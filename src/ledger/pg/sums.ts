@@ -167,28 +167,39 @@ export class PgSums implements Sums {
       if (!found[0]) return;
       party = found[0].id;
     }
+    // A page of 2,000 lines took 18 ms with parallel workers and 10 ms without: starting them costs
+    // more than they save on a range of one account's index.
+    await q('SET LOCAL max_parallel_workers_per_gather = 0');
+    const page = (key: number, bound: [string, number, number]) => {
+      const rows = q<GlLineRow>(
+        `SELECT l.account_key AS key, e.id AS entry_id, e.je_number, l.entry_date, e.memo,
+                l.memo AS line_memo, c.counterparty_type, c.external_id AS counterparty_external_id,
+                c.name AS counterparty_name, l.line_type, l.amount_atoms, l.entry_seq AS seq, l.line_no
+         FROM journal_lines l
+         JOIN journal_entries e ON e.entity_id = l.entity_id AND e.seq = l.entry_seq
+         LEFT JOIN counterparties c ON c.entity_id = l.entity_id AND c.id = l.counterparty_id
+         WHERE l.entity_id = $1 AND l.account_key = $2
+           AND (l.entry_date, l.entry_seq, l.line_no) > ($3, $4, $5) AND l.entry_date <= $6
+           AND ($7::text IS NULL OR l.counterparty_id = $7)
+         ORDER BY l.entry_date, l.entry_seq, l.line_no LIMIT ${GL_PAGE}`,
+        [this.entityId, key, ...bound, g.end_date, party],
+      );
+      // A page asked for ahead and never read (the caller stopped) fails no one.
+      rows.catch(() => {});
+      return rows;
+    };
     for (const key of g.keys) {
       const a = g.after?.key === key && g.after.date >= g.start_date ? g.after : null;
       // Entries and lines count from 1: (start, 0, 0) is just before the window's first line.
-      let bound: [string, number, number] = a ? [a.date, a.seq, a.line_no] : [g.start_date, 0, 0];
+      let next = page(key, a ? [a.date, a.seq, a.line_no] : [g.start_date, 0, 0]);
       for (;;) {
-        const rows = await q<GlLineRow>(
-          `SELECT l.account_key AS key, e.id AS entry_id, e.je_number, l.entry_date, e.memo,
-                  l.memo AS line_memo, c.counterparty_type, c.external_id AS counterparty_external_id,
-                  c.name AS counterparty_name, l.line_type, l.amount_atoms, l.entry_seq AS seq, l.line_no
-           FROM journal_lines l
-           JOIN journal_entries e ON e.entity_id = l.entity_id AND e.seq = l.entry_seq
-           LEFT JOIN counterparties c ON c.entity_id = l.entity_id AND c.id = l.counterparty_id
-           WHERE l.entity_id = $1 AND l.account_key = $2
-             AND (l.entry_date, l.entry_seq, l.line_no) > ($3, $4, $5) AND l.entry_date <= $6
-             AND ($7::text IS NULL OR l.counterparty_id = $7)
-           ORDER BY l.entry_date, l.entry_seq, l.line_no LIMIT ${GL_PAGE}`,
-          [this.entityId, key, ...bound, g.end_date, party],
-        );
+        const rows = await next;
+        const last = rows[rows.length - 1];
+        // The next page is asked for before this one is handed on: the database reads it while the
+        // caller writes this one out.
+        if (rows.length === GL_PAGE) next = page(key, [last!.entry_date, last!.seq, last!.line_no]);
         if (rows.length) yield rows;
         if (rows.length < GL_PAGE) break;
-        const last = rows[rows.length - 1]!;
-        bound = [last.entry_date, last.seq, last.line_no];
       }
     }
   }
