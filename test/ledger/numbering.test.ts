@@ -108,6 +108,32 @@ describe('JE numbering', () => {
     60_000,
   );
 
+  it.each(FIXTURES.map((f) => [f.name, f] as const))(
+    'numbers an accrual and its reversal past a number a file took just above them on %s',
+    async (_name, fixture) => {
+      const L = await fromTemplate(fixture, 'standard');
+      try {
+        const post = (body: object, key: string, source?: string) =>
+          L.ledger.journal.post(
+            { entry_date: '2025-02-01', lines: LINES, ...body },
+            { idempotencyKey: key, ...(source ? { source } : {}) },
+          );
+        for (let k = 0; k < 5; k++) await post({}, `p${k}`);
+        // JE-7 is the file's: JE-6 is the next free number, JE-8 the one after it.
+        await post({ je_number: 'JE-7' }, 'file', 'csv_import');
+        const accrual = await post({ auto_reverse_on: '2025-03-01' }, 'accrual');
+        const numbers = new Map((await L.journal()).map((e) => [e.je_number, e.memo]));
+        expect(accrual.je_number).toBe('JE-6');
+        expect([...numbers.keys()].sort()).toEqual(
+          ['JE-1', 'JE-2', 'JE-3', 'JE-4', 'JE-5', 'JE-6', 'JE-7', 'JE-8'].sort(),
+        );
+        expect(await L.check()).toEqual([]);
+      } finally {
+        await L.close();
+      }
+    },
+  );
+
   it('a ledger of the previous schema keeps the numbers it holds out of automatic numbering', async () => {
     const { ledger: file } = copyTemplate('standard');
     const l = SqliteLedger.open(file);

@@ -20,9 +20,10 @@ pg.types.setTypeParser(1700, (v: string) => BigInt(v));
 const names = new Map<string, string>();
 
 /**
- * Marks a statement of the write path as prepared: each connection parses and plans it once and
- * then only binds it (parsing and planning were about a third of the server's time per posted
- * entry). Only statements whose plan does not depend on the values: a generic plan is kept.
+ * Marks a statement of the write path as prepared: each connection parses it once and then only
+ * binds it (parsing and planning were about a third of the server's time per posted entry). Only
+ * statements that read by an entity's keys, whose plan the values do not change: PostgreSQL may
+ * keep one generic plan for them after the first five runs.
  */
 export function prepared(sql: string): string {
   if (!names.has(sql)) names.set(sql, `books_${names.size + 1}`);
@@ -66,17 +67,12 @@ export class PgDb {
 
   /** Runs fn in one transaction on one connection; rolled back when fn throws. */
   async tx<T>(fn: (q: Query) => Promise<T>, readOnly = false): Promise<T> {
-    const { client, q } = await connection(this);
+    const { client, q, commit } = await connection(this);
     let broken = false;
     try {
       await q(readOnly ? 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY' : 'BEGIN');
       const result = await fn(q);
-      // COMMIT of a transaction a failed statement left aborted rolls it back without an error.
-      const end = await client.query('COMMIT').catch((e: unknown) => {
-        throw dbError(e, this.location);
-      });
-      if (end.command !== 'COMMIT')
-        throw new Error(`the database rolled the transaction back (${end.command}) at COMMIT`);
+      await commit();
       return result;
     } catch (e) {
       await q('ROLLBACK').catch(() => (broken = true));
@@ -108,16 +104,16 @@ export class PgDb {
 }
 
 /**
- * Queries on one connection, run one after another in the order asked: a store may ask several at
+ * Statements on one connection, run one after another in the order asked: a store may ask several at
  * once (look-ups together, rows queued while the next entries are read), and a connection runs one
- * query at a time.
+ * statement at a time. Answers whole results (COMMIT's command tag is read).
  */
-export function on(client: pg.PoolClient, location: string): Query {
+function queueOn(client: pg.PoolClient, location: string) {
   let last: Promise<unknown> = Promise.resolve();
-  return (sql, params = []) => {
+  return (sql: string, params: unknown[] = []): Promise<pg.QueryResult> => {
     const run = last.then(async () => {
       try {
-        return (await client.query(statementOf(sql, params))).rows as never;
+        return await client.query(statementOf(sql, params));
       } catch (e) {
         throw dbError(e, location);
       }
@@ -127,14 +123,31 @@ export function on(client: pg.PoolClient, location: string): Query {
   };
 }
 
-/** A connection of the pool, for a transaction or a stream of its own. */
-export async function connection(db: PgDb): Promise<{ client: pg.PoolClient; q: Query }> {
+/** A connection of the pool, for a transaction or a stream of its own: its queries and its COMMIT. */
+export async function connection(
+  db: PgDb,
+): Promise<{ client: pg.PoolClient; q: Query; commit: () => Promise<void> }> {
+  let client: pg.PoolClient;
   try {
-    const client = await db.pool.connect();
-    return { client, q: on(client, db.location) };
+    client = await db.pool.connect();
   } catch (e) {
     throw dbError(e, db.location);
   }
+  const run = queueOn(client, db.location);
+  return {
+    client,
+    q: async (sql, params) => (await run(sql, params)).rows as never,
+    // COMMIT of a transaction that a failed statement left aborted rolls it back, without an error:
+    // nothing of it may then be acknowledged.
+    commit: async () => {
+      const { command } = await run('COMMIT');
+      if (command !== 'COMMIT')
+        throw errors.unavailable(
+          `the database rolled the transaction back at COMMIT (${command}): ` +
+            'a statement in it had failed; nothing of it was written',
+        );
+    },
+  };
 }
 
 /** A database error as the ledger's errors say it: unreachable (exit 4), else as it is. */

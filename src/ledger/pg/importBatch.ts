@@ -47,13 +47,13 @@ export class PgImportStore implements ImportStore {
   }
 
   async openWrites(): Promise<BatchWrites> {
-    const { client, q } = await connection(this.db);
+    const { client, q, commit } = await connection(this.db);
     let open = true;
     const end = async (sql: 'COMMIT' | 'ROLLBACK') => {
       if (!open) return;
       open = false;
       try {
-        await q(sql);
+        await (sql === 'COMMIT' ? commit() : q(sql));
       } finally {
         client.release(sql === 'ROLLBACK');
       }
@@ -77,7 +77,7 @@ export class PgImportStore implements ImportStore {
         entity: async () => entity,
         taken: async (fingerprints) =>
           new Set((await q<{ v: string }>(TAKEN, [this.entityId, fingerprints])).map((r) => r.v)),
-        numbering: () => numberingOf(q, this.entityId, null),
+        numbering: () => numberingOf(q, this.entityId),
         sink: () => sink,
         ready: async () => {
           if (written < WINDOW) return;

@@ -169,31 +169,24 @@ export async function lastSeq(q: Query, entityId: string): Promise<number> {
   return Number(r!.seq);
 }
 
-/**
- * Where numbering stands, read at once: the largest JE-n that counts, and the numbers taken without
- * counting that the next `need` automatic numbers must pass over (those below the need-th free number
- * above the last: u_i - last - i free numbers lie below the i-th of them). A writer asks only about
- * numbers below that, so the answers are final under the entity's lock.
- */
 /** The numbers taken without counting above `last`, each with its rank among them. */
 const takenAbove = (last: string) => `SELECT je_seq_uncounted AS n,
     row_number() OVER (ORDER BY je_seq_uncounted) AS i
   FROM journal_entries WHERE entity_id = $1 AND je_seq_uncounted > ${last}`;
 
-export async function numberingOf(
-  q: Query,
-  entityId: string,
-  need: number | null,
-): Promise<NumberingFacts> {
+/**
+ * Where numbering stands for an import, which may number any count of entries: the largest JE-n
+ * that counts, and every number taken without counting above it (final under the entity's lock).
+ */
+export async function numberingOf(q: Query, entityId: string): Promise<NumberingFacts> {
   const [top] = await q<{ last: string | null }>(
     `SELECT MAX(je_seq)::text AS last FROM journal_entries WHERE entity_id = $1`,
     [entityId],
   );
-  const rows = await q<{ n: string }>(
-    `SELECT n::text FROM (${takenAbove('$2')}) x
-     WHERE $3::numeric IS NULL OR n::numeric - $2::numeric - i < $3::numeric ORDER BY n`,
-    [entityId, String(seqOf(top!.last === null ? null : BigInt(top!.last))), need],
-  );
+  const rows = await q<{ n: string }>(`SELECT n::text FROM (${takenAbove('$2')}) x ORDER BY n`, [
+    entityId,
+    String(seqOf(top!.last === null ? null : BigInt(top!.last))),
+  ]);
   return numberingFrom(
     top!.last,
     rows.map((r) => r.n),
@@ -233,7 +226,10 @@ interface FactsRow extends LookupRow {
  * What a write reads before its rules run, in one statement ($1 entity, $2 key, $3 fingerprint,
  * then the look-ups): the database's clock, the last counted JE number and sequence number, the
  * key's earlier use, the entry with the fingerprint, the look-ups, and the numbers taken without
- * counting that the next automatic number must pass over (see numberingOf, with need 1).
+ * counting that the next two automatic numbers must pass over: an accrual and its reversal are
+ * numbered from one reading. Those are the ones below the second free number above the last (u_i -
+ * last - i free numbers lie below the i-th of them); a writer asks only about numbers below it, so
+ * the answers are final under the entity's lock.
  */
 const FACTS = prepared(`WITH top AS (
     SELECT MAX(je_seq) AS last, COALESCE(MAX(seq), 0) AS seq FROM journal_entries WHERE entity_id = $1)
@@ -246,13 +242,14 @@ const FACTS = prepared(`WITH top AS (
       WHERE entity_id = $1 AND fingerprint = $3) f) AS fingerprinted,
     ${lookupColumns(4)},
     (SELECT json_agg(n::text ORDER BY n) FROM (${takenAbove('COALESCE(top.last, 0)')}) x
-      WHERE n - COALESCE(top.last, 0) - i < 1) AS taken
+      WHERE n - COALESCE(top.last, 0) - i < 2) AS taken
   FROM top`);
 
 /**
  * The journal's persistence in a database, for one entity: a write is one transaction that takes the
  * entity's row FOR UPDATE first (its write lock: writers of one entity queue, numbers stay gapless),
- * reads what the write needs in a few statements, and writes the entry, its totals and its key.
+ * reads what the write needs in one statement (FACTS), and writes the entry, its totals and its key
+ * in another (OneStatement).
  */
 export class PgJournalStore implements JournalStore {
   private readonly reader: PgEntryReader;

@@ -188,6 +188,10 @@ export class PgSums implements Sums {
       rows.catch(() => {});
       return rows;
     };
+    // Once the caller has come back for more than a page, the next page is asked for before this
+    // one is handed on: the database reads it while the caller writes this one out. (A caller that
+    // wants one page, an API page of fewer lines, reads no page it does not use.)
+    let ahead = false;
     for (const key of g.keys) {
       const a = g.after?.key === key && g.after.date >= g.start_date ? g.after : null;
       // Entries and lines count from 1: (start, 0, 0) is just before the window's first line.
@@ -195,11 +199,12 @@ export class PgSums implements Sums {
       for (;;) {
         const rows = await next;
         const last = rows[rows.length - 1];
-        // The next page is asked for before this one is handed on: the database reads it while the
-        // caller writes this one out.
-        if (rows.length === GL_PAGE) next = page(key, [last!.entry_date, last!.seq, last!.line_no]);
+        const after = (): [string, number, number] => [last!.entry_date, last!.seq, last!.line_no];
+        const full = rows.length === GL_PAGE;
+        if (full && ahead) next = page(key, after());
         if (rows.length) yield rows;
-        if (rows.length < GL_PAGE) break;
+        if (!full) break;
+        if (!ahead) [next, ahead] = [page(key, after()), true];
       }
     }
   }
