@@ -139,11 +139,12 @@ async function postgres(): Promise<void> {
     );
   posting('two books serve, 8 connections (4 each), one entity', f.oneEntity);
   posting('two books serve, eight entities, one connection each', f.eightEntities);
-  const rate = Math.round(f.cursors.lines / f.cursors.secs);
+  const c = f.cursors.ms;
+  const rate = Math.round((f.cursors.lines * 1000) / c.median);
   rows.push(
     '| general ledger of the busy account bank-0-0 through the API cursors on PostgreSQL ' +
-      `(pages alternating two servers): ${f.cursors.lines} lines, ${rate} lines/s | ` +
-      `${f.cursors.secs.toFixed(3)} s | |`,
+      `(pages alternating two servers, ${importRounds} reads): ${f.cursors.lines} lines, ${rate} lines/s | ` +
+      `${secsOf(c.median)} (${secsOf(c.min)}–${secsOf(c.max)}) | |`,
   );
   row(
     `books migrate of the 1M-line ledger file into a new entity (${importRounds} runs)`,
