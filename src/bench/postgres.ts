@@ -1,6 +1,6 @@
 import { join } from 'node:path';
-import { startCluster } from './cluster.js';
-import { spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { psqlPath, startCluster } from './cluster.js';
 import { hasWrk, httpBench, serveStore, together, wrkPost, type HttpResult } from './http.js';
 import { bin, dataset, rounds, summary, time, type Timing } from './measure.js';
 import { matchedOn, reconcileOnce, statementOf } from './reconcile.js';
@@ -20,6 +20,11 @@ export interface FirmFigures {
   /** Two servers, 8 connections (4 each) on one entity; and on eight entities, one connection each. */
   oneEntity: HttpResult | null;
   eightEntities: HttpResult | null;
+  /**
+   * What the posting left, read after it: per entity, entries and whether their numbers are JE-1 to
+   * JE-n without a gap or a repeat, and whether books check found nothing.
+   */
+  posted: { entity: string; entries: number; gapless: boolean; checked: boolean }[];
   /**
    * One account's general ledger, 5 years, paged through the API's cursors (10,000 lines a page),
    * read whole as many times as migrate runs: its lines, and the median and range of the reads.
@@ -148,6 +153,7 @@ async function firmFigures(
         ),
       );
     }
+    const posted = keys.map((_k, e) => postedBy(url, `firm-${e}`));
     const reads = [];
     for (let i = 0; i < migrateRounds; i++)
       reads.push(await pagedGeneralLedger(servers[0]!.url, servers[1]!.url, readKey));
@@ -158,10 +164,34 @@ async function firmFigures(
       migrations.push(
         await time([bin, 'migrate', '--from', file1m, '--to', url, '--entity', `migrated-${i}`]),
       );
-    return { oneEntity, eightEntities, cursors, migrate: summary(migrations) };
+    return { oneEntity, eightEntities, posted, cursors, migrate: summary(migrations) };
   } finally {
     for (const s of servers) await s.stop();
   }
+}
+
+/** An entity's entries after the posting: their count, JE-1 to JE-n each once, and books check. */
+function postedBy(url: string, slug: string): FirmFigures['posted'][number] {
+  const [count, distinct, top] = execFileSync(
+    psqlPath(),
+    [
+      url,
+      '-AtXc',
+      `SELECT count(*), count(DISTINCT je_seq), COALESCE(max(je_seq), 0) FROM journal_entries
+       WHERE entity_id = (SELECT entity_id FROM entities WHERE slug = '${slug}')`,
+    ],
+    { encoding: 'utf8' },
+  )
+    .trim()
+    .split('|')
+    .map(Number);
+  const check = spawnSync(process.execPath, [bin, 'check', '--ledger', url, '--entity', slug]);
+  return {
+    entity: slug,
+    entries: count!,
+    gapless: count === distinct && count === top,
+    checked: check.status === 0,
+  };
 }
 
 /** The busy bank account's general ledger, 5 years, page after page, alternating the two servers. */

@@ -15,7 +15,7 @@ import {
 } from './measure.js';
 import { httpBench } from './http.js';
 import { BUSY_ACCOUNT, generate, toQbo } from './generate.js';
-import { postgresFigures } from './postgres.js';
+import { postgresFigures, type FirmFigures } from './postgres.js';
 import type { HttpResult } from './http.js';
 import { reconcileRounds, STATEMENT_LINES, statementOf } from './reconcile.js';
 
@@ -139,6 +139,10 @@ async function postgres(): Promise<void> {
     );
   posting('two books serve, 8 connections (4 each), one entity', f.oneEntity);
   posting('two books serve, eight entities, one connection each', f.eightEntities);
+  const left = (p: FirmFigures['posted'][number]) =>
+    `${p.entity} ${p.entries} entries, ${p.gapless ? 'JE-1 to JE-n each once' : 'NOT GAPLESS'}` +
+    `, books check ${p.checked ? 'clean' : 'FAILED'}`;
+  rows.push(`| what the posting on PostgreSQL left | ${f.posted.map(left).join('; ')} | |`);
   const c = f.cursors.ms;
   const rate = Math.round((f.cursors.lines * 1000) / c.median);
   rows.push(
