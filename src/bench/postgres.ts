@@ -1,6 +1,6 @@
 import { join } from 'node:path';
-import { execFileSync, spawnSync } from 'node:child_process';
-import { psqlPath, startCluster } from './cluster.js';
+import { spawnSync } from 'node:child_process';
+import { startCluster } from './cluster.js';
 import { hasWrk, httpBench, serveStore, together, wrkPost, type HttpResult } from './http.js';
 import { bin, dataset, rounds, summary, time, type Timing } from './measure.js';
 import { matchedOn, reconcileOnce, statementOf } from './reconcile.js';
@@ -106,7 +106,7 @@ export async function postgresFigures(
 
 /** Runs books to its end, for set-up: its standard output, or a thrown error with its own. */
 function books(args: string[]): string {
-  const r = spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', maxBuffer: 1 << 30 });
   if (r.status !== 0) throw new Error(`books ${args.join(' ')}: ${r.stderr}`);
   return r.stdout;
 }
@@ -170,28 +170,19 @@ async function firmFigures(
   }
 }
 
-/** An entity's entries after the posting: their count, JE-1 to JE-n each once, and books check. */
+/** An entity's entries after the posting, read through books: their count, JE-1 to JE-n each once, and books check. */
 function postedBy(url: string, slug: string): FirmFigures['posted'][number] {
-  const [count, distinct, top] = execFileSync(
-    psqlPath(),
-    [
-      url,
-      '-AtXc',
-      `SELECT count(*), count(DISTINCT je_seq), COALESCE(max(je_seq), 0) FROM journal_entries
-       WHERE entity_id = (SELECT entity_id FROM entities WHERE slug = '${slug}')`,
-    ],
-    { encoding: 'utf8' },
-  )
-    .trim()
-    .split('|')
-    .map(Number);
-  const check = spawnSync(process.execPath, [bin, 'check', '--ledger', url, '--entity', slug]);
-  return {
-    entity: slug,
-    entries: count!,
-    gapless: count === distinct && count === top,
-    checked: check.status === 0,
+  const at = ['--ledger', url, '--entity', slug];
+  const list = JSON.parse(books(['je', 'list', '--format', 'json', ...at])) as {
+    data: { je_number: string }[];
   };
+  const numbers = new Set(list.data.map((e) => e.je_number));
+  const entries = list.data.length;
+  const gapless =
+    numbers.size === entries &&
+    Array.from({ length: entries }, (_, i) => `JE-${i + 1}`).every((n) => numbers.has(n));
+  const check = spawnSync(process.execPath, [bin, 'check', ...at]);
+  return { entity: slug, entries, gapless, checked: check.status === 0 };
 }
 
 /** The busy bank account's general ledger, 5 years, page after page, alternating the two servers. */
