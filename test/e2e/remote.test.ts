@@ -14,9 +14,7 @@ import {
   type Served,
 } from './helpers.js';
 import { until } from '../support/ledgers.js';
-
-const POST = 'customer_api:post_journal_entries';
-const READ = 'customer_api:read';
+import { keyFor, READ } from '../support/keys.js';
 
 const CSV = [
   'entry,entry_date,memo,gl_account_id,debit,credit,counterparty_type,counterparty_external_id',
@@ -45,20 +43,7 @@ describe('a remote profile against a real books serve', () => {
 
   beforeAll(async () => {
     L = await standardLedger();
-    key = JSON.parse(
-      (
-        await L.run([
-          'keys',
-          'create',
-          '--permission',
-          POST,
-          '--permission',
-          READ,
-          '--format',
-          'json',
-        ])
-      ).stdout,
-    ).key;
+    key = await keyFor(L.run);
     S = await serve(L.ledger);
     env = {
       BOOKS_CONFIG: join(L.dir, 'config.json'),

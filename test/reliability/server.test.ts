@@ -1,9 +1,7 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { books, serve, standardLedger, type Served } from '../e2e/helpers.js';
-
-const POST = 'customer_api:post_journal_entries';
-const READ = 'customer_api:read';
+import { keyFor } from '../support/keys.js';
 
 /** Sends raw bytes and collects what comes back until the server closes the connection. */
 function raw(
@@ -39,22 +37,7 @@ describe('books serve under hostile clients', () => {
   let key: string;
   beforeAll(async () => {
     const L = await standardLedger();
-    key = JSON.parse(
-      (
-        await books([
-          'keys',
-          'create',
-          '--ledger',
-          L.ledger,
-          '--permission',
-          POST,
-          '--permission',
-          READ,
-          '--format',
-          'json',
-        ])
-      ).stdout,
-    ).key;
+    key = await keyFor((args) => books([...args, '--ledger', L.ledger]));
     S = await serve(L.ledger, ['--request-timeout', '2']);
   });
   afterAll(async () => S?.stop());

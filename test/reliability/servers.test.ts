@@ -2,12 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { books, serve, type Served } from '../e2e/helpers.js';
 import { databaseUrl } from '../support/fixtures.js';
+import { keyFor } from '../support/keys.js';
 
 // Two `books serve` over one database of two entities (scale.md): every request acts on its key's
 // entity, whichever server answers it.
-
-const POST = 'customer_api:post_journal_entries';
-const READ = 'customer_api:read';
 
 /** Two entities with the standard chart in a new database, a key each, and two servers over it. */
 async function firm(): Promise<{
@@ -34,19 +32,7 @@ async function firm(): Promise<{
       ...at,
     ]);
     expect(init.exitCode, init.stderr).toBe(0);
-    const key = await books([
-      'keys',
-      'create',
-      '--permission',
-      POST,
-      '--permission',
-      READ,
-      '--format',
-      'json',
-      ...at,
-    ]);
-    expect(key.exitCode, key.stderr).toBe(0);
-    keys[entity] = JSON.parse(key.stdout).key;
+    keys[entity] = await keyFor((args) => books([...args, ...at]));
   }
   const servers = await Promise.all([serve(url), serve(url)]);
   return { url, keys, slugs, servers };

@@ -16,25 +16,9 @@ import {
   writeFile,
 } from '../e2e/helpers.js';
 import { exec, until, untilWriteLocked } from '../support/ledgers.js';
+import { keyFor } from '../support/keys.js';
 
 // The cases of the trust issue that need real processes: kills, a server, pipes, another user.
-
-const POST = 'customer_api:post_journal_entries';
-const READ = 'customer_api:read';
-
-async function keyFor(run: (a: string[]) => Promise<{ stdout: string }>): Promise<string> {
-  const r = await run([
-    'keys',
-    'create',
-    '--permission',
-    POST,
-    '--permission',
-    READ,
-    '--format',
-    'json',
-  ]);
-  return JSON.parse(r.stdout).key as string;
-}
 
 const count = (ledger: string, where = '1 = 1') => {
   const db = new Database(ledger, { readonly: true });

@@ -17,6 +17,7 @@ import { createDatabase, psqlPath } from '../../src/bench/cluster.js';
 import { books, snapshot, type RunResult } from '../e2e/helpers.js';
 import { copyTemplate, tempDir } from './ledgers.js';
 import type { TemplateName } from './globalSetup.js';
+import { POST, READ } from './keys.js';
 
 /**
  * The stores every suite runs against, in one list: the contract suite, the bad-input corpus, the
@@ -69,9 +70,6 @@ async function journalOf(store: Ledger): Promise<StoredEntryRow[]> {
       out.push({ je_number: r.je_number, memo: r.memo, fingerprint: r.fingerprint });
   return out;
 }
-
-const POST = 'customer_api:post_journal_entries';
-const READ = 'customer_api:read';
 
 /** books serve over a store, in this process: its base URL and keys by permission. */
 export interface Served {
