@@ -1,5 +1,6 @@
 import { command } from '../cli/command.js';
 import { configPath, readConfig } from '../config/config.js';
+import { redacted } from '../ledger/redact.js';
 import { grid } from '../render/table.js';
 
 export default command({
@@ -22,7 +23,11 @@ export default command({
         name,
         default: config.default === name,
         kind: p.kind,
-        target: p.kind === 'local' ? p.ledger + (p.entity ? ` (entity ${p.entity})` : '') : p.url,
+        // A config file written by hand may hold a password in a database URL: never shown.
+        target:
+          p.kind === 'local'
+            ? redacted(p.ledger) + (p.entity ? ` (entity ${p.entity})` : '')
+            : p.url,
         api_key: key,
       };
     });

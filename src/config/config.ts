@@ -2,7 +2,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSy
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { BooksError, errors } from '../domain/errors.js';
-import { holdsPassword } from '../ledger/redact.js';
+import { holdsPassword, parsedDatabaseUrl, redacted } from '../ledger/redact.js';
 
 export type Profile =
   | { kind: 'local'; ledger: string; entity?: string }
@@ -100,6 +100,11 @@ function located(location: string, cwd: string, profile: string | null, entity?:
     if (holdsPassword(location))
       throw errors.usage(
         'the database URL holds a password: leave it out, and give it through PGPASSWORD or ~/.pgpass',
+      );
+    if (!parsedDatabaseUrl(location))
+      throw errors.usage(
+        `the database URL '${redacted(location)}' cannot be read: write it ` +
+          'postgresql://USER@HOST[:PORT]/DATABASE, or postgresql://USER@/DATABASE?host=/socket/dir',
       );
     return { kind: 'database', url: location, entity, profile };
   }

@@ -1,14 +1,62 @@
-/** A password as a URL's user information (`user:pw@`) or as its query parameter (`password=`). */
-const IN_USER_INFO = /^([a-z]+:\/\/[^:@/?#]*):[^@/?#]*@/i;
-const IN_QUERY = /([?&]password=)[^&#]*/gi;
+/**
+ * A database URL's password, found as the PostgreSQL client finds it: in the user information
+ * (`user:pw@`), or as a query parameter whose name decodes to `password` (`?password=`, and the
+ * percent-encoded `?%70assword=` or `pass%77ord=`, which the client decodes and logs in with).
+ */
+// Up to the last `@` of the authority, as the URL parser reads it (`user:p@ss@host`).
+const IN_USER_INFO = /^([a-z][a-z0-9+.-]*:\/\/[^:@/?#]*):[^/?#]*@/i;
+const QUERY_PAIR = /([?&])([^=&#]*)=([^&#]*)/g;
+
+/** A query key as URLSearchParams reads it (`+` a space, percent-escapes decoded), lower case. */
+function keyOf(raw: string): string {
+  const spaced = raw.replace(/\+/g, ' ');
+  try {
+    return decodeURIComponent(spaced).trim().toLowerCase();
+  } catch {
+    // A malformed escape: URLSearchParams keeps such bytes as they are.
+    return spaced.trim().toLowerCase();
+  }
+}
+
+const isPasswordKey = (raw: string) => keyOf(raw) === 'password';
+
+/**
+ * The URL as the PostgreSQL client reads it (src/ledger/pg/db.ts), or null when it cannot be read:
+ * the client encodes a space or a stray `%` before parsing, and reads a URL without a host again
+ * with a stand-in host; so does this.
+ */
+export function parsedDatabaseUrl(location: string): URL | null {
+  const s = /\s|%[^a-f0-9]|%[a-f0-9][^a-f0-9]/i.test(location)
+    ? encodeURI(location).replace(/%25(\d\d)/g, '%$1')
+    : location;
+  for (const text of [s, s.replace('@/', '@___DUMMY___/')]) {
+    // The client's second reading: a URL without a host (`user@/db?host=/socket/dir`).
+    try {
+      return new URL(text, 'postgres://base');
+    } catch {
+      continue;
+    }
+  }
+  return null;
+}
 
 /** Whether a database URL holds a password (books refuses one: shell history, the config file). */
 export function holdsPassword(location: string): boolean {
-  IN_QUERY.lastIndex = 0;
-  return IN_USER_INFO.test(location) || IN_QUERY.test(location);
+  const url = parsedDatabaseUrl(location);
+  if (url && (url.password || [...url.searchParams.keys()].some((k) => isPasswordKey(k))))
+    return true;
+  // What the parser could not read is searched as text too: a message must not show it either.
+  return (
+    IN_USER_INFO.test(location) ||
+    [...location.matchAll(QUERY_PAIR)].some((m) => isPasswordKey(m[2]!))
+  );
 }
 
 /** A database URL for messages: a password in it replaced (books refuses such a URL; a message never shows one). */
 export function redacted(location: string): string {
-  return location.replace(IN_USER_INFO, '$1:***@').replace(IN_QUERY, '$1***');
+  return location
+    .replace(IN_USER_INFO, '$1:***@')
+    .replace(QUERY_PAIR, (pair, sep: string, key: string) =>
+      isPasswordKey(key) ? `${sep}${key}=***` : pair,
+    );
 }

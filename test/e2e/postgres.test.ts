@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { generate } from '../../src/bench/generate.js';
@@ -183,6 +183,64 @@ describe('naming a database', () => {
     });
     expect(unknown.exitCode).toBe(2);
     expect(unknown.stderr).toMatch(/no entity 'nobody'/);
+  });
+});
+
+describe('a password in a database URL, however it is spelled', () => {
+  const spelled = [
+    'postgresql://me@/firm?host={dir}&%70assword=s3cret',
+    'postgresql://me@/firm?pass%77ord=s3cret&host={dir}',
+    'postgresql://me@/firm?host={dir}&PASSWORD=s3cret',
+    'postgresql://me:s3cret@localhost/firm',
+    'postgresql://me:s3c@ret@localhost/firm',
+  ];
+
+  it.each(spelled)('%s is refused by commands and by profile add, and never printed', async (u) => {
+    const dir = tempDir();
+    const env = { BOOKS_CONFIG: join(dir, 'config.json') };
+    const url = u.replace('{dir}', dir);
+    for (const args of [
+      ['je', 'list', '--ledger', url],
+      ['init', '--name', 'Firm', '--ledger', url, '--entity', 'firm'],
+      ['profile', 'add', 'firm', '--ledger', url, '--entity', 'firm'],
+      ['je', 'list', '--ledger', url, '--format', 'json'],
+    ]) {
+      const r = await books(args, { cwd: dir, env });
+      expect(r.exitCode, r.stderr).toBe(2);
+      expect(r.stderr + r.stdout).toMatch(/holds a password/);
+      expect(r.stderr + r.stdout).not.toMatch(/s3c/);
+    }
+    expect(existsSync(env.BOOKS_CONFIG)).toBe(false);
+  });
+
+  it('profile list does not show a password that a config file written by hand holds', async () => {
+    const dir = tempDir();
+    const env = { BOOKS_CONFIG: join(dir, 'config.json') };
+    const ledger = `postgresql://me@/firm?host=${dir}&pass%77ord=s3cret`;
+    writeFileSync(
+      env.BOOKS_CONFIG,
+      JSON.stringify({ profiles: { firm: { kind: 'local', ledger } } }),
+    );
+    for (const format of ['table', 'json']) {
+      const list = await books(['profile', 'list', '--format', format], { cwd: dir, env });
+      expect(list.exitCode, list.stderr).toBe(0);
+      expect(list.stdout).toContain('pass%77ord=***');
+      expect(list.stdout).not.toContain('s3cret');
+    }
+    const used = await books(['je', 'list', '--profile', 'firm'], { cwd: dir, env });
+    expect(used.exitCode).toBe(2);
+    expect(used.stderr).not.toContain('s3cret');
+  });
+
+  it('a URL that cannot be read is a usage error naming the form, not an internal error', async () => {
+    const dir = tempDir();
+    for (const url of ['postgresql://localhost:notaport/db', 'postgresql://[bad/db']) {
+      const r = await books(['je', 'list', '--ledger', url], { cwd: dir });
+      expect(r.exitCode, r.stderr).toBe(2);
+      expect(r.stderr).toMatch(
+        /^error usage: the database URL '.*' cannot be read: write it postgresql:/,
+      );
+    }
   });
 });
 
