@@ -3,7 +3,7 @@ import { bool, command, list, str, type FlagSpec } from '../cli/command.js';
 import type { Context } from '../cli/context.js';
 import { dateFlag, keyFlag } from '../cli/flags.js';
 import type { GlAccount } from '../domain/accounts.js';
-import { firstOfNextMonth, isIsoDate, localDate } from '../domain/dates.js';
+import { firstOfNextMonth, isIsoDate, LAST_DATE, localDate } from '../domain/dates.js';
 import { isObj } from '../domain/rules.js';
 import { entryInvalid, errors, type Problem } from '../domain/errors.js';
 import { accountFinder, readAmount } from '../domain/input.js';
@@ -157,6 +157,11 @@ export function withReversal(body: unknown, opts: Pick<JePostOptions, 'reverseOn
       : isIsoDate(date)
         ? firstOfNextMonth(date)
         : undefined;
+  if (on !== undefined && !isIsoDate(on))
+    throw errors.usage(
+      `--auto-reverse: an entry of ${String(date)} has no next month to reverse on (dates end at ` +
+        `${LAST_DATE}); give the reversal's date with --reverse-on YYYY-MM-DD`,
+    );
   return on === undefined ? body : { ...body, auto_reverse_on: on };
 }
 

@@ -1,4 +1,4 @@
-import { dateOfDay, dayNumber, isIsoDate } from './dates.js';
+import { dateOfDay, dayNumber, isIsoDate, LAST_DAY } from './dates.js';
 import type { Problem } from './errors.js';
 import type { GlLineRow } from './generalLedger.js';
 import { toJsonInteger } from './money.js';
@@ -34,7 +34,8 @@ export interface AgingItem {
   entry_id: string;
   je_number: string;
   entry_date: string;
-  due_date: string;
+  /** Null when it falls after 9999-12-31, the last date there is. */
+  due_date: string | null;
   days: number;
   bucket: string;
   account_id: string;
@@ -254,7 +255,8 @@ export class AgingBuilder {
         entry_id: o.line.entry_id,
         je_number: o.line.je_number,
         entry_date: o.line.entry_date,
-        due_date: dateOfDay(dueDate),
+        // Due after the last date a ledger holds: no date to name (the item is current).
+        due_date: dueDate > LAST_DAY ? null : dateOfDay(dueDate),
         days,
         bucket,
         account_id: o.account.id,

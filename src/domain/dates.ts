@@ -111,8 +111,17 @@ export function dayNumber(date: string): number {
   return Math.round(t.getTime() / 86_400_000);
 }
 
-/** The date of a day number (dayNumber's inverse). */
+/** The first and last day numbers a ledger's dates span. */
+export const FIRST_DAY = -719_162;
+export const LAST_DAY = 2_932_896;
+
+/**
+ * The date of a day number (dayNumber's inverse). Past the last date it is AFTER_LAST, before the
+ * first '0000-12-31': never a five-digit or negative year, which would sort among real dates.
+ */
 export function dateOfDay(n: number): string {
+  if (n > LAST_DAY) return AFTER_LAST;
+  if (n < FIRST_DAY) return '0000-12-31';
   return new Date(n * 86_400_000).toISOString().slice(0, 10);
 }
 

@@ -8,7 +8,7 @@ import {
   checkTemplate,
   occurrenceFingerprint,
   occurrenceKey,
-  occurrences,
+  runOccurrences,
   type RecurringTemplate,
 } from '../domain/recurring.js';
 import { validateEntry } from '../domain/validation.js';
@@ -188,8 +188,11 @@ export class RecurringFromStore implements RecurringOps {
         already_posted: 0,
       };
       const entity = (await tx.facts({ bodies: [], fingerprint: null })).entity;
-      for (const t of await tx.plans.templates()) {
-        for (const date of occurrences(t, through)) {
+      const templates = await tx.plans.templates();
+      const due = runOccurrences(templates, through);
+      if ('problem' in due) throw refused('invalid_parameters', [due.problem]);
+      for (const [i, t] of templates.entries()) {
+        for (const date of due.dates[i]!) {
           const fingerprint = occurrenceFingerprint(t.name, date);
           const found = await tx.facts({ bodies: [], fingerprint });
           if (found.fingerprinted) {

@@ -110,7 +110,7 @@ export function agingCsv(
         ...party,
         text(i.je_number),
         i.entry_date,
-        i.due_date,
+        i.due_date ?? '',
         String(i.days),
         ...r.buckets.map((b) => amount(b.id === i.bucket ? i.open_atoms : null)),
         '',

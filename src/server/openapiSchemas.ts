@@ -8,6 +8,7 @@ export const strOrNull: Schema = { type: ['string', 'null'] };
 export const int: Schema = { type: 'integer' };
 const atomsOrNull: Schema = { type: ['integer', 'null'] };
 export const date: Schema = { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' };
+export const dateOrNull: Schema = { type: ['string', 'null'], pattern: '^\\d{4}-\\d{2}-\\d{2}$' };
 export const bool: Schema = { type: 'boolean' };
 export const arrayOf = (items: Schema): Schema => ({ type: 'array', items });
 /** A query parameter of an operation. */
