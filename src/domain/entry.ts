@@ -1,5 +1,6 @@
 import type { AccountType, Entity } from './accounts.js';
 import type { JeSeq } from './jeNumber.js';
+import { storedAtoms } from './money.js';
 
 /**
  * Where an entry came from: `manual_api` (the API, the CLI) or `csv_import` (a file). An import
@@ -154,6 +155,9 @@ export interface EntryRowFacts extends Omit<EntryFacts, 'original' | 'seq'> {
 export function journalEntryOfRow(r: EntryRowFacts, lines: LineFacts[]): JournalEntry {
   const { original_id, original_date, ...facts } = r;
   const original = original_id ? { id: original_id, date: original_date! } : null;
+  // An amount past 2^53 − 1 was never posted by books: damage, refused rather than shown rounded.
+  for (const l of lines) storedAtoms(l.amount_atoms);
+  storedAtoms(facts.total_atoms);
   return journalEntryOf({ ...facts, original }, lines);
 }
 

@@ -9,7 +9,7 @@ import {
 import { DumpReader, type DumpCounts, type DumpRecord } from '../../domain/dump.js';
 import { BooksError } from '../../domain/errors.js';
 import { numberingProblem } from '../../domain/jeNumber.js';
-import { exponentOf } from '../../domain/money.js';
+import { exponentOf, MAX_ATOMS } from '../../domain/money.js';
 import type { Problem } from '../../domain/errors.js';
 import { rebuildRunning } from '../../domain/rebuild.js';
 import type { MaintenanceOps } from '../port.js';
@@ -126,14 +126,15 @@ async function balances(q: Query, e: string[]): Promise<Problem[]> {
        HAVING COALESCE(SUM(l.amount_atoms) FILTER (WHERE l.line_type = 'debit'), 0)
                 != COALESCE(SUM(l.amount_atoms) FILTER (WHERE l.line_type = 'credit'), 0)
            OR COALESCE(SUM(l.amount_atoms) FILTER (WHERE l.line_type = 'debit'), 0) != e.total_atoms
-           OR COUNT(l.line_no) != e.line_count OR COUNT(l.line_no) < 2`,
+           OR COUNT(l.line_no) != e.line_count OR COUNT(l.line_no) < 2 OR e.total_atoms > ${MAX_ATOMS}`,
     e,
   );
   for (const u of unbalanced) out.push(unbalancedEntry(u));
   const badLines = await q<{ je_number: string; line_no: number }>(
     `SELECT e.je_number, l.line_no FROM journal_lines l
        JOIN journal_entries e ON e.entity_id = l.entity_id AND e.seq = l.entry_seq
-       WHERE l.entity_id = $1 AND (l.amount_atoms < 1 OR l.line_type NOT IN ('debit', 'credit')
+       WHERE l.entity_id = $1 AND (l.amount_atoms < 1 OR l.amount_atoms > ${MAX_ATOMS}
+         OR l.line_type NOT IN ('debit', 'credit')
          OR l.entry_date != e.entry_date)`,
     e,
   );

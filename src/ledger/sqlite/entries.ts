@@ -2,6 +2,7 @@ import Database from 'better-sqlite3';
 import { journalEntryOfRow, type JournalEntry, type LineFacts } from '../../domain/entry.js';
 import { errors } from '../../domain/errors.js';
 import { normaliseJeNumber } from '../../domain/jeNumber.js';
+import { storedAtoms } from '../../domain/money.js';
 import type { EntryFilter } from '../port.js';
 import type { Db } from './db.js';
 
@@ -64,6 +65,8 @@ export class EntryReader {
         .prep(
           `SELECT ${LINE_COLUMNS} FROM journal_lines l ${LINE_JOINS} WHERE l.entry_seq = ? ORDER BY l.line_no`,
         )
+        // Exactly: an amount past 2^53 (damage) is then named as it is stored.
+        .safeIntegers(true)
         .all(row.seq) as LineRow[];
       return entryOf(row, lines.map(lineOf));
     });
@@ -294,7 +297,7 @@ function lineOf(r: LineRow): LineFacts {
     account_name: r.account_name,
     account_type: r.account_type,
     line_type: r.line_type,
-    amount_atoms: r.amount_atoms,
+    amount_atoms: storedAtoms(r.amount_atoms),
     memo: r.line_memo,
     counterparty_type: r.counterparty_type,
     counterparty_external_id: r.counterparty_external_id,

@@ -1,6 +1,6 @@
 import { chartProblems, type ChartShape } from '../../domain/chart.js';
 import { numberingProblem } from '../../domain/jeNumber.js';
-import { exponentOf } from '../../domain/money.js';
+import { exponentOf, MAX_ATOMS } from '../../domain/money.js';
 import {
   brokenReversal,
   derivedStructure,
@@ -150,8 +150,9 @@ export class SqliteMaintenance implements MaintenanceOps {
                 COALESCE(SUM(CASE WHEN l.line_type = 'credit' THEN l.amount_atoms END), 0) AS c,
                 COUNT(l.line_no) AS n
          FROM journal_entries e LEFT JOIN journal_lines l ON l.entry_seq = e.seq GROUP BY e.seq
-         HAVING d != c OR d != e.total_atoms OR n != e.line_count OR n < 2`,
+         HAVING d != c OR d != e.total_atoms OR n != e.line_count OR n < 2 OR e.total_atoms > ${MAX_ATOMS}`,
       )
+      .safeIntegers(true)
       .all() as {
       je_number: string;
       total_atoms: number;
@@ -164,7 +165,8 @@ export class SqliteMaintenance implements MaintenanceOps {
     const badLines = this.db
       .prep(
         `SELECT e.je_number, l.line_no FROM journal_lines l JOIN journal_entries e ON e.seq = l.entry_seq
-         WHERE l.amount_atoms < 1 OR l.line_type NOT IN ('debit', 'credit') OR l.entry_date != e.entry_date`,
+         WHERE l.amount_atoms < 1 OR l.amount_atoms > ${MAX_ATOMS} OR l.line_type NOT IN ('debit', 'credit')
+            OR l.entry_date != e.entry_date`,
       )
       .all() as { je_number: string; line_no: number }[];
     for (const b of badLines) add(invalidLine(b.je_number, b.line_no));

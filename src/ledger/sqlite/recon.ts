@@ -19,7 +19,14 @@ const STRAY = `SELECT m.entry_seq, m.line_no,
 /** A ledger file's connection as reconciliation's statements run on it (`prep` keeps statements). */
 export function sqliteSql(prep: (text: string) => Database.Statement): Sql {
   return {
-    all: async <T>(text: string, params: unknown[]) => prep(text).all(...params) as T[],
+    // Integers as PostgreSQL's are read (db.ts): a number while it is exact as one, else a bigint;
+    // a sum past 2^53 read as a float would lose atoms.
+    all: async <T>(text: string, params: unknown[]) =>
+      (
+        prep(text)
+          .safeIntegers(true)
+          .all(...params) as Record<string, unknown>[]
+      ).map(exact) as T[],
     run: async (text: string, params: unknown[]) => {
       prep(text).run(...params);
     },
@@ -41,6 +48,17 @@ export function sqliteSql(prep: (text: string) => Database.Statement): Sql {
     },
   };
 }
+
+/** A row's bigints as numbers where that is exact. */
+function exact(row: Record<string, unknown>): Record<string, unknown> {
+  for (const k in row) {
+    const v = row[k];
+    if (typeof v === 'bigint' && v <= MAX_SAFE && v >= -MAX_SAFE) row[k] = Number(v);
+  }
+  return row;
+}
+
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
 /**
  * The entity reconciliation's rows carry in a ledger file: a file holds one entity, whose id a
