@@ -323,9 +323,13 @@ export function decimalComma(text: string): string | null {
 export function signed(text: string): { credit: boolean; amount: string } | null {
   const t = text.trim();
   const paren = /^\((.+)\)$/.exec(t);
-  if (paren) return { credit: true, amount: paren[1]!.trim() };
-  if (t.startsWith('-')) return { credit: true, amount: t.slice(1).trim() };
-  if (t.endsWith('-')) return { credit: true, amount: t.slice(0, -1).trim() };
-  if (t === '') return null;
-  return { credit: false, amount: t.replace(/^\+/, '') };
+  const s = paren
+    ? { credit: true, amount: paren[1]!.trim() }
+    : t.startsWith('-')
+      ? { credit: true, amount: t.slice(1).trim() }
+      : t.endsWith('-')
+        ? { credit: true, amount: t.slice(0, -1).trim() }
+        : { credit: false, amount: t.replace(/^\+/, '') };
+  // One sign at most: `--5` or `(-5)` is no amount (its two signs would cancel into money in).
+  return s.amount === '' || /^[-+(]|[-+)]$/.test(s.amount) ? null : s;
 }

@@ -115,9 +115,23 @@ function readCsvStatement(text: string, r: StatementReading): StatementIn {
   if (amount === undefined && (dep === undefined || wd === undefined))
     at(1, 'amount', 'missing_column', 'no amount column: amount, or deposit and withdrawal');
   if (problems.length) refuse(r.file, problems);
+  // A header's empty names at its end (`…,Balance,`) name no column: banks end rows with a comma or not.
+  let named = header.length;
+  while (named > 0 && header[named - 1] === '') named--;
   const lines: StatementLineIn[] = [];
   for (const { row, cells } of rows) {
     if (cells.length === 1 && cells[0] === '') continue;
+    if (cells.length < named || cells.slice(named).some((c) => c.trim() !== '')) {
+      // Read by position, a row of more cells would put `-1,000.00`'s `000.00` where the amount is.
+      at(
+        row,
+        '',
+        'ragged_row',
+        `has ${cells.length} cells; the header names ${named} columns (a value that holds ` +
+          `'${r.delimiter}' must be in quotes)`,
+      );
+      continue;
+    }
     const cell = (i: number | undefined) => (i === undefined ? '' : (cells[i] ?? '').trim());
     const d = readDate(cell(date), r.dateOrder);
     const order = `in ${r.dateOrder} order (--date-format)`;

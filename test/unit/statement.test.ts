@@ -28,6 +28,26 @@ function refusal(f: () => unknown): string[] {
 }
 
 describe('bank CSV statements', () => {
+  it('reads a row by the header, never a row with more cells: an unquoted -1,000.00 is refused', () => {
+    const text =
+      'Date,Description,Amount,Balance\n2025-01-02,A,100.00,100.00\n2025-01-03,B,-1,000.00,-900.00\n';
+    expect(refusal(() => readStatement(text, reading()))).toEqual(['3  ragged_row']);
+    // Rows that end with one comma more (or less) than the header, as banks write them, are read.
+    const trailing = 'Date,Amount,Balance,\n2025-01-02,1.00,1.00\n2025-01-03,2.00,3.00,\n';
+    expect(readStatement(trailing, reading()).lines.map((l) => l.amount_atoms)).toEqual([100, 200]);
+  });
+
+  it('takes one sign at most: --5, (-5), +-5 and 5-- are no amounts', () => {
+    for (const bad of ['--5', '(-5)', '+-5', '5--', '-(5)'])
+      expect(refusal(() => readStatement(`Date,Amount\n2025-01-02,${bad}\n`, reading()))).toEqual([
+        '2 amount invalid_amount',
+      ]);
+    const good = ['-5', '(5)', '5-', '+5', '5'].map((a) => `2025-01-02,${a}`).join('\n');
+    expect(
+      readStatement(`Date,Amount\n${good}\n`, reading()).lines.map((l) => l.amount_atoms),
+    ).toEqual([-500, -500, -500, 500, 500]);
+  });
+
   it('reads deposit/withdrawal pairs under any of the names banks give them, DMY dates, decimal commas', () => {
     const text =
       '\ufeffTransaction Date;Details;Memo;Money In;Money Out;Cheque Number;Balance\r\n' +
