@@ -260,6 +260,59 @@ describe('what a hostile test pass found', () => {
   });
 });
 
+describe('OFX files of any shape', () => {
+  const HEAD = 'OFXHEADER:100\nDATA:OFXSGML\n\n<OFX>';
+  const MB = 1 << 20;
+  const times = (piece: string, bytes: number) => piece.repeat(Math.ceil(bytes / piece.length));
+  const transaction = (k: number) =>
+    `<STMTTRN><TRNTYPE>DEBIT<DTPOSTED>20250105<TRNAMT>-1.00<FITID>T${k}<NAME>SHOP ${k}\n`;
+  const shapes: [string, string, string | number][] = [
+    ['200,000 nested tags', HEAD + times('<A>', 600_000), 'holds 0 statements'],
+    [
+      '1.6 MB of nested tags, closed',
+      HEAD + '<B>'.repeat(270_000) + '</B>'.repeat(270_000),
+      'holds 0 statements',
+    ],
+    ['comments never closed', HEAD + times('<!--', 400_000), 'comment opened at character'],
+    ["tags without '>'", HEAD + times('<A ', 300_000), "is not closed with '>'"],
+    ['CDATA never closed', HEAD + '<NAME>' + times('<![CDATA[', 1 * MB), 'CDATA section'],
+    ['10 MB of closing tags', HEAD + times('</STMTRS>', 10 * MB), 'holds 0 statements'],
+    ['10 MB of stray <', HEAD + '<NAME>' + times('< ', 10 * MB), 'holds 0 statements'],
+    ['10 MB of one leaf', HEAD + '<NAME>' + times('x', 10 * MB), 'holds 0 statements'],
+    ['10 MB of empty aggregates', HEAD + times('<X></X>', 10 * MB), 'holds 0 statements'],
+    ['an impossible character', HEAD + '<NAME>&#99999999;', 'not an OFX file'],
+    [
+      '10 MB of transactions',
+      HEAD +
+        '<BANKMSGSRSV1><STMTTRNRS><STMTRS><BANKTRANLIST>' +
+        Array.from({ length: 140_000 }, (_, k) => transaction(k)).join('') +
+        '</BANKTRANLIST></STMTRS></STMTTRNRS></BANKMSGSRSV1></OFX>',
+      140_000,
+    ],
+  ];
+
+  it.each(shapes)(
+    '%s: read or refused as a file (exit 1), in time linear in its size',
+    (_w, text, said) => {
+      const started = performance.now();
+      if (typeof said === 'number') {
+        expect(readStatement(text, reading()).lines).toHaveLength(said);
+      } else {
+        let message = '';
+        try {
+          readStatement(text, reading());
+        } catch (e) {
+          expect(isBooksError(e) && e.code === 'invalid_input').toBe(true);
+          message = (e as Error).message;
+        }
+        expect(message).toContain(said);
+      }
+      // The bench times these against 2 s (npm run bench); quadratic reading took 14 s to minutes.
+      expect(performance.now() - started).toBeLessThan(10_000);
+    },
+  );
+});
+
 describe('rules of reconcile create', () => {
   it('refuses patterns whose matching could take forever, and keeps no position between lines', () => {
     expect(slowPattern('^(a+)+$')).toContain('forever');
