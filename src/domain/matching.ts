@@ -1,4 +1,5 @@
 import { dayNumber } from './dates.js';
+import { FlowNetwork, UNBOUNDED } from './minCostFlow.js';
 
 /** A statement line as matching reads it. */
 export interface MatchSide {
@@ -24,22 +25,26 @@ export interface Pair {
   days: number;
 }
 
-/** How well a pair fits beyond its dates: 0 best, with the reference weighed above the name. */
-function tieCosts(s: StatementSide, l: LedgerSide): { ref: number; name: number } {
-  const ref = s.reference?.toLowerCase();
-  const hasRef = ref ? l.texts.some((t) => t?.toLowerCase().includes(ref)) : false;
-  const desc = s.description?.toLowerCase();
-  const name = l.counterparty_name?.toLowerCase();
-  const hasName = desc && name ? desc.includes(name) : false;
-  return { ref: hasRef ? 0 : 1, name: hasName ? 0 : 1 };
-}
+/**
+ * Past this many statement lines in one group, the ties (references, names) are not weighed: the
+ * costs that rank them would pass 2^53. The most pairs and the least days are still exact.
+ */
+const MAX_WEIGHED = 20_000;
 
 /**
  * The best matching of statement lines with ledger lines of the same amount, dated at most `window`
  * days apart: the most pairs, then the least total of days, then the most references found, then the
  * most counterparty names found. A minimum-cost maximum flow per group of lines that could pair
- * (same amount, linked by dates), with each pair's cost days·M + (no reference)·(n+1) + (no name),
- * where M outweighs every sum of the two ties: so the order of the criteria is exact.
+ * (same amount, linked by dates), where a pair costs days·M + (no reference)·(n+1) + (no name) and M
+ * outweighs every sum of the two ties: so the order of the criteria is exact.
+ *
+ * The flow does not run over every pair, which is n² edges for n lines of one amount in one week
+ * (a card's coffees, a subscription's payments): lines are joined through hubs, one per day and per
+ * kind of tie (a reference, a name, both, or neither), so that lines alike (same day, same ties)
+ * become one node with a capacity and the network grows with the days and the ties, not with the
+ * pairs. A pair that has a reference or a name in common is reached through that tie's hubs at its
+ * lower cost, and every pair through the hubs of no tie at the full cost: the cheapest flow is the
+ * cheapest matching.
  */
 export function bestMatching(
   statement: readonly StatementSide[],
@@ -55,19 +60,13 @@ export function bestMatching(
   for (const g of byAmount.values()) {
     if (g.s.length === 0 || g.l.length === 0) continue;
     for (const c of components(g, sDays, lDays, window)) {
-      const edges: Edge[] = [];
-      const n = c.s.length;
-      const m = (n + 1) * (n + 1);
-      c.s.forEach((si, a) =>
-        c.l.forEach((lj, b) => {
-          const days = Math.abs(sDays[si]! - lDays[lj]!);
-          if (days > window) return;
-          const t = tieCosts(statement[si]!, ledger[lj]!);
-          edges.push({ a, b, days, cost: days * m + t.ref * (n + 1) + t.name });
-        }),
-      );
-      for (const e of minCostMatching(n, c.l.length, edges))
-        pairs.push({ statement: c.s[e.a]!, ledger: c.l[e.b]!, days: e.days });
+      const parts = new Component(c, statement, ledger, sDays, lDays, window);
+      for (const [a, b] of parts.solve())
+        pairs.push({
+          statement: c.s[a]!,
+          ledger: c.l[b]!,
+          days: Math.abs(sDays[c.s[a]!]! - lDays[c.l[b]!]!),
+        });
     }
   }
   return pairs.sort((x, y) => x.statement - y.statement);
@@ -108,137 +107,277 @@ function components(
   return out;
 }
 
-interface Edge {
-  a: number;
-  b: number;
-  days: number;
-  cost: number;
+/**
+ * A kind of tie and the lines that have it: every pair of its statement and ledger lines has the
+ * tie (a reference found, a name found, both) or, for the kind of no tie, every pair at all.
+ */
+interface Kind {
+  /** What a pair through this kind's hubs costs besides its days. */
+  tie: number;
+  s: number[];
+  l: number[];
+}
+
+/** One group of lines that can pair with each other, as a flow network. */
+class Component {
+  private readonly n: number;
+  private readonly m: number;
+  private readonly sDay: number[];
+  private readonly lDay: number[];
+
+  constructor(
+    c: { s: number[]; l: number[] },
+    private readonly statement: readonly StatementSide[],
+    private readonly ledger: readonly LedgerSide[],
+    sDays: number[],
+    lDays: number[],
+    private readonly window: number,
+  ) {
+    this.n = c.s.length;
+    this.m = c.l.length;
+    this.sDay = c.s.map((i) => sDays[i]!);
+    this.lDay = c.l.map((j) => lDays[j]!);
+    this.sIdx = c.s;
+    this.lIdx = c.l;
+  }
+
+  private readonly sIdx: number[];
+  private readonly lIdx: number[];
+
+  /** The pairs of the best matching, as indexes into the component's two lists. */
+  solve(): [number, number][] {
+    const weighed = this.n <= MAX_WEIGHED;
+    const w = weighed ? (this.n + 1) * (this.n + 1) : 1;
+    const kinds = weighed ? this.kinds() : [];
+    kinds.unshift({
+      tie: weighed ? this.n + 2 : 0,
+      s: [...Array(this.n).keys()],
+      l: [...Array(this.m).keys()],
+    });
+    return new TieNetwork(this.sDay, this.lDay, this.window, w, kinds).solve();
+  }
+
+  /** The kinds of tie these lines have: by reference, by name, and by both. */
+  private kinds(): Kind[] {
+    const refOf = this.sIdx.map((i) => this.statement[i]!.reference?.toLowerCase() || null);
+    const descs = this.sIdx.map((i) => this.statement[i]!.description?.toLowerCase() ?? '');
+    const names = this.lIdx.map((j) => this.ledger[j]!.counterparty_name?.toLowerCase() || null);
+    const texts = new Haystack(
+      this.lIdx.map((j) => this.ledger[j]!.texts.map((t) => t?.toLowerCase() ?? '')),
+    );
+    const described = new Haystack(descs.map((d) => [d]));
+    // Which ledger lines hold each reference, and which statement lines name each name.
+    const byRef = new Map<string, number[]>();
+    for (const r of new Set(refOf)) if (r) byRef.set(r, texts.holding(r));
+    const byName = new Map<string, number[]>();
+    for (const name of new Set(names)) if (name) byName.set(name, described.holding(name));
+    const kinds: Kind[] = [];
+    const add = (tie: number, s: number[], l: number[]) => {
+      if (s.length && l.length) kinds.push({ tie, s, l });
+    };
+    const linesNamed = groupBy(names);
+    const refLines = groupBy(refOf);
+    for (const [r, ls] of byRef) add(1, refLines.get(r)!, ls);
+    for (const [name, ss] of byName) add(this.n + 1, ss, linesNamed.get(name)!);
+    // Both: a reference's lines of one name, with the statement lines of that reference naming it.
+    for (const [r, ls] of byRef) {
+      const ss = new Set(refLines.get(r)!);
+      for (const [name, named] of groupBy(ls.map((b) => names[b]!)).entries()) {
+        if (!name) continue;
+        add(
+          0,
+          byName.get(name)!.filter((a) => ss.has(a)),
+          named.map((k) => ls[k]!),
+        );
+      }
+    }
+    return kinds;
+  }
 }
 
 /**
- * A maximum matching of least cost in a bipartite graph (n left, k right nodes): successive shortest
- * augmenting paths with Dijkstra over reduced costs (Johnson's potentials), which is exact for
- * non-negative costs and yields the cheapest matching of each size in turn.
+ * Texts searched joined (one scan per needle, not one per text): which of them contain a needle.
+ * A needle with the joining characters in it is looked for text by text.
  */
-export function minCostMatching(n: number, k: number, edges: Edge[]): Edge[] {
-  const adj: number[][] = Array.from({ length: n }, () => []);
-  edges.forEach((e, i) => adj[e.a]!.push(i));
-  const matchL = new Array<number>(n).fill(-1);
-  const matchR = new Array<number>(k).fill(-1);
-  const potL = new Array<number>(n).fill(0);
-  const potR = new Array<number>(k).fill(0);
-  for (;;) {
-    const path = shortestPath(n, k, edges, adj, matchL, matchR, potL, potR);
-    if (!path) break;
-    const { distR, prevEdge, target, distL } = path;
-    // Potentials keep reduced costs non-negative for the next round.
-    for (let a = 0; a < n; a++) potL[a] = potL[a]! + distL[a]!;
-    for (let b = 0; b < k; b++) potR[b] = potR[b]! + distR[b]!;
-    let b = target;
-    for (;;) {
-      const e = edges[prevEdge[b]!]!;
-      const before = matchL[e.a]!;
-      matchL[e.a] = prevEdge[b]!;
-      matchR[b] = prevEdge[b]!;
-      if (before === -1) break;
-      b = edges[before]!.b;
+class Haystack {
+  private readonly starts: number[] = [];
+  private readonly hay: string;
+
+  constructor(private readonly texts: string[][]) {
+    let hay = '';
+    for (const t of texts) {
+      this.starts.push(hay.length);
+      hay += t.join('\u0001') + '\u0000';
     }
+    this.hay = hay;
   }
-  return matchL.filter((i) => i !== -1).map((i) => edges[i]!);
+
+  holding(needle: string): number[] {
+    if (needle.includes('\u0000') || needle.includes('\u0001'))
+      return this.texts.flatMap((t, i) => (t.some((x) => x.includes(needle)) ? [i] : []));
+    const out: number[] = [];
+    let k = 0;
+    for (let at = this.hay.indexOf(needle); at !== -1;) {
+      while (k + 1 < this.starts.length && this.starts[k + 1]! <= at) k++;
+      out.push(k);
+      if (k + 1 >= this.starts.length) break;
+      at = this.hay.indexOf(needle, this.starts[k + 1]!);
+    }
+    return out;
+  }
 }
 
-/** The cheapest path (in reduced costs) from any free left node to a free right node, or null. */
-function shortestPath(
-  n: number,
-  k: number,
-  edges: Edge[],
-  adj: number[][],
-  matchL: number[],
-  matchR: number[],
-  potL: number[],
-  potR: number[],
-) {
-  const distL = new Array<number>(n).fill(Infinity);
-  const distR = new Array<number>(k).fill(Infinity);
-  const prevEdge = new Array<number>(k).fill(-1);
-  const heap = new Heap();
-  for (let a = 0; a < n; a++)
-    if (matchL[a] === -1) {
-      distL[a] = 0;
-      heap.push(0, a);
-    }
-  let best = -1;
-  while (heap.size) {
-    const [d, a] = heap.pop();
-    if (d > distL[a]!) continue;
-    for (const ei of adj[a]!) {
-      if (matchL[a] === ei) continue;
-      const e = edges[ei]!;
-      const nd = d + e.cost + potL[a]! - potR[e.b]!;
-      if (nd >= distR[e.b]!) continue;
-      distR[e.b] = nd;
-      prevEdge[e.b] = ei;
-      const back = matchR[e.b]!;
-      if (back === -1) {
-        if (best === -1 || nd < distR[best]!) best = e.b;
-        continue;
-      }
-      // Through the matched edge back to its left node: reduced cost zero on a tight edge.
-      const la = edges[back]!.a;
-      const ld = nd - edges[back]!.cost + potR[e.b]! - potL[la]!;
-      if (ld < distL[la]!) {
-        distL[la] = ld;
-        heap.push(ld, la);
-      }
-    }
-  }
-  if (best === -1) return null;
-  // Nodes beyond the path's length keep their potential differences valid when capped at it.
-  const cap = distR[best]!;
-  for (let a = 0; a < n; a++) distL[a] = Math.min(distL[a]!, cap);
-  for (let b = 0; b < k; b++) distR[b] = Math.min(distR[b]!, cap);
-  return { distL, distR, prevEdge, target: best };
+/** Indexes by value (null values left out). */
+function groupBy(values: (string | null)[]): Map<string, number[]> {
+  const m = new Map<string, number[]>();
+  values.forEach((v, i) => {
+    if (v === null) return;
+    let list = m.get(v);
+    if (!list) m.set(v, (list = []));
+    list.push(i);
+  });
+  return m;
 }
 
-/** A binary heap of (distance, node), smallest distance first. */
-class Heap {
-  private readonly d: number[] = [];
-  private readonly v: number[] = [];
-  get size(): number {
-    return this.d.length;
+/**
+ * The network: source → a node per set of alike statement lines (same day, same kinds) → that day's
+ * hub of each of their kinds → the ledger side's hubs of the same kind within the window (at days·w
+ * + the kind's tie) → a node per set of alike ledger lines → sink.
+ */
+class TieNetwork {
+  private readonly g = new FlowNetwork();
+  private readonly source = this.g.addNode();
+  private readonly sink = this.g.addNode();
+
+  constructor(
+    private readonly sDay: number[],
+    private readonly lDay: number[],
+    private readonly window: number,
+    private readonly w: number,
+    private readonly kinds: Kind[],
+  ) {}
+
+  solve(): [number, number][] {
+    const sSets = alike(this.sDay, this.kinds, 's');
+    const lSets = alike(this.lDay, this.kinds, 'l');
+    const sNode = sSets.map(() => this.g.addNode());
+    const lNode = lSets.map(() => this.g.addNode());
+    sSets.forEach((set, k) => this.g.addEdge(this.source, sNode[k]!, set.lines.length, 0));
+    const sOfKind = setsOfKind(sSets);
+    const lOfKind = setsOfKind(lSets);
+    lSets.forEach((set, k) => this.g.addEdge(lNode[k]!, this.sink, set.lines.length, 0));
+    this.kinds.forEach((kind, kn) => {
+      const sHubs = new Map<number, number>();
+      const lHubs = new Map<number, number>();
+      // Edges from statement sets into this kind's day hubs, and from its hubs out to ledger sets.
+      const inEdges: Route[] = [];
+      const outEdges: Route[] = [];
+      for (const k of sOfKind[kn] ?? []) {
+        const day = sSets[k]!.day;
+        const hub = getOrAdd(sHubs, day, () => this.g.addNode());
+        inEdges.push({ e: this.g.addEdge(sNode[k]!, hub, UNBOUNDED, 0), from: k, to: day });
+      }
+      for (const k of lOfKind[kn] ?? []) {
+        const day = lSets[k]!.day;
+        const hub = getOrAdd(lHubs, day, () => this.g.addNode());
+        outEdges.push({ e: this.g.addEdge(hub, lNode[k]!, UNBOUNDED, 0), from: day, to: k });
+      }
+      const lDays = [...lHubs.keys()].sort((x, y) => x - y);
+      const hubEdges: Route[] = [];
+      for (const [d, hub] of sHubs) {
+        for (const d2 of within(lDays, d - this.window, d + this.window)) {
+          const cost = Math.abs(d - d2) * this.w + kind.tie;
+          hubEdges.push({
+            e: this.g.addEdge(hub, lHubs.get(d2)!, UNBOUNDED, cost),
+            from: d,
+            to: d2,
+          });
+        }
+      }
+      this.routes.push({ inEdges, hubEdges, outEdges });
+    });
+    this.g.minCostMaxFlow(this.source, this.sink);
+    return this.pairs(sSets, lSets);
   }
-  push(d: number, v: number): void {
-    let i = this.d.length;
-    this.d.push(d);
-    this.v.push(v);
-    while (i > 0) {
-      const p = (i - 1) >> 1;
-      if (this.d[p]! <= d) break;
-      this.d[i] = this.d[p]!;
-      this.v[i] = this.v[p]!;
-      i = p;
+
+  private readonly routes: { inEdges: Route[]; hubEdges: Route[]; outEdges: Route[] }[] = [];
+
+  /**
+   * The flow as pairs of lines: per kind, each hub-to-hub edge's units join statement lines that
+   * entered that day's hub with ledger lines that leave the other's (alike lines are taken in order).
+   */
+  private pairs(sSets: AlikeSet[], lSets: AlikeSet[]): [number, number][] {
+    const sNext = sSets.map(() => 0);
+    const lNext = lSets.map(() => 0);
+    const out: [number, number][] = [];
+    for (const r of this.routes) {
+      const entering = new Map<number, number[]>();
+      for (const e of r.inEdges)
+        for (let f = this.g.flowOf(e.e); f > 0; f--)
+          getOrAdd(entering, e.to, () => []).push(sSets[e.from]!.lines[sNext[e.from]!++]!);
+      const leaving = new Map<number, number[]>();
+      for (const e of r.outEdges)
+        for (let f = this.g.flowOf(e.e); f > 0; f--)
+          getOrAdd(leaving, e.from, () => []).push(lSets[e.to]!.lines[lNext[e.to]!++]!);
+      for (const e of r.hubEdges)
+        for (let f = this.g.flowOf(e.e); f > 0; f--)
+          out.push([entering.get(e.from)!.shift()!, leaving.get(e.to)!.shift()!]);
     }
-    this.d[i] = d;
-    this.v[i] = v;
+    return out;
   }
-  pop(): [number, number] {
-    const top: [number, number] = [this.d[0]!, this.v[0]!];
-    const d = this.d.pop()!;
-    const v = this.v.pop()!;
-    const n = this.d.length;
-    if (n === 0) return top;
-    let i = 0;
-    for (;;) {
-      let c = 2 * i + 1;
-      if (c >= n) break;
-      if (c + 1 < n && this.d[c + 1]! < this.d[c]!) c++;
-      if (this.d[c]! >= d) break;
-      this.d[i] = this.d[c]!;
-      this.v[i] = this.v[c]!;
-      i = c;
-    }
-    this.d[i] = d;
-    this.v[i] = v;
-    return top;
+}
+
+interface Route {
+  e: number;
+  from: number;
+  to: number;
+}
+
+/** Lines of one side alike for the flow: the same day and the same kinds of tie. */
+interface AlikeSet {
+  day: number;
+  kinds: number[];
+  lines: number[];
+}
+
+function alike(days: number[], kinds: Kind[], side: 's' | 'l'): AlikeSet[] {
+  const kindsOf: number[][] = days.map(() => []);
+  kinds.forEach((k, kn) => {
+    for (const i of k[side]) kindsOf[i]!.push(kn);
+  });
+  const sets = new Map<string, AlikeSet>();
+  days.forEach((day, i) => {
+    const key = `${day}:${kindsOf[i]!.join(',')}`;
+    getOrAdd(sets, key, () => ({ day, kinds: kindsOf[i]!, lines: [] })).lines.push(i);
+  });
+  return [...sets.values()];
+}
+
+/** The sets that have each kind, by kind. */
+function setsOfKind(sets: AlikeSet[]): number[][] {
+  const out: number[][] = [];
+  sets.forEach((set, k) => {
+    for (const kn of set.kinds) (out[kn] ??= []).push(k);
+  });
+  return out;
+}
+
+/** The values of a sorted list from lo to hi. */
+function within(sorted: number[], lo: number, hi: number): number[] {
+  let a = 0;
+  let b = sorted.length;
+  while (a < b) {
+    const mid = (a + b) >> 1;
+    if (sorted[mid]! < lo) a = mid + 1;
+    else b = mid;
   }
+  const out: number[] = [];
+  for (let i = a; i < sorted.length && sorted[i]! <= hi; i++) out.push(sorted[i]!);
+  return out;
+}
+
+function getOrAdd<K, V>(m: Map<K, V>, key: K, make: () => V): V {
+  let v = m.get(key);
+  if (v === undefined) m.set(key, (v = make()));
+  return v;
 }

@@ -1,6 +1,7 @@
 import { dateOfDay, dayNumber, FIRST_DATE, LAST_DATE } from '../domain/dates.js';
-import { BooksError } from '../domain/errors.js';
-import { bestMatching } from '../domain/matching.js';
+import { BooksError, errors } from '../domain/errors.js';
+import type { Pair } from '../domain/matching.js';
+import { pairsOnThread, sameView, type MatchView } from './matchThread.js';
 import { formatAmount, toJsonInteger } from '../domain/money.js';
 import {
   lineIdOf,
@@ -50,53 +51,70 @@ export class ReconMatching extends ReconReports {
     const window = a.window_days ?? 7;
     if (!Number.isSafeInteger(window) || window < 0 || window > 366)
       throw invalid('window_days', 'window_days is a whole number of days from 0 to 366');
-    const { window: span, candidates } = await this.candidates(a.account, window);
-    const run = async (tx: ReadTx | WriteTx) => {
-      const acct = await reconAccount(tx, a.account);
-      const open = (await tx.recon.statementLines(acct.key)).filter((l) => l.state === 'unmatched');
-      const marked = span
-        ? await marksOf(tx.recon, acct, span.from, span.to)
-        : new Map<string, LineMark>();
-      const ledger = candidates.filter((l) => {
-        const ref = parseLineId(l.line_id)!;
-        return !marked.has(markKey(ref.seq, ref.line_no));
-      });
-      const pairs = bestMatching(
-        open.map((l) => ({ ...l, date: l.line_date, amount: l.amount_atoms })),
-        ledger.map((l) => ({
-          date: l.entry_date,
-          amount: l.amount_atoms,
-          texts: [l.je_number, l.memo, l.line_memo],
-          counterparty_name: l.counterparty_name,
-        })),
-        window,
-      );
-      if ('write' in tx && pairs.length) {
-        await tx.recon.addMarks(
-          pairs.map((p) => markOf(acct, ledger[p.ledger]!, open[p.statement]!)),
+    // The matching is worked out on a thread, outside any transaction (it may take a while); it is
+    // written only if the lines it read are still as they were under the lock, else worked out again.
+    for (let attempt = 1; ; attempt++) {
+      const { window: span, candidates } = await this.candidates(a.account, window);
+      const view = async (tx: ReadTx | WriteTx): Promise<MatchView> => {
+        const acct = await reconAccount(tx, a.account);
+        const open = (await tx.recon.statementLines(acct.key)).filter(
+          (l) => l.state === 'unmatched',
         );
-        await tx.recon.setState(
-          pairs.map((p) => open[p.statement]!.id),
-          'matched',
-        );
-      }
-      const pairedS = new Set(pairs.map((p) => p.statement));
-      const pairedL = new Set(pairs.map((p) => p.ledger));
-      return {
-        matched: pairs.map((p) => ({
-          statement_line_id: open[p.statement]!.id,
-          line_ids: [ledger[p.ledger]!.line_id],
-          days: p.days,
-        })),
-        unmatched_statement_lines: await statementLinesOf(
-          tx.recon,
-          acct,
-          open.filter((_, i) => !pairedS.has(i)),
-        ),
-        uncleared_lines: ledger.filter((_, j) => !pairedL.has(j)),
+        const marked = span
+          ? await marksOf(tx.recon, acct, span.from, span.to)
+          : new Map<string, LineMark>();
+        const ledger = candidates.filter((l) => {
+          const ref = parseLineId(l.line_id)!;
+          return !marked.has(markKey(ref.seq, ref.line_no));
+        });
+        return { acct, open, ledger };
       };
+      const seen = await this.store.read(view);
+      const pairs = await pairsOnThread(seen, window);
+      const apply = async (tx: ReadTx | WriteTx) => {
+        const now = await view(tx);
+        return sameView(now, seen) ? this.applyMatch(tx, now, pairs) : null;
+      };
+      const done = await (a.dry_run ? this.store.read(apply) : this.store.write(apply));
+      if (done) return done;
+      if (attempt === 3)
+        throw errors.unavailable(
+          `the statement or the ledger of '${a.account}' changed while the match was worked ` +
+            'out, three times; try again',
+        );
+    }
+  }
+
+  /** Writes a worked-out matching (within the transaction that read the same lines) and says it. */
+  private async applyMatch(
+    tx: ReadTx | WriteTx,
+    { acct, open, ledger }: MatchView,
+    pairs: Pair[],
+  ): Promise<MatchOutcome> {
+    if ('write' in tx && pairs.length) {
+      await tx.recon.addMarks(
+        pairs.map((p) => markOf(acct, ledger[p.ledger]!, open[p.statement]!)),
+      );
+      await tx.recon.setState(
+        pairs.map((p) => open[p.statement]!.id),
+        'matched',
+      );
+    }
+    const pairedS = new Set(pairs.map((p) => p.statement));
+    const pairedL = new Set(pairs.map((p) => p.ledger));
+    return {
+      matched: pairs.map((p) => ({
+        statement_line_id: open[p.statement]!.id,
+        line_ids: [ledger[p.ledger]!.line_id],
+        days: p.days,
+      })),
+      unmatched_statement_lines: await statementLinesOf(
+        tx.recon,
+        acct,
+        open.filter((_, i) => !pairedS.has(i)),
+      ),
+      uncleared_lines: ledger.filter((_, j) => !pairedL.has(j)),
     };
-    return a.dry_run ? this.store.read(run) : this.store.write(run);
   }
 
   /**

@@ -1,48 +1,42 @@
-import { Worker } from 'node:worker_threads';
 import { reconcileRefused } from '../domain/reconcile.js';
+import { onThread } from './threads.js';
 
 /** The most a rules run may take to read a statement's descriptions. */
 export const RULES_TIME_MS = 3000;
 
 /**
  * Which rule applies to each description (the first whose pattern it holds; -1 for none), worked
- * out on a thread of its own that is stopped after `limitMs`: a regular expression can take time
- * exponential in the text it reads, and a server must go on answering whatever a rule says. The
- * patterns were checked (they compile) before.
+ * out on a thread of the pool (threads.ts) that is stopped after `limitMs`: a regular expression can
+ * take time exponential in the text it reads, and a server must go on answering whatever a rule
+ * says. The patterns were checked (they compile) before.
  */
 export async function firstRules(
   patterns: string[],
   descriptions: string[],
   limitMs = RULES_TIME_MS,
 ): Promise<number[]> {
-  const worker = new Worker(WORKER, { eval: true, workerData: { patterns, descriptions } });
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([
-      new Promise<number[]>((resolve, reject) => {
-        worker.once('message', resolve);
-        worker.once('error', reject);
-      }),
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(
-          () =>
-            reject(
-              reconcileRefused(
-                `the rules' patterns took more than ${limitMs / 1000} s to read this statement's ` +
-                  'descriptions: give simpler patterns (plain text, or a regular expression without ' +
-                  'nested repetition)',
-                'rules',
-                'rules_too_slow',
-              ),
-            ),
-          limitMs,
-        );
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-    await worker.terminate();
-  }
+  return onThread<number[]>(
+    WORKER,
+    { patterns, descriptions },
+    {
+      ms: limitMs,
+      tooSlow: () =>
+        reconcileRefused(
+          `the rules' patterns took more than ${limitMs / 1000} s to read this statement's ` +
+            'descriptions: give simpler patterns (plain text, or a regular expression without ' +
+            'nested repetition)',
+          'rules',
+          'rules_too_slow',
+        ),
+      tooLarge: () =>
+        reconcileRefused(
+          "the rules' patterns took more memory than a rules run may to read this statement's " +
+            'descriptions: give simpler patterns',
+          'rules',
+          'rules_too_slow',
+        ),
+    },
+  );
 }
 
 /** The thread's code: the same reading of a pattern as reconcileCreate's testOf. */

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { bestMatching, type LedgerSide, type StatementSide } from '../../src/domain/matching.js';
 import { dayNumber } from '../../src/domain/dates.js';
+import { hungarianMatching } from '../support/matchingOracle.js';
 
 /** What the criteria weigh of a matching, in their order: pairs, days, references, names. */
 function score(s: StatementSide[], l: LedgerSide[], pairs: [number, number][]): number[] {
@@ -88,6 +89,71 @@ describe('automatic matching', () => {
       ),
       { numRuns: 600 },
     );
+  });
+
+  it('reaches what the Hungarian method finds best on groups of tens of lines, ties and all', () => {
+    const words = ['acme', 'globex', 'initech', 'acme corp', 'x'];
+    const line = <T>(extra: fc.Arbitrary<T>) =>
+      fc.record({
+        day: fc.integer({ min: 1, max: 12 }),
+        amount: fc.constantFrom(100, 100, 100, 250),
+        extra,
+      });
+    const statementLines = fc.array(
+      line(fc.tuple(fc.constantFrom('1001', '10', 'corp', null), fc.constantFrom(...words, null))),
+      { maxLength: 30 },
+    );
+    const ledgerLines = fc.array(
+      line(fc.tuple(fc.constantFrom('JE-1001', 'chq 10', null), fc.constantFrom(...words, null))),
+      { maxLength: 30 },
+    );
+    const date = (d: number) => `2026-03-${String(d).padStart(2, '0')}`;
+    fc.assert(
+      fc.property(statementLines, ledgerLines, fc.integer({ min: 0, max: 6 }), (ss, ll, window) => {
+        const s = ss.map((x) => ({
+          date: date(x.day),
+          amount: x.amount,
+          reference: x.extra[0],
+          description: x.extra[1] && `PAYMENT ${x.extra[1].toUpperCase()} LTD`,
+        }));
+        const l = ll.map((x) => ({
+          date: date(x.day),
+          amount: x.amount,
+          texts: [x.extra[0], 'memo'],
+          counterparty_name: x.extra[1],
+        }));
+        const ours = bestMatching(s, l, window).map(
+          (p) => [p.statement, p.ledger] as [number, number],
+        );
+        expect(new Set(ours.map(([, j]) => j)).size).toBe(ours.length);
+        expect(score(s, l, ours)).toEqual(score(s, l, hungarianMatching(s, l, window)));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('matches thousands of lines of one amount in one week, each with its own name, as well as can be', () => {
+    // Every customer pays the same in the same week, and the books have each payment on its day:
+    // any pairing within a day has no days, and only the names tell which is whose.
+    const n = 2000;
+    const day = (i: number) => `2026-03-${String(1 + (i % 7)).padStart(2, '0')}`;
+    const s = Array.from({ length: n }, (_, i) => ({
+      date: day(i),
+      amount: 4900,
+      reference: null,
+      description: `PAYMENT FROM CUSTOMER ${i} LTD`,
+    }));
+    const l = Array.from({ length: n }, (_, k) => {
+      const i = (k * 7919) % n; // the ledger in another order
+      return {
+        date: day(i),
+        amount: 4900,
+        texts: [`JE-${k}`],
+        counterparty_name: `customer ${i} ltd`,
+      };
+    });
+    const pairs = bestMatching(s, l, 7).map((p) => [p.statement, p.ledger] as [number, number]);
+    expect(score(s, l, pairs)).toEqual([n, 0, 0, n]);
   });
 
   it('prefers fewer total days over a greedy nearest pick', () => {

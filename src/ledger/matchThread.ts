@@ -1,0 +1,60 @@
+import { bestMatching, type Pair } from '../domain/matching.js';
+import { reconcileRefused, type ReconLine } from '../domain/reconcile.js';
+import type { ReconAccount } from './reconcileLines.js';
+import type { StatementLineRow } from './reconcileStore.js';
+import { callOnThread } from './threads.js';
+
+/** What an automatic match reads: the account, its unmatched statement lines, its candidates. */
+export interface MatchView {
+  acct: ReconAccount;
+  open: StatementLineRow[];
+  ledger: ReconLine[];
+}
+
+/** The same lines on both sides, in the same order: a matching worked out on one fits the other. */
+export function sameView(a: MatchView, b: MatchView): boolean {
+  const ids = (v: MatchView) => [
+    ...v.open.map((l) => `${l.id}:${l.line_date}:${l.amount_atoms}`),
+    '|',
+    ...v.ledger.map((l) => l.line_id),
+  ];
+  const x = ids(a);
+  const y = ids(b);
+  return x.length === y.length && x.every((v, i) => v === y[i]);
+}
+
+/** The most an automatic match may take: past it the statement is too large to match at once. */
+const MATCH_TIME_MS = 30_000;
+
+/** The best matching of a view's lines, worked out on a thread of the pool (ledger/threads.ts). */
+export function pairsOnThread({ open, ledger }: MatchView, window: number): Promise<Pair[]> {
+  const args: Parameters<typeof bestMatching> = [
+    open.map((l) => ({
+      date: l.line_date,
+      amount: l.amount_atoms,
+      reference: l.reference,
+      description: l.description,
+    })),
+    ledger.map((l) => ({
+      date: l.entry_date,
+      amount: l.amount_atoms,
+      texts: [l.je_number, l.memo, l.line_memo],
+      counterparty_name: l.counterparty_name,
+    })),
+    window,
+  ];
+  const tooMuch = (what: string) => () =>
+    reconcileRefused(
+      `the automatic match of ${open.length} statement lines with ${ledger.length} ledger lines ` +
+        `${what}: import the statement in parts, or give a smaller --window-days`,
+      'window_days',
+      'match_too_large',
+    );
+  return callOnThread(MATCHING, 'bestMatching', bestMatching, args, {
+    ms: MATCH_TIME_MS,
+    tooSlow: tooMuch(`took more than ${MATCH_TIME_MS / 1000} s`),
+    tooLarge: tooMuch('took more memory than a match may'),
+  });
+}
+
+const MATCHING = new URL('../domain/matching.js', import.meta.url);
