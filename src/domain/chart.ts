@@ -1,5 +1,6 @@
 import { ACCOUNT_TYPES, COUNTERPARTY_TYPES, isAccountType, type AccountType } from './accounts.js';
 import { BooksError, type Problem } from './errors.js';
+import { heldChanges } from './chartHeld.js';
 import { treeProblems } from './chartTree.js';
 import { currencyExponent, formatAmount } from './money.js';
 
@@ -50,6 +51,10 @@ export interface ChartShape {
   /** What the ledger holds on the account: its lines and their balance (debits minus credits). */
   posted?: { lines: number; balance: bigint };
   is_postable?: boolean;
+  /** Its currency as stored (null: the functional currency). */
+  currency?: string | null;
+  /** How many of its lines reconciliation has cleared (matched, ticked or reconciled). */
+  cleared?: number;
 }
 
 /** A file's record: its spreadsheet row and its cells by column name. */
@@ -86,6 +91,7 @@ export function checkChart(
   records: ChartRecord[],
   existing: ChartShape[],
   exponent = 2,
+  functional: string | null = null,
 ): { rows: ChartRow[]; problems: Problem[] } {
   const problems: Problem[] = [];
   const add: Add = (row, path, reason, message) => problems.push({ row, path, reason, message });
@@ -97,7 +103,8 @@ export function checkChart(
   // A clash between two accounts the file leaves alone is the ledger's own, for `check` to name.
   for (const p of referenceClashes(rows, existing))
     if (p.row !== undefined) add(p.row, p.path, p.reason, p.message);
-  headersWithLines(rows, existing, exponent, add);
+  for (const p of heldChanges(rows, existing, exponent, functional))
+    add(p.row!, p.path, p.reason, p.message);
   problems.sort((a, b) => (a.row ?? 0) - (b.row ?? 0));
   return { rows, problems };
 }
@@ -247,28 +254,6 @@ export function referenceClashes(
     });
   }
   return out;
-}
-
-/** Accounts made headers (not postable) by the file while the ledger holds lines on them. */
-function headersWithLines(
-  rows: ChartRow[],
-  existing: ChartShape[],
-  exponent: number,
-  add: Add,
-): void {
-  const posted = new Map(existing.map((e) => [e.external_id, e.posted]));
-  for (const r of rows) {
-    const p = posted.get(r.external_id);
-    if (r.is_postable || !p || p.lines === 0) continue;
-    const lines = `${p.lines} line${p.lines === 1 ? '' : 's'}`;
-    add(
-      r.row,
-      'is_postable',
-      'account_has_lines',
-      `'${r.external_id}' holds ${lines} with a balance of ${formatAmount(p.balance, exponent)}; ` +
-        'an account with lines stays postable (make it inactive to stop new posts to it)',
-    );
-  }
 }
 
 /**

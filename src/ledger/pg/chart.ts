@@ -62,20 +62,27 @@ export class PgChart implements ChartOps {
   /** The chart's tree as the whole-chart checks read it, with what each account holds. */
   async shapes(q: Query = this.db.query): Promise<ChartShape[]> {
     const rows = await q<
-      Omit<ChartShape, 'posted'> & { lines: bigint | null; balance: bigint | null }
+      Omit<ChartShape, 'posted' | 'cleared'> & {
+        lines: bigint | null;
+        balance: bigint | null;
+        cleared: number | null;
+      }
     >(
       `SELECT a.external_id, a.account_number, a.account_type, p.external_id AS parent_external_id,
-              a.is_postable, t.lines, t.balance
+              a.is_postable, a.currency, t.lines, t.balance, c.cleared
        FROM accounts a LEFT JOIN accounts p ON p.entity_id = a.entity_id AND p.key = a.parent_key
        LEFT JOIN (SELECT account_key, SUM(line_count) AS lines, SUM(net_atoms) AS balance
                   FROM account_month_totals WHERE entity_id = $1 GROUP BY account_key) t
          ON t.account_key = a.key
+       LEFT JOIN (SELECT account_key, COUNT(*)::int AS cleared FROM line_marks WHERE entity_id = $1
+                  GROUP BY account_key) c ON c.account_key = a.key
        WHERE a.entity_id = $1`,
       [this.entityId],
     );
-    return rows.map(({ lines, balance, ...shape }) => ({
+    return rows.map(({ lines, balance, cleared, ...shape }) => ({
       ...shape,
       posted: { lines: Number(lines ?? 0n), balance: balance ?? 0n },
+      cleared: cleared ?? 0,
     }));
   }
 
@@ -96,6 +103,7 @@ export class PgChart implements ChartOps {
         file.records,
         await this.shapes(q),
         exponentOf(entity.currency),
+        entity.currency,
       );
       if (problems.length > 0) throw chartRefused(file.name, problems);
       return this.upsertAccounts(q, rows);

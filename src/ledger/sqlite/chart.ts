@@ -64,21 +64,25 @@ export class SqliteChart implements ChartOps {
     const rows = this.db
       .prep(
         `SELECT a.external_id, a.account_number, a.account_type, p.external_id AS parent_external_id,
-                a.is_postable, t.lines, t.balance
+                a.is_postable, a.currency, t.lines, t.balance, c.cleared
          FROM accounts a LEFT JOIN accounts p ON p.key = a.parent_key
          LEFT JOIN (SELECT account_key, SUM(line_count) AS lines, SUM(net_atoms) AS balance
-                    FROM account_month_totals GROUP BY account_key) t ON t.account_key = a.key`,
+                    FROM account_month_totals GROUP BY account_key) t ON t.account_key = a.key
+         LEFT JOIN (SELECT account_key, COUNT(*) AS cleared FROM line_marks GROUP BY account_key) c
+           ON c.account_key = a.key`,
       )
       .safeIntegers(true)
-      .all() as (Omit<ChartShape, 'posted' | 'is_postable'> & {
+      .all() as (Omit<ChartShape, 'posted' | 'is_postable' | 'cleared'> & {
       is_postable: bigint;
       lines: bigint | null;
       balance: bigint | null;
+      cleared: bigint | null;
     })[];
-    return rows.map(({ lines, balance, is_postable, ...shape }) => ({
+    return rows.map(({ lines, balance, is_postable, cleared, ...shape }) => ({
       ...shape,
       is_postable: is_postable === 1n,
       posted: { lines: Number(lines ?? 0n), balance: balance ?? 0n },
+      cleared: Number(cleared ?? 0n),
     }));
   }
 
@@ -96,8 +100,13 @@ export class SqliteChart implements ChartOps {
     const file = await load();
     return this.db.write(() => {
       // Checked under the write lock, as the chart the file leaves behind when it is applied.
-      const exponent = exponentOf(this.db.entity().currency);
-      const { rows, problems } = checkChart(file.records, this.shapes(), exponent);
+      const { currency } = this.db.entity();
+      const { rows, problems } = checkChart(
+        file.records,
+        this.shapes(),
+        exponentOf(currency),
+        currency,
+      );
       if (problems.length > 0) throw chartRefused(file.name, problems);
       return this.upsertAccounts(rows);
     });
