@@ -329,7 +329,11 @@ export const undoCommand = command({
   examples: ['books reconcile undo --account checking'],
   options: (raw) => ({ account: accountOf(raw) }),
   async run(ctx, o) {
-    const r = await (await ctx.ledger()).reconcile.undo({ account: o.account });
+    // Names the reconciliation it read as the latest: when another undo (or a retry of this one
+    // after a lost answer) took it meanwhile, the ledger refuses instead of undoing the month before.
+    const ledger = await ctx.ledger();
+    const list = await ledger.reconcile.list({ account: o.account });
+    const r = await ledger.reconcile.undo({ account: o.account, id: list[list.length - 1]?.id });
     if (ctx.json) return ctx.outJson(r);
     ctx.out(`Undid reconciliation ${r.id} (through ${r.statement_date})`);
   },

@@ -261,8 +261,12 @@ export class ReconcileFromStore extends ReconMatching implements ReconcileOps {
       if (!last || (a.id !== undefined && last.id !== a.id))
         throw reconcileRefused(
           last
-            ? `reconciliation ${a.id} is not the account's latest (${last.id}); only the latest is undone`
-            : `account '${acct.external_id}' has no finished reconciliation`,
+            ? `reconciliation ${a.id} is not the account's latest (${last.id} is): undone meanwhile? ` +
+                'nothing was undone; run books reconcile list, and undo again to reopen the next'
+            : a.id !== undefined
+              ? `reconciliation ${a.id} was undone meanwhile: account '${acct.external_id}' has no ` +
+                'finished reconciliation left; nothing was undone'
+              : `account '${acct.external_id}' has no finished reconciliation`,
           'account',
           'nothing_to_undo',
         );

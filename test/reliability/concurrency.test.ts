@@ -3,8 +3,10 @@ import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { generate } from '../../src/bench/generate.js';
 import { BIN, books, serve, tempDir, writeFile } from '../e2e/helpers.js';
-import { FIXTURES, fromTemplate } from '../support/fixtures.js';
-import { untilWriteLocked } from '../support/ledgers.js';
+import pg from 'pg';
+import type { PgLedger } from '../../src/ledger/pg/ledger.js';
+import { databaseUrl, FIXTURES, fromTemplate, pgFixture } from '../support/fixtures.js';
+import { until, untilWriteLocked } from '../support/ledgers.js';
 
 describe.each(FIXTURES.map((f) => [f.name, f] as const))(
   'several writers on one ledger at once, on %s',
@@ -215,6 +217,88 @@ describe('a long import beside readers', () => {
       expect(done.exitCode, String(done.stderr)).toBe(0);
     } finally {
       await S.stop();
+    }
+  });
+});
+
+describe('two reconcile undo at once (PostgreSQL: both wait on the entity lock after reading)', () => {
+  it('undo the month each read as the latest: one undoes it, the other is refused', async () => {
+    const L = await fromTemplate(pgFixture, 'standard');
+    const holder = new pg.Client({ connectionString: databaseUrl() });
+    try {
+      const dir = tempDir();
+      const statement = writeFile(
+        dir,
+        'statement.csv',
+        'Date,Description,Amount\n2025-01-10,RENT,-100.00\n2025-02-10,RENT,-50.00\n',
+      );
+      const acct = ['--account', 'checking'];
+      for (const args of [
+        ['je', 'post', '--date', '2025-01-10', '--debit', 'rent=100', '--credit', 'checking=100'],
+        ['je', 'post', '--date', '2025-02-10', '--debit', 'rent=50', '--credit', 'checking=50'],
+        ['reconcile', 'import', statement, ...acct],
+        ['reconcile', 'match', ...acct],
+        [
+          'reconcile',
+          'finish',
+          ...acct,
+          '--statement-date',
+          '2025-01-31',
+          '--statement-balance',
+          '-100',
+        ],
+        [
+          'reconcile',
+          'finish',
+          ...acct,
+          '--statement-date',
+          '2025-02-28',
+          '--statement-balance',
+          '-150',
+        ],
+      ]) {
+        const r = await L.books(args);
+        expect(r.exitCode, `${args.join(' ')}: ${r.stderr}`).toBe(0);
+      }
+      // The entity's write lock held here: both undos read the list, then wait to write.
+      await holder.connect();
+      const entity = (L.store as PgLedger).entityId;
+      await holder.query('BEGIN');
+      await holder.query('SELECT 1 FROM entities WHERE entity_id = $1 FOR UPDATE', [entity]);
+      const undos = [0, 1].map(() => {
+        const p = L.process(['reconcile', 'undo', ...acct]);
+        return execa('node', [BIN, ...p.args], {
+          env: p.env,
+          cwd: p.cwd,
+          reject: false,
+          stdin: 'ignore',
+        });
+      });
+      // In a transaction the activity view is read once; each look clears that snapshot.
+      const waiting = async () => {
+        await holder.query('SELECT pg_stat_clear_snapshot()');
+        const { rows } = await holder.query(
+          `SELECT count(*)::int AS n FROM pg_stat_activity
+           WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+        );
+        return rows[0].n === 2;
+      };
+      await until(waiting, 'both undos waiting on the entity lock');
+      await holder.query('ROLLBACK');
+      const [a, b] = await Promise.all(undos);
+      const outcomes = [a!, b!].map((r) => r.exitCode).sort();
+      expect(outcomes, `${a!.stderr}\n${b!.stderr}`).toEqual([0, 1]);
+      const refused = [a!, b!].find((r) => r.exitCode === 1)!;
+      expect(String(refused.stderr)).toMatch(
+        /^error reconcile_refused: reconciliation \S+ is not the account's latest/,
+      );
+      const left = await L.books(['reconcile', 'list', ...acct, '--format', 'json']);
+      expect(
+        JSON.parse(left.stdout).map((r: { statement_date: string }) => r.statement_date),
+      ).toEqual(['2025-01-31']);
+    } finally {
+      await holder.end();
+      await L.close();
     }
   });
 });

@@ -136,7 +136,8 @@ export class HttpLedger implements Ledger {
       revoke: no('keys revoke'),
       authenticate: no('serve'),
     };
-    this.reconcile = remoteReconcile(this.client);
+    // An undo names the reconciliation it means (books reconcile undo reads it first).
+    this.reconcile = remoteOps(this.client, 'reconcile') as unknown as ReconcileOps;
     this.budgets = remoteOps(this.client, 'budgets') as unknown as BudgetOps;
     this.recurring = remoteOps(this.client, 'recurring') as unknown as RecurringOps;
     this.maintenance = {
@@ -291,20 +292,6 @@ export class HttpLedger implements Ledger {
 /** An id or JE number as one path segment: `.` and `..` too (URLs would resolve them away). */
 function segment(idOrNumber: string): string {
   return encodeURIComponent(idOrNumber).replace(/\./g, '%2E');
-}
-
-/**
- * Reconciliation over the API: each operation a request of the route table. An undo names the
- * reconciliation it means, so that a retry after a lost answer cannot undo a second one.
- */
-function remoteReconcile(client: ApiClient): ReconcileOps {
-  const ops = remoteOps(client, 'reconcile');
-  const undo = ops.undo!;
-  ops.undo = async (args) => {
-    const list = (await ops.list!({ account: args?.account })) as { id: string }[];
-    return undo({ ...args, id: list[list.length - 1]?.id });
-  };
-  return ops as unknown as ReconcileOps;
 }
 
 /** A concern's operations over the API: each a request of the route table. */
