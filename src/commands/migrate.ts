@@ -21,10 +21,10 @@ export default command<Options>({
   ],
   help: `Copies a whole ledger file into an entity of a database (named by --entity): its entity's
 settings and lock date, accounts, counterparties, every entry with its id, JE number, fingerprint and
-lines, idempotency keys, API keys' hashes, reconciliations, budgets and recurring entries. The copy is
-one transaction: interrupted, it leaves nothing of the ledger behind (at most the new entity, empty,
-which a second run fills). Then books check runs on the copy. An entity that already holds entries is
-refused (exit 1); the file is only read.`,
+lines, idempotency keys, API keys' hashes, reconciliations, budgets and recurring entries. Only a file
+that passes books check is copied (exit 1 otherwise, naming its problems). The copy is made and
+checked again in one transaction, with the new entity: refused or interrupted, it leaves nothing
+behind. An entity that exists and holds entries is refused (exit 1); the file is only read.`,
   examples: [
     'books migrate --from books.sqlite --to postgresql://books@/firm?host=/var/run/postgresql --entity acme',
   ],
@@ -48,8 +48,23 @@ refused (exit 1); the file is only read.`,
     const source = await openLedger(from, open);
     const store = (await openStore(to, open))!;
     try {
+      // The source first: what is wrong in a file would be copied, or silently left behind (a
+      // line of no entry is not in the dump).
+      const wrong = [
+        ...(await source.maintenance.verifyFile()),
+        ...(await source.maintenance.check()).problems,
+      ];
+      if (wrong.length)
+        throw new BooksError(
+          'check_failed',
+          `${from.path} fails books check: ${wrong[0]!.message}` +
+            `${wrong.length > 1 ? ` (and ${wrong.length - 1} more)` : ''}; nothing was copied ` +
+            '(books check --ledger FILE names every problem)',
+          wrong,
+        );
       const origin = await source.entity.record();
-      const target = await targetLedger(store, entity, origin, redacted(to.url));
+      const known = (await store.entities()).some((e) => e.slug === entity);
+      const target = known ? await emptyEntity(store, entity, redacted(to.url)) : null;
       const progress = new Progress(ctx.io.stderr, origin.entry_count, 'migrating');
       let entries = 0;
       async function* counted(): AsyncGenerator<DumpRecord> {
@@ -60,17 +75,19 @@ refused (exit 1); the file is only read.`,
       }
       let counts: DumpCounts;
       try {
-        counts = await target.maintenance.restore(counted());
+        // The dump's entity record brings the file's settings (books start, lock date).
+        const init = {
+          name: origin.name,
+          currency: origin.currency,
+          books_start: null,
+          fiscal_year_start_month: origin.fiscal_year_start_month,
+        };
+        counts = target
+          ? await target.maintenance.restore(counted())
+          : (await store.createRestored(entity, init, counted())).counts;
       } finally {
         progress.done();
       }
-      const { problems } = await target.maintenance.check();
-      if (problems.length)
-        throw new BooksError(
-          'check_failed',
-          `the copy in entity '${entity}' fails books check: ${problems.map((p) => p.message).join('; ')}`,
-          problems,
-        );
       const summary = { from: from.path, to: redacted(to.url), entity, counts, check: 'ok' };
       if (ctx.json) return ctx.outJson(summary);
       ctx.out(
@@ -86,24 +103,14 @@ refused (exit 1); the file is only read.`,
 });
 
 /**
- * The entity to copy into: a new one made with the file's settings, or one of that slug that holds
- * no entries yet (an earlier run's, interrupted before its copy committed). One with entries is
- * refused: a ledger is copied whole into an entity of its own, never merged.
+ * An entity of that slug that holds no entries yet, to copy into (made by books init, say). One with
+ * entries is refused: a ledger is copied whole into an entity of its own, never merged.
  */
-async function targetLedger(
+async function emptyEntity(
   store: NonNullable<Awaited<ReturnType<typeof openStore>>>,
   slug: string,
-  origin: Awaited<ReturnType<Ledger['entity']['record']>>,
   where: string,
 ): Promise<Ledger> {
-  const known = (await store.entities()).some((e) => e.slug === slug);
-  if (!known)
-    return store.create(slug, {
-      name: origin.name,
-      currency: origin.currency,
-      books_start: null,
-      fiscal_year_start_month: origin.fiscal_year_start_month,
-    });
   const ledger = await store.open(slug);
   const held = (await ledger.entity.record()).entry_count;
   if (held > 0) {

@@ -1,4 +1,6 @@
 import type { Problem } from './errors.js';
+import { isIsoDate } from './dates.js';
+import { currencyExponent } from './money.js';
 
 /**
  * `books check`'s reasons, whatever store found them: each invariant a ledger relies on, and the
@@ -71,3 +73,54 @@ export function brokenReversal(jeNumber: string): Problem {
     message: `${jeNumber} is marked reversed but no entry reverses it`,
   };
 }
+
+/** The entity row's settings as check reads them. */
+export interface EntitySettings {
+  name: unknown;
+  currency: unknown;
+  books_start: unknown;
+  fiscal_year_start_month: unknown;
+  lock_date: unknown;
+}
+
+/**
+ * The entity's own row: every setting one that books init, books close and the First Month of
+ * Books could have written (a lock date of `garbage` closes every date, a fiscal year from month 13
+ * has no quarters), and no entry dated before the books start (`first`: the earliest entry, when
+ * the store read it).
+ */
+export function entityProblems(
+  e: EntitySettings,
+  first?: { je_number: string; entry_date: string },
+): Problem[] {
+  const out: Problem[] = [];
+  const bad = (column: string, value: unknown, what: string) =>
+    out.push({
+      path: `entity.${column}`,
+      reason: 'invalid_entity',
+      message: `the entity's ${column} is ${JSON.stringify(value)}: ${what}`,
+    });
+  if (typeof e.name !== 'string' || e.name.trim() === '') bad('name', e.name, 'not a name');
+  const c = e.currency;
+  if (typeof c !== 'string' || !/^[A-Z]{3}$/.test(c) || currencyExponent(c) === null)
+    bad('currency', c, 'not an ISO 4217 currency code (upper case)');
+  const b = e.books_start;
+  const start = b === null || (isIsoDate(b) && b.endsWith('-01'));
+  if (!start) bad('books_start', b, 'not the first day of a month (YYYY-MM-01)');
+  const m = e.fiscal_year_start_month;
+  if (!(typeof m === 'number' && Number.isInteger(m) && m >= 1 && m <= 12))
+    bad('fiscal_year_start_month', m, 'not a month (1 to 12)');
+  if (e.lock_date !== null && !isIsoDate(e.lock_date))
+    bad('lock_date', e.lock_date, 'not a date (YYYY-MM-DD)');
+  if (start && typeof b === 'string' && first && first.entry_date < b)
+    out.push({
+      path: first.je_number,
+      reason: 'before_books_start',
+      message: `${first.je_number} is dated ${first.entry_date}, before the books start (${b})`,
+    });
+  return out;
+}
+
+/** Whether check's problems leave the entity's currency readable (the chart's checks need it). */
+export const currencyReadable = (problems: Problem[]) =>
+  !problems.some((p) => p.path === 'entity.currency');

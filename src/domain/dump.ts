@@ -1,4 +1,5 @@
 import { ACCOUNT_TYPES, COUNTERPARTY_TYPES } from './accounts.js';
+import { entityProblems } from './check.js';
 import { isIsoDate } from './dates.js';
 import { BooksError } from './errors.js';
 import { isPermission, type Permission } from './keys.js';
@@ -245,6 +246,7 @@ export class DumpReader {
           text(r.id) && text(r.name) && text(r.currency),
           'the entity lacks its id, name or currency',
         );
+        for (const p of entityProblems(r)) this.refuse(p.message);
         break;
       case 'secret':
         ok(text(r.name) && text(r.value), 'a secret lacks its name or value');

@@ -67,6 +67,15 @@ export interface LedgerStore {
   open(entity?: string): Promise<Ledger>;
   /** Creates an entity with its books, named by `slug` (a store of one entity refuses). */
   create(slug: string, init: LedgerInit): Promise<Ledger>;
+  /**
+   * Creates an entity and restores a dump into it in one transaction, checked before it commits:
+   * refused or interrupted, it leaves no entity behind (books migrate). A store of one entity refuses.
+   */
+  createRestored(
+    slug: string,
+    init: LedgerInit,
+    records: AsyncIterable<unknown>,
+  ): Promise<{ ledger: Ledger; counts: DumpCounts }>;
   /** The ledger of an API key's entity and the key's permissions, or null for a key not valid here. */
   authenticate(key: string): Promise<{ ledger: Ledger; permissions: Permission[] } | null>;
   /** A quick check of the store's storage before serving: damage is marked and said. */

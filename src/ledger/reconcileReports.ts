@@ -177,31 +177,36 @@ export class ReconReports {
    * every cleared line is still the journal line it was.
    */
   async problems(): Promise<{ problems: Problem[]; count: number }> {
-    return this.store.read(async (tx) => {
-      const problems: Problem[] = [];
-      const recs = await tx.recon.reconciledSums();
-      for (const r of recs)
-        if (r.reconciled !== BigInt(r.statement_balance_atoms))
-          problems.push({
-            path: `reconciliations.${r.id}`,
-            reason: 'reconciliation_broken',
-            message:
-              `reconciliation ${r.id} (through ${r.statement_date}): its lines add up to ` +
-              `${r.reconciled} atoms, the statement balance is ${r.statement_balance_atoms}`,
-          });
-      for (const d of await tx.recon.damage())
-        problems.push({
-          path: d.path,
-          reason: 'reconciliation_damaged',
-          message: `${d.path} ${d.why}`,
-        });
-      for (const m of await tx.recon.strayMarks())
-        problems.push({
-          path: `line_marks.jel_${m.entry_seq}_${m.line_no}`,
-          reason: 'cleared_line_changed',
-          message: `cleared line jel_${m.entry_seq}_${m.line_no}: ${m.why}`,
-        });
-      return { problems, count: recs.length };
-    });
+    return this.store.read((tx) => reconProblems(tx.recon));
   }
+}
+
+/** Check's reconciliation predicates over any transaction's reads (a check's, or a restore's). */
+export async function reconProblems(
+  recon: ReconReads,
+): Promise<{ problems: Problem[]; count: number }> {
+  const problems: Problem[] = [];
+  const recs = await recon.reconciledSums();
+  for (const r of recs)
+    if (r.reconciled !== BigInt(r.statement_balance_atoms))
+      problems.push({
+        path: `reconciliations.${r.id}`,
+        reason: 'reconciliation_broken',
+        message:
+          `reconciliation ${r.id} (through ${r.statement_date}): its lines add up to ` +
+          `${r.reconciled} atoms, the statement balance is ${r.statement_balance_atoms}`,
+      });
+  for (const d of await recon.damage())
+    problems.push({
+      path: d.path,
+      reason: 'reconciliation_damaged',
+      message: `${d.path} ${d.why}`,
+    });
+  for (const m of await recon.strayMarks())
+    problems.push({
+      path: `line_marks.jel_${m.entry_seq}_${m.line_no}`,
+      reason: 'cleared_line_changed',
+      message: `cleared line jel_${m.entry_seq}_${m.line_no}: ${m.why}`,
+    });
+  return { problems, count: recs.length };
 }

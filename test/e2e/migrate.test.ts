@@ -1,11 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { execa } from 'execa';
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { generate } from '../../src/bench/generate.js';
 import { BIN, books, FIXTURES as FILES, tempDir } from './helpers.js';
 import { databaseUrl } from '../support/fixtures.js';
-import { copyTemplate, until } from '../support/ledgers.js';
+import { copyTemplate, exec, until } from '../support/ledgers.js';
+import type { DumpRecord } from '../../src/domain/dump.js';
+import { PgStore } from '../../src/ledger/pg/store.js';
+import { SqliteLedger } from '../../src/ledger/sqlite/ledger.js';
 import { JANUARY } from '../support/reconcile.js';
 
 /** What a user reads of a ledger: the same on the file and on its copy in the database. */
@@ -130,15 +134,22 @@ describe('books migrate', () => {
       ]);
       return r.exitCode === 0 ? (JSON.parse(r.stdout).entry_count as number) : 0;
     };
-    // Kills at once, early, and once the copy is under way (its entity made): never part of it.
+    // Kills at once, early, and once the copy's transaction has written: never part of it.
+    const watcher = new pg.Client({ connectionString: url });
+    await watcher.connect();
+    const writing = async () =>
+      (
+        await watcher.query(
+          `SELECT count(*)::int AS n FROM pg_stat_activity
+           WHERE datname = current_database() AND backend_xid IS NOT NULL`,
+        )
+      ).rows[0].n > 0;
     const left: string[] = [];
-    for (const moment of [0, 250, 'started'] as const) {
+    for (const moment of [0, 250, 'writing'] as const) {
       const child = execa('node', migrate, { reject: false });
-      if (moment === 'started') {
-        const made = async () =>
-          child.exitCode !== null ||
-          (await books(['entities', 'list', '--ledger', url])).stdout.includes(entity);
-        await until(made, 'the entity made');
+      if (moment === 'writing') {
+        const under = async () => child.exitCode !== null || (await writing());
+        await until(under, 'the copy under way');
       } else await new Promise((r) => setTimeout(r, moment));
       child.kill('SIGKILL');
       await child;
@@ -146,6 +157,7 @@ describe('books migrate', () => {
       expect([0, entries]).toContain(n);
       left.push(`${moment}: ${n}`);
     }
+    await watcher.end();
     console.info(
       `books migrate of ${entries} entries killed at moments, entries left: ${left.join(', ')}`,
     );
@@ -156,4 +168,100 @@ describe('books migrate', () => {
     expect(await held()).toBe(entries);
     await expectSame(file, url, entity);
   }, 240_000);
+
+  /** The slugs of the database's entities. */
+  const entitiesOf = async (url: string) =>
+    (
+      JSON.parse((await books(['entities', 'list', '--format', 'json', '--ledger', url])).stdout)
+        .data as { slug: string }[]
+    ).map((e) => e.slug);
+
+  it.each([
+    [
+      'a line of no entry',
+      `PRAGMA foreign_keys = OFF;
+       INSERT INTO journal_lines (entry_seq, line_no, account_key, line_type, amount_atoms, entry_date)
+       SELECT 99999, 1, account_key, 'debit', 100, entry_date FROM journal_lines LIMIT 1`,
+      'journal_lines',
+    ],
+    [
+      'an entry that does not balance',
+      `UPDATE journal_lines SET amount_atoms = amount_atoms + 1 WHERE entry_seq = 5 AND line_no = 1`,
+      'JE-5: debits',
+    ],
+    ['a lock date of garbage', `UPDATE entity SET lock_date = 'garbage'`, 'lock_date is "garbage"'],
+    [
+      'a fiscal year from month 13',
+      `UPDATE entity SET fiscal_year_start_month = 13`,
+      'month (1 to 12)',
+    ],
+  ])('refuses a file with %s, naming it, and makes no entity', async (_what, sql, words) => {
+    const { dir, ledger } = copyTemplate('demo', 'damaged.sqlite');
+    exec(ledger, sql);
+    const url = databaseUrl();
+    const entity = slug();
+    const r = await books(['migrate', '--from', ledger, '--to', url, '--entity', entity], {
+      cwd: dir,
+    });
+    expect(r.exitCode, r.stderr).toBe(1);
+    expect(r.stderr).toMatch(new RegExp(`^error check_failed: ${ledger} fails books check: `));
+    expect(r.stderr).toContain(words);
+    expect(r.stderr).toContain('nothing was copied');
+    expect(await entitiesOf(url)).not.toContain(entity);
+  });
+
+  it('refuses a second copy of a file that holds API keys, naming them, and leaves no entity', async () => {
+    const { dir, ledger } = copyTemplate('standard', 'keys.sqlite');
+    const key = await books([
+      'keys',
+      'create',
+      '--name',
+      'scripts',
+      '--permission',
+      'customer_api:read',
+      '--format',
+      'json',
+      '--ledger',
+      ledger,
+    ]);
+    const id = JSON.parse(key.stdout).id as string;
+    const url = databaseUrl();
+    const [first, second] = [slug(), slug()];
+    const copy = (entity: string) =>
+      books(['migrate', '--from', ledger, '--to', url, '--entity', entity], { cwd: dir });
+    expect((await copy(first)).exitCode).toBe(0);
+    const again = await copy(second);
+    expect(again.exitCode, again.stderr).toBe(1);
+    expect(again.stderr).toContain(
+      `error invalid_input: API key ${id} (scripts) of the ledger is a key of entity '${first}' already`,
+    );
+    expect(await entitiesOf(url)).not.toContain(second);
+  });
+
+  it('checks the copy in its own transaction: one that fails check is rolled back with its entity', async () => {
+    const { ledger } = copyTemplate('demo');
+    const source = SqliteLedger.open(ledger);
+    const store = await PgStore.open(databaseUrl(), () => new Date(), 2);
+    try {
+      // An entry marked reversed that nothing reverses: the dump's reader takes it, check does not.
+      let marked = false;
+      async function* damaged(): AsyncGenerator<DumpRecord> {
+        for await (const r of source.maintenance.dump()) {
+          if (r.type === 'entry' && !marked && r.status === 'posted') {
+            marked = true;
+            yield { ...r, status: 'reversed' };
+          } else yield r;
+        }
+      }
+      const entity = slug();
+      const init = { name: 'Copy', currency: 'USD', books_start: null, fiscal_year_start_month: 1 };
+      await expect(store.createRestored(entity, init, damaged())).rejects.toThrow(
+        /^the copy fails books check: JE-\d+ is marked reversed but no entry reverses it; nothing was copied$/,
+      );
+      expect((await store.entities()).map((e) => e.slug)).not.toContain(entity);
+    } finally {
+      await source.close();
+      await store.close();
+    }
+  });
 });

@@ -1,6 +1,8 @@
 import { chartProblems } from '../../domain/chart.js';
 import {
   brokenReversal,
+  currencyReadable,
+  entityProblems,
   invalidLine,
   totalsDrift,
   unbalancedEntry,
@@ -18,6 +20,8 @@ import type { PgChart } from './chart.js';
 import type { PgDb, Query } from './db.js';
 import type { PgEntities } from './entity.js';
 import { dumpEntity, restoreEntity } from './transfer.js';
+import { pgRecon } from './recon.js';
+import { reconProblems } from '../reconcileReports.js';
 
 const LINE_NET = `CASE WHEN l.line_type = 'debit' THEN l.amount_atoms ELSE -l.amount_atoms END`;
 
@@ -49,11 +53,8 @@ export class PgMaintenance implements MaintenanceOps {
       // comes later): a nested loop planned for a few rows ran check's joins for over ten minutes.
       // Check reads every row anyway, so hash and merge joins are always right for it.
       await q('SET LOCAL enable_nestloop = off');
-      const problems: Problem[] = [];
+      const problems = await this.problems(q);
       const e = [this.entityId];
-      for (const part of CHECKS) problems.push(...(await part(q, e)));
-      const entity = await this.entities.state(q);
-      problems.push(...chartProblems(await this.chart.shapes(q), exponentOf(entity.currency)));
       const [counts] = await q<Record<string, number>>(
         `SELECT (SELECT COUNT(*) FROM journal_entries WHERE entity_id = $1)::int AS entries,
                 (SELECT COUNT(*) FROM journal_lines WHERE entity_id = $1)::int AS lines,
@@ -64,6 +65,24 @@ export class PgMaintenance implements MaintenanceOps {
       );
       return { problems, checked: counts! };
     }, true);
+  }
+
+  /** Every problem check finds in the entity's rows, read through q (check's or a restore's transaction). */
+  async problems(q: Query): Promise<Problem[]> {
+    const problems: Problem[] = [];
+    const e = [this.entityId];
+    for (const part of CHECKS) problems.push(...(await part(q, e)));
+    const entity = await this.entities.state(q);
+    const [first] = await q<{ je_number: string; entry_date: string }>(
+      `SELECT je_number, entry_date FROM journal_entries WHERE entity_id = $1
+       ORDER BY entry_date, seq LIMIT 1`,
+      e,
+    );
+    const settings = entityProblems(entity, first);
+    problems.push(...settings);
+    if (currencyReadable(settings))
+      problems.push(...chartProblems(await this.chart.shapes(q), exponentOf(entity.currency)));
+    return problems;
   }
 
   /**
@@ -108,8 +127,29 @@ export class PgMaintenance implements MaintenanceOps {
     return dumpEntity(this.db, this.entityId);
   }
 
+  /** Restores and checks the copy in one transaction: a copy that fails check is rolled back. */
   restore(records: AsyncIterable<unknown>): Promise<DumpCounts> {
-    return this.entities.write((q) => restoreEntity(q, this.entityId, records, new DumpReader()));
+    return this.entities.write((q) => this.restoreIn(q, records));
+  }
+
+  /**
+   * Restores a dump into the entity through q, then runs check on the copy in the same transaction:
+   * a copy that fails it throws check_failed, and the caller's transaction rolls back.
+   */
+  async restoreIn(q: Query, records: AsyncIterable<unknown>): Promise<DumpCounts> {
+    const counts = await restoreEntity(q, this.entityId, records, new DumpReader());
+    await q('SET LOCAL enable_nestloop = off');
+    const problems = await this.problems(q);
+    problems.push(...(await reconProblems(pgRecon(q, this.entityId))).problems);
+    if (problems.length) {
+      const more = problems.length > 1 ? ` (and ${problems.length - 1} more)` : '';
+      throw new BooksError(
+        'check_failed',
+        `the copy fails books check: ${problems[0]!.message}${more}; nothing was copied`,
+        problems,
+      );
+    }
+    return counts;
   }
 }
 

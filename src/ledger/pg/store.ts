@@ -3,9 +3,11 @@ import type { Problem } from '../../domain/errors.js';
 import { newId } from '../entryRows.js';
 import type { LedgerInit } from '../open.js';
 import type { LedgerStore } from '../port.js';
-import { PgDb, redacted, type Clock } from './db.js';
+import { PgDb, redacted, type Clock, type Query } from './db.js';
 import { keyRow, permissionsOf } from './keys.js';
 import { PgLedger } from './ledger.js';
+import { PgMaintenance } from './maintenance.js';
+import type { DumpCounts } from '../../domain/dump.js';
 import { migrate, PG_MIGRATIONS, schemaVersion } from './schema.js';
 
 /** An entity's slug: what --entity names it by. */
@@ -82,23 +84,63 @@ export class PgStore implements LedgerStore {
   }
 
   async create(slug: string, init: LedgerInit): Promise<PgLedger> {
+    const id = await this.insertEntity(
+      this.db.query,
+      slug,
+      init,
+      'books init will not overwrite it',
+    );
+    return this.ledgerOf(id, slug);
+  }
+
+  /**
+   * Creates the entity and restores a dump into it in one transaction, checked before it commits
+   * (PgMaintenance.restoreIn): refused or interrupted, it leaves no entity behind.
+   */
+  async createRestored(
+    slug: string,
+    init: LedgerInit,
+    records: AsyncIterable<unknown>,
+  ): Promise<{ ledger: PgLedger; counts: DumpCounts }> {
+    let id = '';
+    const counts = await this.db.tx(async (q) => {
+      id = await this.insertEntity(q, slug, init, 'nothing was copied');
+      // Not kept among the store's ledgers until the entity is committed.
+      const ledger = new PgLedger(this.db, id, slug, async () => {});
+      return new PgMaintenance(this.db, id, ledger.entity, ledger.chart).restoreIn(q, records);
+    });
+    return { ledger: this.ledgerOf(id, slug), counts };
+  }
+
+  /** A new entity's row; its id. A slug taken already is refused, saying what was not done. */
+  private async insertEntity(
+    q: Query,
+    slug: string,
+    init: LedgerInit,
+    notDone: string,
+  ): Promise<string> {
     if (!SLUG.test(slug))
       throw errors.usage(
         `--entity: '${slug}' is not a slug (lower-case letters, digits, '-' and '_', at most 63)`,
       );
     const id = newId('ent');
-    const ts = this.db.stamp();
-    const rows = await this.db.query(
+    const rows = await q(
       `INSERT INTO entities (entity_id, slug, name, currency, books_start, fiscal_year_start_month,
          created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $7)
        ON CONFLICT (slug) DO NOTHING RETURNING entity_id`,
-      [id, slug, init.name, init.currency, init.books_start, init.fiscal_year_start_month, ts],
+      [
+        id,
+        slug,
+        init.name,
+        init.currency,
+        init.books_start,
+        init.fiscal_year_start_month,
+        this.db.stamp(),
+      ],
     );
     if (!rows.length)
-      throw errors.usage(
-        `${this.location} holds an entity '${slug}' already; books init will not overwrite it`,
-      );
-    return this.ledgerOf(id, slug);
+      throw errors.usage(`${this.location} holds an entity '${slug}' already; ${notDone}`);
+    return id;
   }
 
   async authenticate(key: string) {

@@ -275,6 +275,18 @@ class Restore {
       }
       case 'api_key': {
         const { type: _t, permissions, ...key } = r;
+        const [owner] = await q<{ slug: string }>(
+          `SELECT e.slug FROM api_keys k JOIN entities e ON e.entity_id = k.entity_id WHERE k.id = $1`,
+          [r.id],
+        );
+        if (owner) {
+          const message =
+            `API key ${r.id}${r.name ? ` (${r.name})` : ''} of the ledger is a key of entity ` +
+            `'${owner.slug}' already: a key opens one entity, so a ledger's keys are copied once; nothing was copied`;
+          throw new BooksError('invalid_input', message, [
+            { path: `api_keys[${r.id}]`, reason: 'key_taken', message },
+          ]);
+        }
         await insertRow(q, 'api_keys', e, { ...key, permissions: JSON.stringify(permissions) });
         return;
       }

@@ -4,6 +4,9 @@ import { exponentOf, MAX_ATOMS } from '../../domain/money.js';
 import {
   brokenReversal,
   derivedStructure,
+  currencyReadable,
+  entityProblems,
+  type EntitySettings,
   invalidLine,
   totalsDrift,
   unbalancedEntry,
@@ -92,12 +95,13 @@ export class SqliteMaintenance implements MaintenanceOps {
       checked = this.db.read(() => {
         // A damaged file is not read further: what it says cannot be believed.
         if (this.fileIntegrity(add)) {
+          const sound = this.entityRow(add);
           this.entriesBalance(add);
           this.derivedTotals(add);
           this.glIndex(add);
           this.links(add);
           this.numbering(add);
-          this.chartTree(add);
+          if (sound) this.chartTree(add);
         }
         return this.counts();
       });
@@ -253,6 +257,24 @@ export class SqliteMaintenance implements MaintenanceOps {
     }
     if (found > 10)
       add({ path: 'journal_entries', reason: 'je_numbering', message: `… ${found - 10} more` });
+  }
+
+  /** The file's one entity row, its settings sound, and no entry before its books start. */
+  private entityRow(add: Add): boolean {
+    const rows = this.db
+      .prep(`SELECT name, currency, books_start, fiscal_year_start_month, lock_date FROM entity`)
+      .all() as EntitySettings[];
+    if (rows.length !== 1) {
+      const message = `the file holds ${rows.length} entity rows, not one`;
+      add({ path: 'entity', reason: 'invalid_entity', message });
+      return false;
+    }
+    const first = this.db
+      .prep(`SELECT je_number, entry_date FROM journal_entries ORDER BY entry_date, seq LIMIT 1`)
+      .get() as { je_number: string; entry_date: string } | undefined;
+    const problems = entityProblems(rows[0]!, first);
+    for (const p of problems) add(p);
+    return currencyReadable(problems);
   }
 
   private chartTree(add: Add): void {

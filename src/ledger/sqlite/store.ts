@@ -36,6 +36,10 @@ export class SqliteStore implements LedgerStore {
     );
   }
 
+  async createRestored(slug: string): Promise<never> {
+    return this.create(slug) as Promise<never>;
+  }
+
   async authenticate(key: string) {
     const permissions = await this.ledger.keys.authenticate(key);
     return permissions ? { ledger: this.ledger, permissions } : null;

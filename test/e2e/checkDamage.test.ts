@@ -1,0 +1,124 @@
+import { execFileSync } from 'node:child_process';
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { psqlPath } from '../../src/bench/cluster.js';
+import type { PgLedger } from '../../src/ledger/pg/ledger.js';
+import { databaseUrl, FIXTURES, fromTemplate, type FixtureLedger } from '../support/fixtures.js';
+
+/**
+ * What someone with the tables (sqlite3 on a file, psql on a database) can write that no command
+ * writes: books check names it, and no command reads it as if it were sound.
+ */
+
+/** Runs SQL on the store's own tables: `{entity}` is the entity's id on a database, '' in a file. */
+function tamper(L: FixtureLedger, sql: string, params: Record<string, string | bigint> = {}): void {
+  if (L.file) {
+    const db = new Database(L.file);
+    try {
+      db.prepare(
+        sql.replace(
+          / WHERE entity_id = '\{entity\}'$| AND entity_id = '\{entity\}'|entity_id = '\{entity\}' AND /g,
+          '',
+        ),
+      ).run(params);
+    } finally {
+      db.close();
+    }
+    return;
+  }
+  const entity = (L.store as PgLedger).entityId;
+  const text = sql.replaceAll('{entity}', entity).replace(/@(\w+)/g, (_m, k: string) => {
+    const v = params[k]!;
+    return typeof v === 'bigint' ? String(v) : `'${v.replaceAll("'", "''")}'`;
+  });
+  execFileSync(psqlPath(), [databaseUrl(), '-qc', text]);
+}
+
+const STORES = FIXTURES.filter((f) => f.name !== 'served').map((f) => [f.name, f] as const);
+
+describe.each(STORES)('what the tables hold that no command writes, on %s', (_name, fixture) => {
+  it('an amount past 2^53 − 1: check names the line, and je show refuses it rather than round it', async () => {
+    const L = await fromTemplate(fixture, 'standard');
+    try {
+      const r = await L.books([
+        'je',
+        'post',
+        '--date',
+        '2025-02-01',
+        '--debit',
+        'rent=1',
+        '--credit',
+        'checking=1',
+      ]);
+      expect(r.exitCode, r.stderr).toBe(0);
+      const je = /JE-\d+/.exec(r.stdout)![0];
+      const atoms = 9007199254740993n;
+      const table = { entity: 'journal_entries', lines: 'journal_lines' };
+      tamper(
+        L,
+        `UPDATE ${table.lines} SET amount_atoms = @atoms WHERE entity_id = '{entity}' AND entry_seq =
+           (SELECT seq FROM ${table.entity} WHERE entity_id = '{entity}' AND je_number = @je)`,
+        { atoms, je },
+      );
+      tamper(
+        L,
+        `UPDATE ${table.entity} SET total_atoms = @atoms WHERE entity_id = '{entity}' AND je_number = @je`,
+        { atoms, je },
+      );
+      const check = await L.books(['check']);
+      expect(check.exitCode, check.stdout).toBe(1);
+      expect(check.stdout + check.stderr).toContain(`${je} line 1 has an invalid side or amount`);
+      const show = await L.books(['je', 'show', je]);
+      expect(show.exitCode).toBe(1);
+      expect(show.stderr).toMatch(/^error damaged: a stored amount \(9007199254740993\)/);
+      expect(show.stdout).not.toMatch(/90,071,992,547,409\.9/);
+    } finally {
+      await L.close();
+    }
+  });
+
+  it.each([
+    ['lock_date', "'garbage'", 'not a date (YYYY-MM-DD)'],
+    ['lock_date', "'2025-02-30'", 'not a date (YYYY-MM-DD)'],
+    ['fiscal_year_start_month', '13', 'not a month (1 to 12)'],
+    ['fiscal_year_start_month', '0', 'not a month (1 to 12)'],
+    ['books_start', "'2025-01-15'", 'not the first day of a month (YYYY-MM-01)'],
+    ['currency', "'usd'", 'not an ISO 4217 currency code (upper case)'],
+    ['name', "''", 'not a name'],
+  ])("an entity's %s of %s: check names it", async (column, value, what) => {
+    const L = await fromTemplate(fixture, 'demo');
+    try {
+      const table = L.file ? 'entity' : 'entities';
+      tamper(L, `UPDATE ${table} SET ${column} = ${value} WHERE entity_id = '{entity}'`);
+      const check = await L.books(['check', '--format', 'json']);
+      expect(check.exitCode, check.stderr).toBe(1);
+      const { error } = JSON.parse(check.stdout) as {
+        error: { errors: { path: string; reason: string; message: string }[] };
+      };
+      // The value as read back: a quoted SQL text is a string, else a number.
+      const stored = value.startsWith("'") ? value.slice(1, -1) : Number(value);
+      expect(error.errors).toContainEqual({
+        path: `entity.${column}`,
+        reason: 'invalid_entity',
+        message: `the entity's ${column} is ${JSON.stringify(stored)}: ${what}`,
+      });
+    } finally {
+      await L.close();
+    }
+  });
+
+  it('an entry before the First Month of Books: check names it', async () => {
+    const L = await fromTemplate(fixture, 'demo');
+    try {
+      const table = L.file ? 'entity' : 'entities';
+      tamper(L, `UPDATE ${table} SET books_start = '2025-02-01' WHERE entity_id = '{entity}'`);
+      const check = await L.books(['check']);
+      expect(check.exitCode).toBe(1);
+      expect(check.stdout + check.stderr).toMatch(
+        /JE-1 is dated 2025-01-\d\d, before the books start \(2025-02-01\)/,
+      );
+    } finally {
+      await L.close();
+    }
+  });
+});
