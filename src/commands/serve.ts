@@ -1,6 +1,7 @@
 import { command, str } from '../cli/command.js';
 import { wholeFlag } from '../cli/flags.js';
 import { BooksError, errors } from '../domain/errors.js';
+import { oneEntity } from '../ledger/open.js';
 
 export default command({
   flags: [
@@ -15,7 +16,8 @@ export default command({
   help: `Prints "listening on http://HOST:PORT" when ready and one line per request on standard error (never
 keys or bodies). Requests carry "Authorization: Bearer KEY" (books keys create). Bodies are limited
 to 2 MiB and headers to 16 KiB; a client that is slower than the time limits is answered 408 and
-disconnected. Stops on SIGINT or SIGTERM after the requests in flight.`,
+disconnected. Stops on SIGINT or SIGTERM after the requests in flight. Over a database, every entity's
+keys are served; with --entity SLUG (or BOOKS_ENTITY) that entity's alone.`,
   examples: ['books serve --port 8080'],
   options: (raw) => ({
     host: str(raw, 'host')!,
@@ -23,9 +25,13 @@ disconnected. Stops on SIGINT or SIGTERM after the requests in flight.`,
     requestTimeoutSeconds: wholeFlag('--request-timeout', str(raw, 'requestTimeout'), 1, 3600)!,
   }),
   async run(ctx, opts) {
-    const store = await ctx.store();
+    const all = await ctx.store();
     const target = ctx.target();
-    if (!store) throw errors.notOffered('serve', target.kind === 'remote' ? target.url : '');
+    if (!all) throw errors.notOffered('serve', target.kind === 'remote' ? target.url : '');
+    // --entity (or BOOKS_ENTITY) serves that entity alone: a key of another entity is refused as
+    // unknown (401). Without it, every entity of the database is served.
+    const slug = target.kind === 'database' ? target.entity : undefined;
+    const store = slug === undefined ? all : await oneEntity(all, slug);
     for (const p of await store.verify())
       ctx.err(`${p.message}: writes are refused, reads may fail`);
     const { apiServer } = await import('../server/server.js');

@@ -102,3 +102,25 @@ export async function openStore(target: Target, ctx: OpenContext): Promise<Ledge
   ]);
   return new SqliteStore(SqliteLedger.open(target.path, { clock: ctx.clock }));
 }
+
+/**
+ * A store narrowed to one of its entities (books serve --entity): it opens and lists that entity
+ * alone, a key of another entity is not one of its keys (as if unknown), and it creates none.
+ */
+export async function oneEntity(store: LedgerStore, slug: string): Promise<LedgerStore> {
+  const only = await store.open(slug);
+  const none = () => Promise.reject(errors.usage(`this store serves entity '${slug}' alone`));
+  return {
+    location: only.location,
+    entities: async () => (await store.entities()).filter((e) => e.slug === slug || e.id === slug),
+    open: async () => only,
+    create: none,
+    createRestored: none,
+    authenticate: async (key) => {
+      const granted = await store.authenticate(key);
+      return granted?.ledger === only ? granted : null;
+    },
+    verify: () => store.verify(),
+    close: () => store.close(),
+  };
+}

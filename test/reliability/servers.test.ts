@@ -182,4 +182,28 @@ describe('two servers over one database of two entities', () => {
       await victim.stop().catch(() => {});
     }
   }, 120_000);
+
+  it('books serve --entity serves that entity alone: a key of another is refused as unknown', async () => {
+    const f = await firm();
+    await Promise.all(f.servers.map((x) => x.stop()));
+    const one = await serve(f.url, ['--entity', f.slugs.acme]);
+    try {
+      const entity = (key: string) =>
+        fetch(`${one.url}/v1/entity`, { headers: { Authorization: `Bearer ${key}` } });
+      const acme = await entity(f.keys.acme);
+      expect(acme.status).toBe(200);
+      expect(((await acme.json()) as { name: string }).name).toBe('acme');
+      const harbor = await entity(f.keys.harbor);
+      expect(harbor.status).toBe(401);
+      expect(((await harbor.json()) as { code: string }).code).toBe('CAPI11');
+      const posted = await post(one.url, f.keys.harbor, 'one-entity-1', 'not here');
+      expect(posted.status).toBe(401);
+      expect(await journal(f.url, f.slugs.harbor)).toEqual([]);
+    } finally {
+      await one.stop();
+    }
+    const nobody = await books(['serve', '--port', '0', '--ledger', f.url, '--entity', 'nobody']);
+    expect(nobody.exitCode).toBe(2);
+    expect(nobody.stderr).toMatch(/no entity 'nobody'/);
+  });
 });
