@@ -25,6 +25,7 @@ export function exitCodeFor(code: ErrorCode): number {
       return EXIT.refused;
     case 'CAPI11':
     case 'CAPI71':
+    case 'database_auth':
       return EXIT.auth;
     case 'CAPI73':
     case 'unavailable':

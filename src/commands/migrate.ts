@@ -46,7 +46,7 @@ behind. An entity that exists and holds entries is refused (exit 1); the file is
     if (to.kind !== 'database') throw errors.usage(`--to: '${opts.to}' is not a database URL`);
     const open = { env: ctx.env, clock: ctx.now };
     const source = await openLedger(from, open);
-    const store = (await openStore(to, open))!;
+    const store = (await openStore(to, open, true))!;
     try {
       // The source first: what is wrong in a file would be copied, or silently left behind (a
       // line of no entry is not in the dump).

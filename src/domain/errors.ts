@@ -31,6 +31,7 @@ export type ErrorCode =
   | 'damaged' // the ledger file is malformed: nothing more is written to it
   | 'usage'
   | 'no_ledger'
+  | 'database_auth' // the database refused the login (password, role) or a privilege
   | 'unavailable'
   | 'cancelled';
 

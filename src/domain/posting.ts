@@ -46,6 +46,8 @@ export function importGates(entity: Entity, rebuilding: boolean): void {
   if (rebuilding) throw errors.rebuilding(1);
 }
 
+const hasNul = (s: string) => s.includes('\u0000');
+
 /** What validation of these request bodies needs to look up in the ledger. */
 export function wantsOf(bodies: unknown[]): {
   accounts: Set<string>;
@@ -66,10 +68,11 @@ export function wantsOf(bodies: unknown[]): {
     if (!Array.isArray(body.lines)) continue;
     for (const l of body.lines as unknown[]) {
       if (!isObj(l)) continue;
-      if (typeof l.gl_account_id === 'string' && l.gl_account_id)
+      // A name with a NUL names nothing a ledger holds (none keeps one): it is not looked up.
+      if (typeof l.gl_account_id === 'string' && l.gl_account_id && !hasNul(l.gl_account_id))
         wants.accounts.add(l.gl_account_id);
       const { counterparty_type: t, counterparty_external_id: id } = l;
-      if (typeof t === 'string' && typeof id === 'string')
+      if (typeof t === 'string' && typeof id === 'string' && !hasNul(t) && !hasNul(id))
         wants.counterparties.add(`${t}\u0000${id}`);
     }
   }

@@ -44,6 +44,8 @@ export function checkTemplate(
   const { name, every, day, start_date: start, end_date: end, entry } = raw;
   if (typeof name !== 'string' || !name.trim() || name.length > 100)
     add('name', 'invalid_name', 'name is a text of 1 to 100 characters');
+  else if (name.includes('\u0000'))
+    add('name', 'invalid_text', 'name holds a NUL character (U+0000), which a ledger cannot keep');
   if (!EVERY.includes(every as Every))
     add('every', 'invalid_every', `every '${String(every)}' is not one of ${EVERY.join(', ')}`);
   const maxDay = every === 'week' ? 7 : 31;

@@ -34,7 +34,7 @@ export async function openLedger(target: Target, ctx: OpenContext): Promise<Ledg
     });
   }
   if (target.kind === 'database')
-    return databaseLedger(target.url, ctx, (store) => store.open(target.entity));
+    return databaseLedger(target.url, ctx, false, (store) => store.open(target.entity));
   const { SqliteLedger } = await import('./sqlite/ledger.js');
   return SqliteLedger.open(target.path, { clock: ctx.clock });
 }
@@ -52,10 +52,11 @@ const SERVER_POOL = 8;
 async function databaseLedger(
   url: string,
   ctx: OpenContext,
+  create: boolean,
   get: (store: PgStore) => Promise<Ledger>,
 ): Promise<Ledger> {
   const { PgStore } = await import('./pg/store.js');
-  const store = await PgStore.open(url, ctx.clock, COMMAND_POOL);
+  const store = await PgStore.open(url, ctx.clock, COMMAND_POOL, create);
   store.closesWithLedger = true;
   try {
     return await get(store);
@@ -80,7 +81,7 @@ export async function createLedger(
         'books init in a database needs --entity SLUG (or BOOKS_ENTITY) to name the entity',
       );
     const slug = target.entity;
-    return databaseLedger(target.url, ctx, (store) => store.create(slug, init));
+    return databaseLedger(target.url, ctx, true, (store) => store.create(slug, init));
   }
   const { SqliteLedger } = await import('./sqlite/ledger.js');
   return SqliteLedger.create(target.path, init, { clock: ctx.clock });
@@ -90,11 +91,15 @@ export async function createLedger(
  * The store a location names, for what works on a whole store (books serve): a ledger file is a
  * store of one entity. A remote profile is a ledger, not a store: it has no store to serve.
  */
-export async function openStore(target: Target, ctx: OpenContext): Promise<LedgerStore | null> {
+export async function openStore(
+  target: Target,
+  ctx: OpenContext,
+  create = false,
+): Promise<LedgerStore | null> {
   if (target.kind === 'remote') return null;
   if (target.kind === 'database') {
     const { PgStore } = await import('./pg/store.js');
-    return PgStore.open(target.url, ctx.clock, SERVER_POOL);
+    return PgStore.open(target.url, ctx.clock, SERVER_POOL, create);
   }
   const [{ SqliteLedger }, { SqliteStore }] = await Promise.all([
     import('./sqlite/ledger.js'),

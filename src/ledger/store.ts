@@ -6,6 +6,9 @@ import type { EntryFilter } from './port.js';
 import type { ReconReads, ReconWrites } from './reconcileStore.js';
 import type { PlanReads, PlanWrites } from './sql/planTables.js';
 
+/** How long a write waits for a lock another writer holds before it is "unavailable" (exit 4, 503). */
+export const LOCK_WAIT_MS = 30_000;
+
 /**
  * What a store offers the store-neutral journal (ledger/journal.ts): transactions, look-ups fetched
  * for many entries at once, and the writing of entries already checked and numbered. A store

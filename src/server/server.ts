@@ -38,6 +38,7 @@ const STATUS: Record<ErrorCode, number> = {
   check_failed: 500,
   damaged: 500,
   no_ledger: 503,
+  database_auth: 503,
   unavailable: 503,
   cancelled: 500,
 };

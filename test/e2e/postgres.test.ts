@@ -1,7 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { generate } from '../../src/bench/generate.js';
 import { books, ROOT, tempDir } from './helpers.js';
 import { psqlPath } from '../../src/bench/cluster.js';
@@ -397,4 +399,174 @@ describe('imports of the same file at once', () => {
       }
     },
   );
+});
+
+/**
+ * How a database is reached: a login it refuses, a privilege it lacks, a session that cannot write or
+ * cannot see books' tables, a lock held too long. Each is said as what it is, with its exit code
+ * (3 for the login and privileges, 2 for a database that cannot serve as the ledger, 4 to retry),
+ * never as an internal error.
+ */
+describe('what the database refuses, said as such', () => {
+  const run = randomBytes(3).toString('hex');
+  const roles = { scram: `scram_${run}`, md5: `md5_${run}`, low: `low_${run}` };
+  let home: string;
+  const urlAs = (user: string) =>
+    databaseUrl().replace(/^postgresql:\/\/[^@]*@/, `postgresql://${user}@`);
+  const env = (extra: Record<string, string> = {}) => ({
+    HOME: home,
+    PGPASSWORD: undefined as unknown as string,
+    PGOPTIONS: undefined as unknown as string,
+    ...extra,
+  });
+  let entity: string;
+
+  beforeAll(async () => {
+    home = tempDir();
+    const { dir } = inject('pg');
+    const hba = join(dir, 'data', 'pg_hba.conf');
+    // First match wins: these roles log in with a password, every other as before.
+    writeFileSync(
+      hba,
+      `local all ${roles.scram} scram-sha-256\nlocal all ${roles.md5} md5\n` +
+        readFileSync(hba, 'utf8'),
+    );
+    const admin = urlAs(inject('pg').user);
+    execFileSync(psqlPath(), [
+      admin,
+      '-qc',
+      `SET password_encryption = 'scram-sha-256'; CREATE ROLE ${roles.scram} LOGIN SUPERUSER PASSWORD 'secret';
+       SET password_encryption = 'md5'; CREATE ROLE ${roles.md5} LOGIN SUPERUSER PASSWORD 'secret';
+       CREATE ROLE ${roles.low} LOGIN; CREATE SCHEMA IF NOT EXISTS other; SELECT pg_reload_conf();`,
+    ]);
+    entity = `reach-${run}`;
+    const init = await books([
+      'init',
+      '--name',
+      'Reach',
+      '--first-month',
+      '2025-01',
+      '--chart',
+      'standard',
+      '--ledger',
+      databaseUrl(),
+      '--entity',
+      entity,
+    ]);
+    expect(init.exitCode, init.stderr).toBe(0);
+  });
+
+  const show = (user: string, extra: Record<string, string> = {}) =>
+    books(['entity', 'show', '--ledger', urlAs(user), '--entity', entity], { env: env(extra) });
+
+  it.each(['scram', 'md5'] as const)(
+    'a %s login: no password given, a wrong one, the right one',
+    async (kind) => {
+      const none = await show(roles[kind]);
+      expect(none.exitCode, none.stderr).toBe(3);
+      expect(none.stderr).toMatch(
+        new RegExp(
+          `^error database_auth: the database at .* asks for the password of user '${roles[kind]}', ` +
+            'and none is given: set PGPASSWORD, or add it to ~/.pgpass',
+        ),
+      );
+      const wrong = await show(roles[kind], { PGPASSWORD: 'wrong' });
+      expect(wrong.exitCode, wrong.stderr).toBe(3);
+      expect(wrong.stderr).toMatch(/^error database_auth: the database at .* refused the login: /);
+      const right = await show(roles[kind], { PGPASSWORD: 'secret' });
+      expect(right.exitCode, right.stderr).toBe(0);
+    },
+  );
+
+  it("takes a password from ~/.pgpass without the client's deprecation warning", async () => {
+    const pgpass = join(home, '.pgpass');
+    writeFileSync(pgpass, `*:*:*:${roles.scram}:secret\n`, { mode: 0o600 });
+    try {
+      const r = await show(roles.scram);
+      expect(r.exitCode, r.stderr).toBe(0);
+      expect(r.stderr).toBe('');
+    } finally {
+      rmSync(pgpass);
+    }
+  });
+
+  it('a role without the privileges books needs is refused as such (exit 3)', async () => {
+    const r = await show(roles.low);
+    expect(r.exitCode, r.stderr).toBe(3);
+    expect(r.stderr).toMatch(/^error database_auth: the database at .* refused: permission denied/);
+  });
+
+  it('a read-only session (a standby) refuses a post as a database that cannot be written (exit 2)', async () => {
+    const r = await books(
+      [
+        'je',
+        'post',
+        '--date',
+        '2025-02-01',
+        '--debit',
+        'rent=1',
+        '--credit',
+        'checking=1',
+        '--ledger',
+        databaseUrl(),
+        '--entity',
+        entity,
+      ],
+      { env: env({ PGOPTIONS: '-c default_transaction_read_only=on' }) },
+    );
+    expect(r.exitCode, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(/^error no_ledger: cannot write .*: the database is read-only/);
+  });
+
+  it("a search_path without books' schema is said, and no command creates tables there", async () => {
+    for (const path of ['nosuch', 'other']) {
+      const r = await books(['entity', 'show', '--ledger', databaseUrl(), '--entity', entity], {
+        env: env({ PGOPTIONS: `-c search_path=${path}` }),
+      });
+      expect(r.exitCode, r.stderr).toBe(2);
+      expect(r.stderr).toContain(`has no books tables where its search_path (${path}) looks`);
+    }
+    const made = execFileSync(psqlPath(), [
+      databaseUrl(),
+      '-Atc',
+      "SELECT count(*) FROM pg_tables WHERE schemaname = 'other'",
+    ]).toString();
+    expect(made.trim()).toBe('0');
+  });
+
+  it('a post waits for the entity lock as long as on a ledger file, then says it is locked (exit 4)', async () => {
+    const holder = new pg.Client({ connectionString: databaseUrl() });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('SELECT 1 FROM entities WHERE slug = $1 FOR UPDATE', [entity]);
+      const started = Date.now();
+      const r = await books(
+        [
+          'je',
+          'post',
+          '--date',
+          '2025-02-01',
+          '--debit',
+          'rent=1',
+          '--credit',
+          'checking=1',
+          '--ledger',
+          databaseUrl(),
+          '--entity',
+          entity,
+        ],
+        { env: env() },
+      );
+      const waited = Date.now() - started;
+      expect(r.exitCode, r.stderr).toBe(4);
+      expect(r.stderr).toMatch(
+        /^error unavailable: the ledger is locked by another writer; try again shortly/,
+      );
+      expect(waited).toBeGreaterThanOrEqual(29_000);
+    } finally {
+      await holder.query('ROLLBACK');
+      await holder.end();
+    }
+  });
 });

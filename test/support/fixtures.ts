@@ -241,7 +241,7 @@ export const pgFixture: LedgerFixture = {
     const slug = `e-${randomBytes(6).toString('hex')}`;
     const source = SqliteLedger.open(from);
     const init = await source.entity.get();
-    const store = await PgStore.open(url, () => new Date(), 4);
+    const store = await PgStore.open(url, () => new Date(), 4, true);
     const ledger = await store.create(slug, { ...init, books_start: null });
     await ledger.maintenance.restore(source.maintenance.dump());
     await source.close();

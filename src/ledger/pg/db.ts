@@ -1,4 +1,7 @@
 import pg from 'pg';
+import { parseIntoClientConfig } from 'pg-connection-string';
+import pgpass from 'pgpass';
+import { LOCK_WAIT_MS } from '../store.js';
 import { BooksError, errors, isBooksError } from '../../domain/errors.js';
 import { redacted } from '../redact.js';
 
@@ -30,10 +33,50 @@ export function prepared(sql: string): string {
   return sql;
 }
 
-/** What node-postgres runs for a statement: named when it is prepared. */
+/** Whether a parameter is, or holds (a text[] parameter), a text with a NUL character. */
+const holdsNul = (v: unknown): boolean =>
+  typeof v === 'string' ? v.includes('\u0000') : Array.isArray(v) && v.some(holdsNul);
+
+/** PostgreSQL's text cannot hold U+0000: refused as bad data before the statement is sent. */
+export const nulRefused = () =>
+  new BooksError('invalid_input', NUL_MESSAGE, [
+    { path: '', reason: 'invalid_text', message: NUL_MESSAGE },
+  ]);
+const NUL_MESSAGE = 'a text holds a NUL character (U+0000), which a ledger cannot keep';
+
+/**
+ * What node-postgres runs for a statement: named when it is prepared. A text with a NUL is refused
+ * here, before it is sent (the server's error would abort the transaction), so that no path of the
+ * store answers "internal error" for it.
+ */
 function statementOf(sql: string, params: unknown[]): pg.QueryConfig {
+  if (params.some(holdsNul)) throw nulRefused();
   return { text: sql, values: params, name: names.get(sql) };
 }
+
+/**
+ * A client that closes its connection when it fails to connect: the pool drops such a client without
+ * closing it, and a server still waiting for a password would hold the process a minute (its
+ * authentication timeout) after the command has said why it stopped.
+ */
+class ClosingClient extends pg.Client {
+  override connect(): Promise<pg.Client>;
+  override connect(callback: Connected): void;
+  override connect(callback?: Connected): Promise<pg.Client> | void {
+    const close = () => void this.end().catch(() => {});
+    if (!callback)
+      return super.connect().catch((e: unknown) => {
+        close();
+        throw e;
+      });
+    super.connect((err: Error | null) => {
+      if (err) close();
+      (callback as (err: Error | null, c?: pg.Client) => void)(err, this);
+    });
+  }
+}
+
+type Connected = ((err: Error) => void) | ((err: null, c: pg.Client) => void);
 
 /**
  * A PostgreSQL database as the store's modules share it: a pool of connections, transactions, read
@@ -48,8 +91,46 @@ export class PgDb {
     poolSize = 8,
   ) {
     // A unix socket the libpq way: postgresql://user@/db?host=/dir. pg reads `host` from the query.
-    this.pool = new pg.Pool({ connectionString: location, max: poolSize });
+    // The URL is parsed here, not given as connectionString: pg lets a connection string's (empty)
+    // password override a password function.
+    let config: pg.ClientConfig;
+    try {
+      config = parseIntoClientConfig(location);
+    } catch {
+      throw errors.usage(`the database URL '${redacted(location)}' cannot be read`);
+    }
+    this.pool = new pg.Pool({
+      ...config,
+      // Asked only when the server wants a password: libpq's sources, read here (pg's own reading of
+      // ~/.pgpass is deprecated and warns on every command).
+      // (pg calls it with the connection's parameters, which its types leave out.)
+      password: this.password as unknown as () => Promise<string>,
+      Client: ClosingClient,
+      // A writer waits for the entity's lock as long as on a ledger file, then 55P03: "locked".
+      lock_timeout: LOCK_WAIT_MS,
+      max: poolSize,
+    });
     this.pool.on('error', () => {});
+  }
+
+  /**
+   * The password the server asks for: PGPASSWORD, else the password file (~/.pgpass, PGPASSFILE).
+   * With none, the login is refused here (exit 3).
+   */
+  private readonly password = async (p: { user?: string }): Promise<string> => {
+    if (process.env.PGPASSWORD !== undefined) return process.env.PGPASSWORD;
+    const found = await new Promise<string | undefined>((resolve) => pgpass(p, resolve));
+    if (found !== undefined) return found;
+    throw new BooksError(
+      'database_auth',
+      `the database at ${redacted(this.location)} asks for the password of user '${p.user}', and ` +
+        'none is given: set PGPASSWORD, or add it to ~/.pgpass (or the file PGPASSFILE names)',
+    );
+  };
+
+  /** A database error as the ledger's errors say it (dbError). */
+  error(e: unknown): unknown {
+    return dbError(e, this.location);
   }
 
   stamp(): string {
@@ -61,7 +142,7 @@ export class PgDb {
     try {
       return (await this.pool.query(statementOf(sql, params))).rows as never;
     } catch (e) {
-      throw dbError(e, this.location);
+      throw this.error(e);
     }
   };
 
@@ -108,14 +189,14 @@ export class PgDb {
  * once (look-ups together, rows queued while the next entries are read), and a connection runs one
  * statement at a time. Answers whole results (COMMIT's command tag is read).
  */
-function queueOn(client: pg.PoolClient, location: string) {
+function queueOn(client: pg.PoolClient, db: PgDb) {
   let last: Promise<unknown> = Promise.resolve();
   return (sql: string, params: unknown[] = []): Promise<pg.QueryResult> => {
     const run = last.then(async () => {
       try {
         return await client.query(statementOf(sql, params));
       } catch (e) {
-        throw dbError(e, location);
+        throw db.error(e);
       }
     });
     last = run.catch(() => {});
@@ -131,9 +212,9 @@ export async function connection(
   try {
     client = await db.pool.connect();
   } catch (e) {
-    throw dbError(e, db.location);
+    throw db.error(e);
   }
-  const run = queueOn(client, db.location);
+  const run = queueOn(client, db);
   return {
     client,
     q: async (sql, params) => (await run(sql, params)).rows as never,
@@ -150,16 +231,65 @@ export async function connection(
   };
 }
 
-/** A database error as the ledger's errors say it: unreachable (exit 4), else as it is. */
+/** Connection failures worth retrying: the network, a server starting, stopping or full. */
+const UNREACHABLE = [
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ENOENT',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  '57P01',
+  '57P02',
+  '57P03',
+  '53300',
+];
+
+/**
+ * A database error as the ledger's errors say it, by SQLSTATE: what is worth retrying (exit 4), what
+ * the login or a privilege refuses (exit 3), a database that cannot hold or write books here (exit 2),
+ * bad text (exit 1); anything else as it is (a defect: "internal error").
+ */
 export function dbError(e: unknown, location: string): unknown {
   if (isBooksError(e)) return e;
   const code = String((e as { code?: unknown }).code ?? '');
+  const message = (e as Error).message;
   const where = redacted(location);
-  if (['ECONNREFUSED', 'ENOENT', 'ETIMEDOUT', 'EHOSTUNREACH', '57P03'].includes(code))
-    return errors.unavailable(`cannot reach the database at ${where}: ${(e as Error).message}`);
-  if (code === '3D000' || code === '28P01' || code === '28000')
-    return new BooksError('no_ledger', `cannot open ${where}: ${(e as Error).message}`);
+  if (UNREACHABLE.includes(code) || code.startsWith('08'))
+    return errors.unavailable(`cannot reach the database at ${where}: ${message}`);
+  if (code === '28P01' || code === '28000')
+    return new BooksError(
+      'database_auth',
+      `the database at ${where} refused the login: ${message}`,
+    );
+  if (code === '42501')
+    return new BooksError(
+      'database_auth',
+      `the database at ${where} refused: ${message} (grant the role the use of books' tables)`,
+    );
+  if (code === '3D000') return new BooksError('no_ledger', `cannot open ${where}: ${message}`);
+  if (code === '25006')
+    return new BooksError(
+      'no_ledger',
+      `cannot write ${where}: the database is read-only (a standby, or default_transaction_read_only ` +
+        'is on); point the ledger at the primary to write',
+    );
+  if (code === '3F000' || code === '42P01')
+    return new BooksError(
+      'no_ledger',
+      `${where} has no books tables where its search_path looks (${message}); ` +
+        'set search_path to the schema that holds them (or create them with books init)',
+    );
+  if (code === '55P03') return errors.locked();
   if (code === '40001' || code === '40P01')
     return errors.unavailable(`the database gave up a transaction (${code}); try again`);
+  if (code === '53100' || code === '53200')
+    return errors.unavailable(
+      `the database at ${where} is out of resources (${message}); nothing was written`,
+    );
+  // A NUL the scan of parameters could not see (inside a value the server decodes): bad data.
+  if (code === '22021' || code === '22P05') return nulRefused();
+  if (code === 'ERR_INVALID_URL') return errors.usage(`the database URL '${where}' cannot be read`);
   return e;
 }

@@ -41,6 +41,8 @@ export class PgEntryReader {
 
   /** The stored row of an entry named by id or JE number, or undefined. */
   async find(q: Query, idOrNumber: string): Promise<EntryRow | undefined> {
+    // No entry's id or number holds a NUL (PostgreSQL's text cannot): not found, as on a file.
+    if (idOrNumber.includes('\u0000')) return undefined;
     const n = normaliseJeNumber(idOrNumber);
     const rows = await q<EntryRow>(
       `SELECT ${ENTRY_COLUMNS} FROM ${ENTRY_FROM}

@@ -29,11 +29,26 @@ export class PgStore implements LedgerStore {
   }
 
   /** Connects, bringing the schema up to date (or creating it, for `create`). */
-  static async open(url: string, clock: Clock, poolSize?: number): Promise<PgStore> {
+  static async open(
+    url: string,
+    clock: Clock,
+    poolSize?: number,
+    create = false,
+  ): Promise<PgStore> {
     const db = new PgDb(url, clock, poolSize);
     try {
-      if ((await schemaVersion(db.query)) !== PG_MIGRATIONS.length)
-        await db.tx((q) => migrate(q, redacted(url)));
+      const version = await schemaVersion(db.query);
+      if (version === 0 && !create) {
+        const [sp] = await db.query<{ path: string }>(
+          `SELECT current_setting('search_path') AS path`,
+        );
+        throw new BooksError(
+          'no_ledger',
+          `${redacted(url)} has no books tables where its search_path (${sp!.path}) looks: ` +
+            'create them with books init --ledger URL --entity SLUG, or set search_path to their schema',
+        );
+      }
+      if (version !== PG_MIGRATIONS.length) await db.tx((q) => migrate(q, redacted(url)));
     } catch (e) {
       await db.close();
       throw e;

@@ -93,6 +93,9 @@ export class ReconTables implements ReconWrites {
   }
 
   async statementLines(key: number, ids?: string[]): Promise<StatementLineRow[]> {
+    // No line's id holds a NUL: such an id names none (PostgreSQL's text cannot even be asked it).
+    if (ids) ids = ids.filter((id) => !id.includes('\u0000'));
+    if (ids?.length === 0) return [];
     const where = `entity_id = ? AND account_key = ?`;
     const any = ids === undefined ? null : this.sql.anyOf('id', ids);
     const rows = await this.sql.all<StatementLineRow>(

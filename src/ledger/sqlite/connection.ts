@@ -10,9 +10,10 @@ import {
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { BooksError, errors } from '../../domain/errors.js';
+import { LOCK_WAIT_MS } from '../store.js';
 
 /** How long a connection waits for a lock another process holds before the command says "unavailable". */
-export const BUSY_TIMEOUT_MS = 30_000;
+export const BUSY_TIMEOUT_MS = LOCK_WAIT_MS;
 
 /** Opens a ledger file as every connection of books does: WAL, a busy timeout, foreign keys on. */
 export function connect(
