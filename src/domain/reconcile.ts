@@ -204,7 +204,7 @@ export function checkStatement(body: unknown, file: string, exponent: number): C
   const banks = new Map<string, number>();
   const lines = raw.map((l, i): CheckedLine => {
     const r = l as Record<string, unknown>;
-    const line: StatementLineIn = {
+    const line: CheckedLine = {
       row: rowOf(l, i),
       date: r.date as string,
       amount_atoms: r.amount_atoms as number,
@@ -212,6 +212,7 @@ export function checkStatement(body: unknown, file: string, exponent: number): C
       reference: clean(r.reference),
       bank_id: clean(r.bank_id),
       balance_atoms: (r.balance_atoms as number | null | undefined) ?? null,
+      identity: '',
     };
     const same = JSON.stringify([line.date, line.amount_atoms, line.description, line.reference]);
     const n = (seen.get(same) ?? 0) + 1;
@@ -231,8 +232,8 @@ export function checkStatement(body: unknown, file: string, exponent: number): C
         );
       banks.set(line.bank_id, line.row);
     }
-    const identity = line.bank_id !== null ? `id:${line.bank_id}` : `ln:${same}#${n}`;
-    return { ...line, identity };
+    line.identity = line.bank_id !== null ? `id:${line.bank_id}` : `ln:${same}#${n}`;
+    return line;
   });
   problems.push(...chainProblems(lines, exponent));
   if (problems.length) throw refusal(file, problems);

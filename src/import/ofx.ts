@@ -120,6 +120,9 @@ function passedOver(text: string, lt: number): { end: number; cdata?: string } |
   return null;
 }
 
+/** The children of a leaf: none, ever (an aggregate gets an array of its own when it opens). */
+const NO_CHILDREN: OfxNode[] = Object.freeze([]) as unknown as OfxNode[];
+
 /** The tree as the tags come: open aggregates on a stack, the last element's value as it is read. */
 class OfxTree {
   private readonly root: OfxNode = { tag: 'ROOT', value: null, children: [] };
@@ -142,7 +145,10 @@ class OfxTree {
 
   open(tag: string, selfClosed: boolean): void {
     this.settle();
-    const node: OfxNode = { tag, value: null, children: [] };
+    // No aggregate holds one of its own name: a second <STMTTRN> ends the first, which SGML leaves
+    // open (so a 1.x file's transactions are siblings, not nested each in the one before).
+    if (this.stack.length > 1 && this.stack[this.stack.length - 1]!.tag === tag) this.pop();
+    const node: OfxNode = { tag, value: null, children: NO_CHILDREN };
     this.stack[this.stack.length - 1]!.children.push(node);
     this.pending = node;
     this.selfClosed = selfClosed;
@@ -150,14 +156,19 @@ class OfxTree {
 
   close(tag: string): void {
     this.settle();
-    if (tag !== this.lastLeaf && (this.openCount.get(tag) ?? 0) > 0) {
-      for (;;) {
-        const top = this.stack.pop()!;
-        this.openCount.set(top.tag, this.openCount.get(top.tag)! - 1);
-        if (top.tag === tag) break;
-      }
-    }
+    if (tag !== this.lastLeaf && (this.openCount.get(tag) ?? 0) > 0) while (this.pop().tag !== tag);
     this.lastLeaf = null;
+  }
+
+  /**
+   * Ends the innermost open aggregate. One that holds nothing is let go (it is its parent's last
+   * child): a file of millions of empty elements keeps no more than a file of none.
+   */
+  private pop(): OfxNode {
+    const top = this.stack.pop()!;
+    this.openCount.set(top.tag, this.openCount.get(top.tag)! - 1);
+    if (top.children.length === 0) this.stack[this.stack.length - 1]!.children.pop();
+    return top;
   }
 
   end(): OfxNode {
@@ -177,10 +188,15 @@ class OfxTree {
     // An empty field (`<NAME/>`, or SGML's `<NAME>` right before the next tag) holds nothing: it
     // opens no aggregate that would take the fields after it.
     if (node.value === null && !this.selfClosed && !LEAVES.has(node.tag)) {
+      node.children = [];
       this.stack.push(node);
       this.openCount.set(node.tag, (this.openCount.get(node.tag) ?? 0) + 1);
       this.lastLeaf = null;
-    } else this.lastLeaf = node.tag;
+      return;
+    }
+    this.lastLeaf = node.tag;
+    // A field that holds nothing reads as one that is not there: it is not kept.
+    if (node.value === null) this.stack[this.stack.length - 1]!.children.pop();
   }
 }
 

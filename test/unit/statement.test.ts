@@ -214,7 +214,7 @@ describe('OFX and QFX statements', () => {
     expect(refusal(() => readStatement(bad, reading()))).toEqual(['2 TRNAMT invalid_ofx']);
     const two = OFX_XML.replace(
       '</STMTTRNRS>',
-      '</STMTTRNRS><STMTTRNRS><STMTRS></STMTRS></STMTTRNRS>',
+      '</STMTTRNRS><STMTTRNRS><STMTRS><CURDEF>USD</CURDEF></STMTRS></STMTTRNRS>',
     );
     expect(refusal(() => readStatement(two, reading()))).toEqual(['- STMTRS statements']);
   });
