@@ -22,8 +22,15 @@ export interface Timing {
   peakMb: number;
 }
 
-/** Runs `node [probe] args` once; wall time from spawn to exit, peak RSS as the child saw it. */
-export function time(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<Sample> {
+/**
+ * Runs `node [probe] args` once; wall time from spawn to exit, peak RSS as the child saw it. An exit
+ * code other than `exits` (0 by default) is an error.
+ */
+export function time(
+  args: string[],
+  env: NodeJS.ProcessEnv = process.env,
+  exits: number[] = [0],
+): Promise<Sample> {
   const out = join(data, `rss-${process.pid}.txt`);
   return new Promise((res, rej) => {
     const start = process.hrtime.bigint();
@@ -35,7 +42,8 @@ export function time(args: string[], env: NodeJS.ProcessEnv = process.env): Prom
     child.stderr.on('data', (c) => (err += c));
     child.on('exit', (code) => {
       const ms = Number(process.hrtime.bigint() - start) / 1e6;
-      if (code !== 0) return rej(new Error(`${args.join(' ')} exited ${code}: ${err}`));
+      if (!exits.includes(code ?? -1))
+        return rej(new Error(`${args.join(' ')} exited ${code}: ${err}`));
       res({ ms, rssMb: Number(readFileSync(out, 'utf8')) / 1024 });
     });
   });

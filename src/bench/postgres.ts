@@ -4,6 +4,7 @@ import { startCluster } from './cluster.js';
 import { hasWrk, httpBench, serveStore, together, wrkPost, type HttpResult } from './http.js';
 import { bin, dataset, rounds, summary, time, type Timing } from './measure.js';
 import { matchedOn, reconcileOnce, statementOf } from './reconcile.js';
+import { matchServed, type MatchServed } from './hostile.js';
 
 /** The figures of a store, to print beside the ledger file's of the same run. */
 export interface StoreFigures {
@@ -14,6 +15,8 @@ export interface StoreFigures {
   post: HttpResult;
   /** A firm's figures (issue 25): several servers, several entities, cursors, migrate. */
   firm: FirmFigures;
+  /** An automatic match of 2,000 same-amount lines over books serve, another entity asked meanwhile. */
+  match: MatchServed;
 }
 
 export interface FirmFigures {
@@ -98,7 +101,8 @@ export async function postgresFigures(
     const reconcile = { ...summary(runs), matched: matchedOn(at) };
     const post = await httpBench(bin, dir, seconds, 8, ['--ledger', url, '--entity', 'http-bench']);
     const firm = await firmFigures(url, dir, seconds, file1m, importRounds);
-    return { import1m: summary(imports), reconcile, reports, post, firm };
+    const match = await matchServed(url, dir);
+    return { import1m: summary(imports), reconcile, reports, post, firm, match };
   } finally {
     cluster.stop();
   }

@@ -18,6 +18,7 @@ import { BUSY_ACCOUNT, generate, toQbo } from './generate.js';
 import { postgresFigures, type FirmFigures } from './postgres.js';
 import type { HttpResult } from './http.js';
 import { reconcileRounds, STATEMENT_LINES, statementOf } from './reconcile.js';
+import { hostileFigures } from './hostile.js';
 
 /**
  * `npm run bench`: generates ledgers of 100k and 1M journal lines (5 years, 195 accounts nested three
@@ -79,6 +80,8 @@ await presetCost();
 await importGrowth();
 await startUp();
 await reconciliation();
+for (const [what, t] of await hostileFigures(ledgers['100k']!, BUSY_ACCOUNT, importRounds))
+  row(what, t);
 
 const post = await httpBench(bin, data, quick ? 5 : 15);
 rows.push(
@@ -153,6 +156,13 @@ async function postgres(): Promise<void> {
   row(
     `books migrate of the 1M-line ledger file into a new entity (${importRounds} runs)`,
     f.migrate,
+  );
+  const m = pg.match;
+  rows.push(
+    '| reconcile match, 2,000 lines of one amount in one week, over books serve on PostgreSQL ' +
+      `(${m.matched} matched; goal < 1 s); GET /v1/entity of another entity meanwhile, one after ` +
+      `another (${m.others.n} requests; goal: none delayed over 100 ms) | ${secsOf(m.matchMs)}; ` +
+      `other entity max ${m.others.maxMs.toFixed(1)} ms, p99 ${m.others.p99Ms.toFixed(1)} ms | |`,
   );
   const p = pg.post;
   rows.push(
