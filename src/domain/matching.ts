@@ -1,5 +1,5 @@
 import { dayNumber } from './dates.js';
-import { FlowNetwork, UNBOUNDED } from './minCostFlow.js';
+import { TieNetwork, type Kind } from './matchingNetwork.js';
 
 /** A statement line as matching reads it. */
 export interface MatchSide {
@@ -60,8 +60,11 @@ export function bestMatching(
   for (const g of byAmount.values()) {
     if (g.s.length === 0 || g.l.length === 0) continue;
     for (const c of components(g, sDays, lDays, window)) {
-      const parts = new Component(c, statement, ledger, sDays, lDays, window);
-      for (const [a, b] of parts.solve())
+      const solved =
+        c.s.length === 1 || c.l.length === 1
+          ? onePair(c, statement, ledger, sDays, lDays, window)
+          : new Component(c, statement, ledger, sDays, lDays, window).solve();
+      for (const [a, b] of solved)
         pairs.push({
           statement: c.s[a]!,
           ledger: c.l[b]!,
@@ -71,6 +74,42 @@ export function bestMatching(
   }
   return pairs.sort((x, y) => x.statement - y.statement);
 }
+
+/**
+ * A group with one line on a side (most are: amounts seldom repeat within a week) pairs it with the
+ * best line of the other side, if one is within the window: no network needed.
+ */
+function onePair(
+  c: { s: number[]; l: number[] },
+  statement: readonly StatementSide[],
+  ledger: readonly LedgerSide[],
+  sDays: number[],
+  lDays: number[],
+  window: number,
+): [number, number][] {
+  let best: [number, number] | null = null;
+  let bestCost: [number, number, number] = [Infinity, 0, 0];
+  c.s.forEach((si, a) =>
+    c.l.forEach((lj, b) => {
+      const days = Math.abs(sDays[si]! - lDays[lj]!);
+      if (days > window || days > bestCost[0]) return;
+      const s = statement[si]!;
+      const l = ledger[lj]!;
+      const ref = s.reference?.toLowerCase();
+      const noRef = ref && l.texts.some((t) => t?.toLowerCase().includes(ref)) ? 0 : 1;
+      const name = l.counterparty_name?.toLowerCase();
+      const noName = name && s.description?.toLowerCase().includes(name) ? 0 : 1;
+      const cost: [number, number, number] = [days, noRef, noName];
+      if (!best || compare(cost, bestCost) < 0) {
+        best = [a, b];
+        bestCost = cost;
+      }
+    }),
+  );
+  return best ? [best] : [];
+}
+
+const compare = (x: number[], y: number[]) => x[0]! - y[0]! || x[1]! - y[1]! || x[2]! - y[2]!;
 
 function group(m: Map<number, { s: number[]; l: number[] }>, amount: number) {
   let g = m.get(amount);
@@ -105,17 +144,6 @@ function components(
   }
   if (cur.s.length && cur.l.length) out.push(cur);
   return out;
-}
-
-/**
- * A kind of tie and the lines that have it: every pair of its statement and ledger lines has the
- * tie (a reference found, a name found, both) or, for the kind of no tie, every pair at all.
- */
-interface Kind {
-  /** What a pair through this kind's hubs costs besides its days. */
-  tie: number;
-  s: number[];
-  l: number[];
 }
 
 /** One group of lines that can pair with each other, as a flow network. */
@@ -237,147 +265,4 @@ function groupBy(values: (string | null)[]): Map<string, number[]> {
     list.push(i);
   });
   return m;
-}
-
-/**
- * The network: source → a node per set of alike statement lines (same day, same kinds) → that day's
- * hub of each of their kinds → the ledger side's hubs of the same kind within the window (at days·w
- * + the kind's tie) → a node per set of alike ledger lines → sink.
- */
-class TieNetwork {
-  private readonly g = new FlowNetwork();
-  private readonly source = this.g.addNode();
-  private readonly sink = this.g.addNode();
-
-  constructor(
-    private readonly sDay: number[],
-    private readonly lDay: number[],
-    private readonly window: number,
-    private readonly w: number,
-    private readonly kinds: Kind[],
-  ) {}
-
-  solve(): [number, number][] {
-    const sSets = alike(this.sDay, this.kinds, 's');
-    const lSets = alike(this.lDay, this.kinds, 'l');
-    const sNode = sSets.map(() => this.g.addNode());
-    const lNode = lSets.map(() => this.g.addNode());
-    sSets.forEach((set, k) => this.g.addEdge(this.source, sNode[k]!, set.lines.length, 0));
-    const sOfKind = setsOfKind(sSets);
-    const lOfKind = setsOfKind(lSets);
-    lSets.forEach((set, k) => this.g.addEdge(lNode[k]!, this.sink, set.lines.length, 0));
-    this.kinds.forEach((kind, kn) => {
-      const sHubs = new Map<number, number>();
-      const lHubs = new Map<number, number>();
-      // Edges from statement sets into this kind's day hubs, and from its hubs out to ledger sets.
-      const inEdges: Route[] = [];
-      const outEdges: Route[] = [];
-      for (const k of sOfKind[kn] ?? []) {
-        const day = sSets[k]!.day;
-        const hub = getOrAdd(sHubs, day, () => this.g.addNode());
-        inEdges.push({ e: this.g.addEdge(sNode[k]!, hub, UNBOUNDED, 0), from: k, to: day });
-      }
-      for (const k of lOfKind[kn] ?? []) {
-        const day = lSets[k]!.day;
-        const hub = getOrAdd(lHubs, day, () => this.g.addNode());
-        outEdges.push({ e: this.g.addEdge(hub, lNode[k]!, UNBOUNDED, 0), from: day, to: k });
-      }
-      const lDays = [...lHubs.keys()].sort((x, y) => x - y);
-      const hubEdges: Route[] = [];
-      for (const [d, hub] of sHubs) {
-        for (const d2 of within(lDays, d - this.window, d + this.window)) {
-          const cost = Math.abs(d - d2) * this.w + kind.tie;
-          hubEdges.push({
-            e: this.g.addEdge(hub, lHubs.get(d2)!, UNBOUNDED, cost),
-            from: d,
-            to: d2,
-          });
-        }
-      }
-      this.routes.push({ inEdges, hubEdges, outEdges });
-    });
-    this.g.minCostMaxFlow(this.source, this.sink);
-    return this.pairs(sSets, lSets);
-  }
-
-  private readonly routes: { inEdges: Route[]; hubEdges: Route[]; outEdges: Route[] }[] = [];
-
-  /**
-   * The flow as pairs of lines: per kind, each hub-to-hub edge's units join statement lines that
-   * entered that day's hub with ledger lines that leave the other's (alike lines are taken in order).
-   */
-  private pairs(sSets: AlikeSet[], lSets: AlikeSet[]): [number, number][] {
-    const sNext = sSets.map(() => 0);
-    const lNext = lSets.map(() => 0);
-    const out: [number, number][] = [];
-    for (const r of this.routes) {
-      const entering = new Map<number, number[]>();
-      for (const e of r.inEdges)
-        for (let f = this.g.flowOf(e.e); f > 0; f--)
-          getOrAdd(entering, e.to, () => []).push(sSets[e.from]!.lines[sNext[e.from]!++]!);
-      const leaving = new Map<number, number[]>();
-      for (const e of r.outEdges)
-        for (let f = this.g.flowOf(e.e); f > 0; f--)
-          getOrAdd(leaving, e.from, () => []).push(lSets[e.to]!.lines[lNext[e.to]!++]!);
-      for (const e of r.hubEdges)
-        for (let f = this.g.flowOf(e.e); f > 0; f--)
-          out.push([entering.get(e.from)!.shift()!, leaving.get(e.to)!.shift()!]);
-    }
-    return out;
-  }
-}
-
-interface Route {
-  e: number;
-  from: number;
-  to: number;
-}
-
-/** Lines of one side alike for the flow: the same day and the same kinds of tie. */
-interface AlikeSet {
-  day: number;
-  kinds: number[];
-  lines: number[];
-}
-
-function alike(days: number[], kinds: Kind[], side: 's' | 'l'): AlikeSet[] {
-  const kindsOf: number[][] = days.map(() => []);
-  kinds.forEach((k, kn) => {
-    for (const i of k[side]) kindsOf[i]!.push(kn);
-  });
-  const sets = new Map<string, AlikeSet>();
-  days.forEach((day, i) => {
-    const key = `${day}:${kindsOf[i]!.join(',')}`;
-    getOrAdd(sets, key, () => ({ day, kinds: kindsOf[i]!, lines: [] })).lines.push(i);
-  });
-  return [...sets.values()];
-}
-
-/** The sets that have each kind, by kind. */
-function setsOfKind(sets: AlikeSet[]): number[][] {
-  const out: number[][] = [];
-  sets.forEach((set, k) => {
-    for (const kn of set.kinds) (out[kn] ??= []).push(k);
-  });
-  return out;
-}
-
-/** The values of a sorted list from lo to hi. */
-function within(sorted: number[], lo: number, hi: number): number[] {
-  let a = 0;
-  let b = sorted.length;
-  while (a < b) {
-    const mid = (a + b) >> 1;
-    if (sorted[mid]! < lo) a = mid + 1;
-    else b = mid;
-  }
-  const out: number[] = [];
-  for (let i = a; i < sorted.length && sorted[i]! <= hi; i++) out.push(sorted[i]!);
-  return out;
-}
-
-function getOrAdd<K, V>(m: Map<K, V>, key: K, make: () => V): V {
-  let v = m.get(key);
-  if (v === undefined) m.set(key, (v = make()));
-  return v;
 }

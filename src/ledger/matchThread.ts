@@ -26,8 +26,30 @@ export function sameView(a: MatchView, b: MatchView): boolean {
 /** The most an automatic match may take: past it the statement is too large to match at once. */
 const MATCH_TIME_MS = 30_000;
 
-/** The best matching of a view's lines, worked out on a thread of the pool (ledger/threads.ts). */
-export function pairsOnThread({ open, ledger }: MatchView, window: number): Promise<Pair[]> {
+/**
+ * Lines of one amount on both sides, multiplied, up to which a match is worked out in place: a few
+ * milliseconds, less than starting a thread (amounts seldom repeat: a 10,000-line statement is about
+ * that many). Past it, on a thread of the pool.
+ */
+const IN_PLACE = 50_000;
+
+/** How many same-amount pairs the lines hold: what the matching's work grows with. */
+function pairsToWeigh(
+  open: { amount_atoms: number }[],
+  ledger: { amount_atoms: number }[],
+): number {
+  const count = new Map<number, number>();
+  for (const l of open) count.set(l.amount_atoms, (count.get(l.amount_atoms) ?? 0) + 1);
+  let pairs = 0;
+  for (const l of ledger) pairs += count.get(l.amount_atoms) ?? 0;
+  return pairs;
+}
+
+/**
+ * The best matching of a view's lines: in place when it is small, else on a thread of the pool
+ * (ledger/threads.ts), so that a server goes on answering meanwhile.
+ */
+export async function pairsOnThread({ open, ledger }: MatchView, window: number): Promise<Pair[]> {
   const args: Parameters<typeof bestMatching> = [
     open.map((l) => ({
       date: l.line_date,
@@ -43,6 +65,7 @@ export function pairsOnThread({ open, ledger }: MatchView, window: number): Prom
     })),
     window,
   ];
+  if (pairsToWeigh(open, ledger) <= IN_PLACE) return bestMatching(...args);
   const tooMuch = (what: string) => () =>
     reconcileRefused(
       `the automatic match of ${open.length} statement lines with ${ledger.length} ledger lines ` +
