@@ -94,38 +94,14 @@ describe.each(FIXTURES.map((f) => [f.name, f] as const))(
         'sales=100',
       ]);
       expect(post.exitCode, post.stderr).toBe(0);
-      const aging = await json([
-        'report',
-        'aging',
-        '--type',
-        'receivable',
-        '--as-of',
-        '9999-12-31',
-        '--due-days',
-        '30',
-        '--detail',
-        '--counterparty',
-        'customer:C001',
-      ]);
+      const report = ['report', 'aging', '--type', 'receivable', '--as-of', '9999-12-31'];
+      const args = [...report, '--due-days', '30', '--detail', '--counterparty', 'customer:C001'];
+      const aging = await json(args);
       const item = aging.rows[0].items.find(
         (i: { entry_date: string }) => i.entry_date === '9999-12-20',
       );
       expect(item).toMatchObject({ due_date: null, days: -19, bucket: 'current' });
-      const csv = await L.books([
-        'report',
-        'aging',
-        '--type',
-        'receivable',
-        '--as-of',
-        '9999-12-31',
-        '--due-days',
-        '30',
-        '--detail',
-        '--counterparty',
-        'customer:C001',
-        '--format',
-        'csv',
-      ]);
+      const csv = await L.books([...args, '--format', 'csv']);
       expect(csv.exitCode, csv.stderr).toBe(0);
       expect(csv.stdout).toMatch(/,9999-12-20,,-19,/);
       expect(csv.stdout).not.toMatch(/\+0100|10000-/);

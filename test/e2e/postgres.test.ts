@@ -456,6 +456,12 @@ describe('what the database refuses, said as such', () => {
     expect(init.exitCode, init.stderr).toBe(0);
   });
 
+  /** A post to the entity as its own session would make it (the environment's settings). */
+  const post = (extra: Record<string, string> = {}) => {
+    const lines = ['--debit', 'rent=1', '--credit', 'checking=1'];
+    const at = ['--ledger', databaseUrl(), '--entity', entity];
+    return books(['je', 'post', '--date', '2025-02-01', ...lines, ...at], { env: env(extra) });
+  };
   const show = (user: string, extra: Record<string, string> = {}) =>
     books(['entity', 'show', '--ledger', urlAs(user), '--entity', entity], { env: env(extra) });
 
@@ -497,23 +503,7 @@ describe('what the database refuses, said as such', () => {
   });
 
   it('a read-only session (a standby) refuses a post as a database that cannot be written (exit 2)', async () => {
-    const r = await books(
-      [
-        'je',
-        'post',
-        '--date',
-        '2025-02-01',
-        '--debit',
-        'rent=1',
-        '--credit',
-        'checking=1',
-        '--ledger',
-        databaseUrl(),
-        '--entity',
-        entity,
-      ],
-      { env: env({ PGOPTIONS: '-c default_transaction_read_only=on' }) },
-    );
+    const r = await post({ PGOPTIONS: '-c default_transaction_read_only=on' });
     expect(r.exitCode, r.stderr).toBe(2);
     expect(r.stderr).toMatch(/^error no_ledger: cannot write .*: the database is read-only/);
   });
@@ -541,23 +531,7 @@ describe('what the database refuses, said as such', () => {
       await holder.query('BEGIN');
       await holder.query('SELECT 1 FROM entities WHERE slug = $1 FOR UPDATE', [entity]);
       const started = Date.now();
-      const r = await books(
-        [
-          'je',
-          'post',
-          '--date',
-          '2025-02-01',
-          '--debit',
-          'rent=1',
-          '--credit',
-          'checking=1',
-          '--ledger',
-          databaseUrl(),
-          '--entity',
-          entity,
-        ],
-        { env: env() },
-      );
+      const r = await post();
       const waited = Date.now() - started;
       expect(r.exitCode, r.stderr).toBe(4);
       expect(r.stderr).toMatch(
