@@ -2,7 +2,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSy
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { BooksError, errors } from '../domain/errors.js';
-import { holdsPassword, parsedDatabaseUrl, redacted } from '../ledger/redact.js';
+import { holdsControl, holdsPassword, parsedDatabaseUrl, redacted } from '../ledger/redact.js';
 
 export type Profile =
   | { kind: 'local'; ledger: string; entity?: string }
@@ -97,6 +97,11 @@ function chosen(flags: { ledger?: string; profile?: string }, env: Env, cwd: str
 /** A ledger's location: a postgres:// URL (checked: no password in it), else a file path. */
 function located(location: string, cwd: string, profile: string | null, entity?: string): Target {
   if (/^postgres(ql)?:\/\//i.test(location)) {
+    if (holdsControl(location))
+      throw errors.usage(
+        'the database URL holds a control character (a tab or a line break): write it on one line, ' +
+          'without them',
+      );
     if (holdsPassword(location))
       throw errors.usage(
         'the database URL holds a password: leave it out, and give it through PGPASSWORD or ~/.pgpass',

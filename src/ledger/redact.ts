@@ -7,9 +7,12 @@
 const IN_USER_INFO = /^([a-z][a-z0-9+.-]*:\/\/[^:@/?#]*):[^/?#]*@/i;
 const QUERY_PAIR = /([?&])([^=&#]*)=([^&#]*)/g;
 
-/** A query key as URLSearchParams reads it (`+` a space, percent-escapes decoded), lower case. */
+/**
+ * A query key as the URL parser and URLSearchParams read it (tabs and line breaks dropped, `+` a
+ * space, percent-escapes decoded), lower case.
+ */
 function keyOf(raw: string): string {
-  const spaced = raw.replace(/\+/g, ' ');
+  const spaced = raw.replace(/[\t\n\r]/g, '').replace(/\+/g, ' ');
   try {
     return decodeURIComponent(spaced).trim().toLowerCase();
   } catch {
@@ -26,7 +29,7 @@ const isPasswordKey = (raw: string) => keyOf(raw) === 'password';
  * with a stand-in host; so does this.
  */
 export function parsedDatabaseUrl(location: string): URL | null {
-  const s = /\s|%[^a-f0-9]|%[a-f0-9][^a-f0-9]/i.test(location)
+  const s = / |%[^a-f0-9]|%[a-f0-9][^a-f0-9]/i.test(location)
     ? encodeURI(location).replace(/%25(\d\d)/g, '%$1')
     : location;
   for (const text of [s, s.replace('@/', '@___DUMMY___/')]) {
@@ -39,6 +42,10 @@ export function parsedDatabaseUrl(location: string): URL | null {
   }
   return null;
 }
+
+/** A control character: no URL holds one, and the parser drops some (`pass<TAB>word` is `password`). */
+export const holdsControl = (location: string): boolean =>
+  [...location].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f);
 
 /** Whether a database URL holds a password (books refuses one: shell history, the config file). */
 export function holdsPassword(location: string): boolean {
