@@ -263,7 +263,8 @@ export const recurringRun = command({
   ],
   help: `Posts every occurrence due through the date that has not posted yet, all in one transaction:
 running it twice, or twice at once, posts nothing twice. An occurrence before the First Month of Books
-or in a closed period is listed as skipped, not posted.`,
+or in a closed period is listed as skipped, not posted. A run posts or skips at most 10,000
+occurrences: a date further ahead is refused before anything posts.`,
   examples: [
     'books recurring run --through 2025-01-31',
     'books recurring run --through 2025-03-31 --dry-run',

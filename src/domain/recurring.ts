@@ -94,63 +94,54 @@ export function checkTemplate(
 export function occurrences(
   t: Omit<RecurringTemplate, 'entry' | 'created_at'>,
   through: string,
-  max = Infinity,
 ): string[] {
+  return [...occurrenceDates(t, through)];
+}
+
+/** The same dates, one at a time: a template run far ahead has as many as its weeks. */
+export function* occurrenceDates(
+  t: Omit<RecurringTemplate, 'entry' | 'created_at'>,
+  through: string,
+): Generator<string> {
   const last = t.end_date !== null && t.end_date < through ? t.end_date : through;
-  const out: string[] = [];
   if (t.every === 'week') {
     let n = dayNumber(t.start_date);
     const weekday = ((new Date(n * 86_400_000).getUTCDay() + 6) % 7) + 1;
     n += ((t.day ?? weekday) - weekday + 7) % 7;
-    for (; dateOfDay(n) <= last && out.length < max; n += 7) out.push(dateOfDay(n));
-    return out;
+    for (; dateOfDay(n) <= last; n += 7) yield dateOfDay(n);
+    return;
   }
   const [sy, sm, sd] = parts(t.start_date);
   const day = t.day ?? sd;
-  for (let k = 0; out.length < max; k++) {
+  for (let k = 0; ; k++) {
     const [y, m] = addMonths(sy, sm, k * MONTHS[t.every]);
     const date = isoDate(y, m, Math.min(day, daysInMonth(y, m)));
-    if (date > last) return out;
-    if (date >= t.start_date) out.push(date);
+    if (date > last) return;
+    if (date >= t.start_date) yield date;
   }
-  return out;
 }
 
 /**
- * The most occurrences one run reads (posted, skipped or found posted already): a run is one
+ * The most occurrences one run posts or skips (those posted before are not counted): a run is one
  * transaction holding the ledger's write lock, and a date far ahead (`--through 9999-12-31`) would
  * hold it for hundreds of thousands of entries.
  */
 export const MAX_RUN_OCCURRENCES = 10_000;
 
-/**
- * Each template's occurrences through a date, or the problem when together they are more than one
- * run takes.
- */
-export function runOccurrences(
-  templates: readonly Omit<RecurringTemplate, 'entry' | 'created_at'>[],
+/** A run's refusal when its templates have more occurrences due than it takes. */
+export function tooManyOccurrences(
   through: string,
-): { dates: string[][] } | { problem: Problem } {
-  const MAX = MAX_RUN_OCCURRENCES.toLocaleString('en-US');
-  let left = MAX_RUN_OCCURRENCES;
-  const dates: string[][] = [];
-  for (const t of templates) {
-    const ds = occurrences(t, through, left + 1);
-    left -= ds.length;
-    if (left < 0)
-      return {
-        problem: {
-          path: 'through',
-          reason: 'too_many_occurrences',
-          message:
-            `through ${through} the recurring entries have more than ${MAX} occurrences (${t.name} ` +
-            `every ${t.every} from ${t.start_date}); one run takes at most ${MAX}: run through an ` +
-            'earlier date',
-        },
-      };
-    dates.push(ds);
-  }
-  return { dates };
+  t: Pick<RecurringTemplate, 'name' | 'every' | 'start_date'>,
+): Problem {
+  const max = MAX_RUN_OCCURRENCES.toLocaleString('en-US');
+  return {
+    path: 'through',
+    reason: 'too_many_occurrences',
+    message:
+      `through ${through} the recurring entries have more than ${max} occurrences not posted yet ` +
+      `(${t.name} every ${t.every} from ${t.start_date}); one run takes at most ${max}: run ` +
+      'through an earlier date',
+  };
 }
 
 /** An occurrence's stable identity: what finds it posted, whichever process ran it. */

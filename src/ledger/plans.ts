@@ -8,7 +8,9 @@ import {
   checkTemplate,
   occurrenceFingerprint,
   occurrenceKey,
-  runOccurrences,
+  MAX_RUN_OCCURRENCES,
+  occurrenceDates,
+  tooManyOccurrences,
   type RecurringTemplate,
 } from '../domain/recurring.js';
 import { validateEntry } from '../domain/validation.js';
@@ -188,47 +190,48 @@ export class RecurringFromStore implements RecurringOps {
         already_posted: 0,
       };
       const entity = (await tx.facts({ bodies: [], fingerprint: null })).entity;
-      const templates = await tx.plans.templates();
-      const due = runOccurrences(templates, through);
-      if ('problem' in due) throw refused('invalid_parameters', [due.problem]);
-      for (const [i, t] of templates.entries()) {
-        for (const date of due.dates[i]!) {
+      // What is due and not posted yet, found before anything posts: a run of more is refused whole.
+      const due: { t: RecurringTemplate; date: string; fingerprint: string }[] = [];
+      for (const t of await tx.plans.templates())
+        for (const date of occurrenceDates(t, through)) {
           const fingerprint = occurrenceFingerprint(t.name, date);
-          const found = await tx.facts({ bodies: [], fingerprint });
-          if (found.fingerprinted) {
+          if ((await tx.facts({ bodies: [], fingerprint })).fingerprinted) {
             out.already_posted++;
             continue;
           }
-          // Before the books start or in a closed period: said, and left for the bookkeeper.
-          const why =
-            entity.books_start && date < entity.books_start
-              ? `before the First Month of Books (${entity.books_start})`
-              : entity.lock_date && date <= entity.lock_date
-                ? `in a closed period (the books are closed through ${entity.lock_date})`
-                : null;
-          if (why) {
-            out.skipped.push({ name: t.name, date, reason: why });
-            continue;
-          }
-          const body = { ...t.entry, entry_date: date };
-          let entry: JournalEntry;
-          try {
-            entry = await this.journal.postWithin(tx, body, {
-              idempotencyKey: occurrenceKey(t.name, date),
-              fingerprint,
-            });
-          } catch (e) {
-            if (isBooksError(e)) e.message = `${t.name} on ${date}: ${e.message}`;
-            throw e;
-          }
-          out.posted.push({
-            name: t.name,
-            date,
-            // A dry run numbers each entry as if it were the only one: no number is promised.
-            je_number: dryRun ? null : entry.je_number,
-            entry_id: dryRun ? null : entry.id,
-          });
+          if (due.push({ t, date, fingerprint }) > MAX_RUN_OCCURRENCES)
+            throw refused('invalid_parameters', [tooManyOccurrences(through, t)]);
         }
+      for (const { t, date, fingerprint } of due) {
+        // Before the books start or in a closed period: said, and left for the bookkeeper.
+        const why =
+          entity.books_start && date < entity.books_start
+            ? `before the First Month of Books (${entity.books_start})`
+            : entity.lock_date && date <= entity.lock_date
+              ? `in a closed period (the books are closed through ${entity.lock_date})`
+              : null;
+        if (why) {
+          out.skipped.push({ name: t.name, date, reason: why });
+          continue;
+        }
+        const body = { ...t.entry, entry_date: date };
+        let entry: JournalEntry;
+        try {
+          entry = await this.journal.postWithin(tx, body, {
+            idempotencyKey: occurrenceKey(t.name, date),
+            fingerprint,
+          });
+        } catch (e) {
+          if (isBooksError(e)) e.message = `${t.name} on ${date}: ${e.message}`;
+          throw e;
+        }
+        out.posted.push({
+          name: t.name,
+          date,
+          // A dry run numbers each entry as if it were the only one: no number is promised.
+          je_number: dryRun ? null : entry.je_number,
+          entry_id: dryRun ? null : entry.id,
+        });
       }
       return out;
     };
