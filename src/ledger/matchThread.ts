@@ -27,29 +27,42 @@ export function sameView(a: MatchView, b: MatchView): boolean {
 const MATCH_TIME_MS = 30_000;
 
 /**
- * Lines of one amount on both sides, multiplied, up to which a match is worked out in place: a few
- * milliseconds, less than starting a thread (amounts seldom repeat: a 10,000-line statement is about
- * that many). Past it, on a thread of the pool.
+ * Up to how many same-amount pairs a match is worked out in place: a few milliseconds, less than
+ * starting a thread. Pairs in groups of one amount with two lines or more on both sides go through
+ * a network, whose ties (references, names) may cost each a search: those count far less.
  */
-const IN_PLACE = 50_000;
+const IN_PLACE = { pairs: 20_000, networked: 2_000 };
 
-/** How many same-amount pairs the lines hold: what the matching's work grows with. */
+/** The same-amount pairs of the lines, and those in groups a network solves: what the work grows with. */
 function pairsToWeigh(
   open: { amount_atoms: number }[],
   ledger: { amount_atoms: number }[],
-): number {
-  const count = new Map<number, number>();
-  for (const l of open) count.set(l.amount_atoms, (count.get(l.amount_atoms) ?? 0) + 1);
+): { pairs: number; networked: number } {
+  const count = (lines: { amount_atoms: number }[]) => {
+    const m = new Map<number, number>();
+    for (const l of lines) m.set(l.amount_atoms, (m.get(l.amount_atoms) ?? 0) + 1);
+    return m;
+  };
+  const [s, l] = [count(open), count(ledger)];
   let pairs = 0;
-  for (const l of ledger) pairs += count.get(l.amount_atoms) ?? 0;
-  return pairs;
+  let networked = 0;
+  for (const [amount, n] of s) {
+    const k = l.get(amount) ?? 0;
+    pairs += n * k;
+    if (n > 1 && k > 1) networked += n * k;
+  }
+  return { pairs, networked };
 }
 
 /**
  * The best matching of a view's lines: in place when it is small, else on a thread of the pool
  * (ledger/threads.ts), so that a server goes on answering meanwhile.
  */
-export async function pairsOnThread({ open, ledger }: MatchView, window: number): Promise<Pair[]> {
+export async function pairsOnThread(
+  owner: object,
+  { open, ledger }: MatchView,
+  window: number,
+): Promise<Pair[]> {
   const args: Parameters<typeof bestMatching> = [
     open.map((l) => ({
       date: l.line_date,
@@ -65,7 +78,9 @@ export async function pairsOnThread({ open, ledger }: MatchView, window: number)
     })),
     window,
   ];
-  if (pairsToWeigh(open, ledger) <= IN_PLACE) return bestMatching(...args);
+  const weight = pairsToWeigh(open, ledger);
+  if (weight.pairs <= IN_PLACE.pairs && weight.networked <= IN_PLACE.networked)
+    return bestMatching(...args);
   const tooMuch = (what: string) => () =>
     reconcileRefused(
       `the automatic match of ${open.length} statement lines with ${ledger.length} ledger lines ` +
@@ -73,7 +88,7 @@ export async function pairsOnThread({ open, ledger }: MatchView, window: number)
       'window_days',
       'match_too_large',
     );
-  return callOnThread(MATCHING, 'bestMatching', bestMatching, args, {
+  return callOnThread(owner, MATCHING, 'bestMatching', bestMatching, args, {
     ms: MATCH_TIME_MS,
     tooSlow: tooMuch(`took more than ${MATCH_TIME_MS / 1000} s`),
     tooLarge: tooMuch('took more memory than a match may'),

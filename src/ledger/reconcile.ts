@@ -21,7 +21,7 @@ import type {
 import { flags, invalid, ReconMatching } from './reconcileMatch.js';
 import { reconAccount } from './reconcileLines.js';
 import { createTargets, entryBody, ruleSet, type Rule } from './reconcileCreate.js';
-import { firstRules } from './ruleWorker.js';
+import { firstRules, RULES_TIME_MS } from './ruleWorker.js';
 import type { ReconciliationRow } from './reconcileStore.js';
 import type { Sums } from './reports.js';
 import type { JournalStore, ReadTx, WriteTx } from './store.js';
@@ -169,6 +169,8 @@ export class ReconcileFromStore extends ReconMatching implements ReconcileOps {
     const first = await firstRules(
       patterns as string[],
       open.map((l) => l.description ?? ''),
+      RULES_TIME_MS,
+      this.store,
     );
     return new Map(open.map((l, i) => [l.id, first[i]!]));
   }

@@ -70,7 +70,8 @@ export class ReconMatching extends ReconReports {
         return { acct, open, ledger };
       };
       const seen = await this.store.read(view);
-      const pairs = await pairsOnThread(seen, window);
+      // The store is the ledger's own: the pool shares its threads out by ledger.
+      const pairs = await pairsOnThread(this.store, seen, window);
       const apply = async (tx: ReadTx | WriteTx) => {
         const now = await view(tx);
         return sameView(now, seen) ? this.applyMatch(tx, now, pairs) : null;

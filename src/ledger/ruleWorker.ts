@@ -14,8 +14,10 @@ export async function firstRules(
   patterns: string[],
   descriptions: string[],
   limitMs = RULES_TIME_MS,
+  owner: object = firstRules,
 ): Promise<number[]> {
   return onThread<number[]>(
+    owner,
     WORKER,
     { patterns, descriptions },
     {
@@ -33,7 +35,7 @@ export async function firstRules(
           "the rules' patterns took more memory than a rules run may to read this statement's " +
             'descriptions: give simpler patterns',
           'rules',
-          'rules_too_slow',
+          'rules_too_large',
         ),
     },
   );

@@ -8,37 +8,62 @@ import { errors } from '../domain/errors.js';
  * Work that may take long (a rule's regular expression, an automatic match of thousands of lines)
  * runs on threads of its own, so that a server goes on answering every entity meanwhile: one thread
  * per core at once, a bounded queue behind them, and past it a refusal to retry (503 with
- * Retry-After over the API). Each thread has a time limit and a memory limit; one that passes either
- * is stopped.
+ * Retry-After over the API). One ledger (an entity) takes at most all threads but one, and a quarter
+ * of the queue: another entity's work always finds room. Each thread has a time limit and a memory
+ * limit; one that passes either is stopped.
  */
-export const RUNNING = Math.max(1, availableParallelism());
+export const RUNNING = Math.max(2, availableParallelism());
 export const WAITING = 32;
+export const RUNNING_EACH = Math.max(1, RUNNING - 1);
+export const WAITING_EACH = WAITING / 4;
 /** The heap a thread may take; past it the work is refused (a statement of 100,000 lines takes ~200 MB). */
 const HEAP_MB = 1024;
 
 let running = 0;
-const queue: (() => void)[] = [];
+const runningBy = new Map<object, number>();
+const waitingBy = new Map<object, number>();
+const queue: { owner: object; go: () => void }[] = [];
+const add = (m: Map<object, number>, owner: object, n: number) => {
+  const v = (m.get(owner) ?? 0) + n;
+  if (v) m.set(owner, v);
+  else m.delete(owner);
+};
 
-/** Runs `work` once a place is free, or refuses at once when the queue is full. */
-async function inPool<T>(work: () => Promise<T>): Promise<T> {
-  if (running < RUNNING) running++;
-  else {
-    if (queue.length >= WAITING)
+/** Runs `work` once a place is free for its owner (a ledger), or refuses at once when none can be. */
+async function inPool<T>(owner: object, work: () => Promise<T>): Promise<T> {
+  if (running < RUNNING && (runningBy.get(owner) ?? 0) < RUNNING_EACH) {
+    running++;
+    add(runningBy, owner, 1);
+  } else {
+    if (queue.length >= WAITING || (waitingBy.get(owner) ?? 0) >= WAITING_EACH)
       throw errors.unavailable(
-        `${RUNNING + WAITING} rule runs and automatic matches are running or waiting; ` +
-          'try again in a moment',
+        'too many rule runs and automatic matches are running or waiting ' +
+          `(${RUNNING} at once, ${WAITING} waiting, ${WAITING_EACH} of them a ledger's); try again in a moment`,
         { retryable: true, retry_after: 1 },
       );
-    // The place is handed over by the work that ends (running stays counted).
-    await new Promise<void>((resolve) => queue.push(resolve));
+    add(waitingBy, owner, 1);
+    // The place is given by the work that ends (started(), below, counts it).
+    await new Promise<void>((go) => queue.push({ owner, go }));
   }
   try {
     return await work();
   } finally {
-    const next = queue.shift();
-    if (next) next();
-    else running--;
+    running--;
+    add(runningBy, owner, -1);
+    startNext();
   }
+}
+
+/** Starts the first waiting work whose owner has a thread to spare, if a thread is free. */
+function startNext(): void {
+  if (running >= RUNNING) return;
+  const i = queue.findIndex((w) => (runningBy.get(w.owner) ?? 0) < RUNNING_EACH);
+  if (i < 0) return;
+  const [w] = queue.splice(i, 1);
+  running++;
+  add(runningBy, w!.owner, 1);
+  add(waitingBy, w!.owner, -1);
+  w!.go();
 }
 
 /** What a thread's work says when it passes its limit, in words for the person who asked. */
@@ -52,8 +77,13 @@ export interface ThreadLimits {
  * Runs `code` (a script that reads `workerData` and posts one message) on a thread of the pool and
  * answers what it posts.
  */
-export function onThread<T>(code: string, data: unknown, limits: ThreadLimits): Promise<T> {
-  return inPool(async () => {
+export function onThread<T>(
+  owner: object,
+  code: string,
+  data: unknown,
+  limits: ThreadLimits,
+): Promise<T> {
+  return inPool(owner, async () => {
     const worker = new Worker(code, {
       eval: true,
       workerData: data,
@@ -86,6 +116,7 @@ export function onThread<T>(code: string, data: unknown, limits: ThreadLimits): 
  * runs here instead.
  */
 export async function callOnThread<A extends unknown[], T>(
+  owner: object,
   module: URL,
   name: string,
   fn: (...args: A) => T,
@@ -93,8 +124,8 @@ export async function callOnThread<A extends unknown[], T>(
   limits: ThreadLimits,
 ): Promise<T> {
   if (!module.pathname.endsWith('.js') || !existsSync(fileURLToPath(module)))
-    return inPool(async () => fn(...args));
-  return onThread<T>(CALL, { module: module.href, name, args }, limits);
+    return inPool(owner, async () => fn(...args));
+  return onThread<T>(owner, CALL, { module: module.href, name, args }, limits);
 }
 
 const CALL = `

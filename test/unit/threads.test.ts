@@ -2,25 +2,46 @@ import { describe, expect, it } from 'vitest';
 import { isBooksError } from '../../src/domain/errors.js';
 import { bestMatching } from '../../src/domain/matching.js';
 import { firstRules } from '../../src/ledger/ruleWorker.js';
-import { callOnThread, RUNNING, WAITING } from '../../src/ledger/threads.js';
+import {
+  callOnThread,
+  RUNNING,
+  RUNNING_EACH,
+  WAITING,
+  WAITING_EACH,
+} from '../../src/ledger/threads.js';
 
 /** (?:aa|a)+b as a class of strings: a pattern that runs until its thread is stopped. */
 const SLOW = '/[\\q{aa|a}]+b/v';
 
 describe('threads for long work (rule runs, automatic matches)', () => {
   it('run a bounded number at once, queue a bounded number, and refuse the rest at once, to retry', async () => {
+    // Each from a ledger of its own: only the pool's own bounds apply.
     const runs = Array.from({ length: RUNNING + WAITING }, () =>
-      firstRules([SLOW], ['a'.repeat(60)], 300).catch((e: unknown) => e),
+      firstRules([SLOW], ['a'.repeat(60)], 300, {}).catch((e: unknown) => e),
     );
     const started = Date.now();
-    const refused = await firstRules(['x'], ['x']).catch((e: unknown) => e);
+    const refused = await firstRules(['x'], ['x'], 3000, {}).catch((e: unknown) => e);
     expect(Date.now() - started).toBeLessThan(250);
     expect(isBooksError(refused) && refused.code).toBe('unavailable');
     expect(isBooksError(refused) && refused.details).toMatchObject({ retry_after: 1 });
     for (const r of await Promise.all(runs)) expect(String(r)).toContain('took more than 0.3 s');
     // Once they are done, there is room again.
-    expect(await firstRules(['x'], ['x'])).toEqual([0]);
+    expect(await firstRules(['x'], ['x'], 3000, {})).toEqual([0]);
   });
+
+  it("give one ledger no more than its share: another ledger's work still runs meanwhile", async () => {
+    const greedy = {};
+    const runs = Array.from({ length: RUNNING_EACH + WAITING_EACH }, () =>
+      firstRules([SLOW], ['a'.repeat(60)], 500, greedy).catch((e: unknown) => e),
+    );
+    const more = await firstRules(['x'], ['x'], 3000, greedy).catch((e: unknown) => e);
+    expect(isBooksError(more) && more.code).toBe('unavailable');
+    // Another ledger's rules are read while the greedy one's slow patterns still run.
+    const started = Date.now();
+    expect(await firstRules(['x'], ['x'], 3000, {})).toEqual([0]);
+    expect(Date.now() - started).toBeLessThan(1000);
+    for (const r of await Promise.all(runs)) expect(String(r)).toContain('took more than 0.5 s');
+  }, 60_000);
 
   it('work out a match off the event loop: the process goes on answering meanwhile', async () => {
     // The built module (npm test builds first), as books serve loads it.
@@ -45,7 +66,7 @@ describe('threads for long work (rule runs, automatic matches)', () => {
     let pairs: unknown[];
     try {
       const never = () => new Error('no limit expected');
-      pairs = await callOnThread(module, 'bestMatching', bestMatching, [s, l, 7] as const, {
+      pairs = await callOnThread({}, module, 'bestMatching', bestMatching, [s, l, 7] as const, {
         ms: 60_000,
         tooSlow: never,
         tooLarge: never,
