@@ -74,7 +74,7 @@ export function parseOfx(text: string): OfxNode {
   while (i < n) {
     const lt = text.indexOf('<', i);
     const next = lt < 0 ? -1 : text.charCodeAt(lt + 1);
-    // `<` before anything but a name, `/`, `!` or `?` is text (`AT<T`).
+    // `<` before anything but a name, `/`, `!` or `?` is text (`A < B`); `<T…` is a tag.
     if (lt >= 0 && !(isNameChar(next) || next === 47 || next === 33 || next === 63)) {
       i = lt + 1;
       continue;

@@ -275,7 +275,7 @@ export function dbError(e: unknown, location: string): unknown {
       `cannot write ${where}: the database is read-only (a standby, or default_transaction_read_only ` +
         'is on); point the ledger at the primary to write',
     );
-  if (code === '3F000' || code === '42P01')
+  if (code === '3F000')
     return new BooksError(
       'no_ledger',
       `${where} has no books tables where its search_path looks (${message}); ` +
@@ -288,8 +288,14 @@ export function dbError(e: unknown, location: string): unknown {
     return errors.unavailable(
       `the database at ${where} is out of resources (${message}); nothing was written`,
     );
-  // A NUL the scan of parameters could not see (inside a value the server decodes): bad data.
-  if (code === '22021' || code === '22P05') return nulRefused();
+  // What the scan of parameters could not see (inside a value the server decodes): bad data.
+  if (code === '22021' || code === '22P05') {
+    const said =
+      'a text holds a character the database cannot keep (a NUL, or bytes that are not UTF-8)';
+    return new BooksError('invalid_input', said, [
+      { path: '', reason: 'invalid_text', message: said },
+    ]);
+  }
   if (code === 'ERR_INVALID_URL') return errors.usage(`the database URL '${where}' cannot be read`);
   return e;
 }

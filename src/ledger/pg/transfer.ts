@@ -213,6 +213,8 @@ const LINE_ROW = ['entity_id', ...LINE_COLUMNS];
 
 /** The rows of a dump as they go in: accounts' keys and entries' sequence numbers by id. */
 class Restore {
+  /** API keys of the dump that another entity holds: their ids and names, and the entity's slug. */
+  private readonly keysTaken: string[] = [];
   private readonly accountKeys = new Map<string, number>();
   private readonly parents: [string, string][] = [];
   private readonly entrySeqs = new Map<string, number>();
@@ -279,14 +281,11 @@ class Restore {
           `SELECT e.slug FROM api_keys k JOIN entities e ON e.entity_id = k.entity_id WHERE k.id = $1`,
           [r.id],
         );
-        if (owner) {
-          const message =
-            `API key ${r.id}${r.name ? ` (${r.name})` : ''} of the ledger is a key of entity ` +
-            `'${owner.slug}' already: a key opens one entity, so a ledger's keys are copied once; nothing was copied`;
-          throw new BooksError('invalid_input', message, [
-            { path: `api_keys[${r.id}]`, reason: 'key_taken', message },
-          ]);
-        }
+        // The id is part of the key a client holds, and a key opens one entity: said once all are read.
+        if (owner)
+          return void this.keysTaken.push(
+            `${r.id}${r.name ? ` (${r.name})` : ''} of '${owner.slug}'`,
+          );
         await insertRow(q, 'api_keys', e, { ...key, permissions: JSON.stringify(permissions) });
         return;
       }
@@ -321,6 +320,14 @@ class Restore {
 
   /** Parents, now that every account is in; the derived totals, from the lines; reconciliation. */
   async finish(): Promise<void> {
+    if (this.keysTaken.length) {
+      const message =
+        `the ledger's API keys ${this.keysTaken.join(', ')} are keys of another entity already: ` +
+        "a key opens one entity, so a ledger's keys are copied once; nothing was copied";
+      throw new BooksError('invalid_input', message, [
+        { path: 'api_keys', reason: 'key_taken', message },
+      ]);
+    }
     await this.flush();
     for (const [id, parent] of this.parents) {
       const key = this.accountKeys.get(parent);

@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { JournalLineFacts, Sql } from '../reconcileStore.js';
 import { SIGNED } from '../sql/reconChecks.js';
+import { toJsonInteger } from '../../domain/money.js';
 import { ReconTables } from '../sql/reconTables.js';
 import type { Db } from './db.js';
 
@@ -53,12 +54,10 @@ export function sqliteSql(prep: (text: string) => Database.Statement): Sql {
 function exact(row: Record<string, unknown>): Record<string, unknown> {
   for (const k in row) {
     const v = row[k];
-    if (typeof v === 'bigint' && v <= MAX_SAFE && v >= -MAX_SAFE) row[k] = Number(v);
+    if (typeof v === 'bigint') row[k] = toJsonInteger(v);
   }
   return row;
 }
-
-const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
 /**
  * The entity reconciliation's rows carry in a ledger file: a file holds one entity, whose id a
