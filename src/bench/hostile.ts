@@ -22,6 +22,7 @@ const SHAPES: [string, () => string][] = [
   ['closing tags', () => HEAD + times('</STMTRS>', 10 * MB)],
   ['stray <', () => HEAD + '<NAME>' + times('< ', 10 * MB)],
   ['empty aggregates', () => HEAD + times('<X></X>', 10 * MB)],
+  ['two aggregates alternating, never closed', () => HEAD + times('<STMTTRN><PAYEE>', 10 * MB)],
   [
     'transactions (140,000, read)',
     () =>

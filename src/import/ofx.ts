@@ -37,20 +37,42 @@ const decode = (s: string) =>
         return ENTITIES[e.toLowerCase()] ?? m;
       });
 
-/** The fields books reads, which are always leaves (never aggregates) whatever their value. */
-const LEAVES = new Set([
-  'TRNTYPE',
-  'DTPOSTED',
-  'DTUSER',
-  'TRNAMT',
-  'FITID',
-  'NAME',
-  'MEMO',
-  'CHECKNUM',
-  'REFNUM',
-  'BALAMT',
-  'DTASOF',
+/**
+ * The aggregates of the OFX specification (what holds other elements). SGML files leave out the
+ * closing tags of elements, not of aggregates: an element with no value before the next tag is an
+ * aggregate only if its name is one, else an element left empty (`<SIC>`, `<DTAVAIL>`), which takes
+ * none of the fields after it.
+ */
+const AGGREGATES = new Set([
+  'OFX',
+  'FI',
+  'STATUS',
+  'BANKTRANLIST',
+  'STMTTRN',
+  'PAYEE',
+  'CURRENCY',
+  'ORIGCURRENCY',
+  'LEDGERBAL',
+  'AVAILBAL',
+  'BALLIST',
+  'BAL',
+  'INVBANKTRAN',
+  'INVBAL',
+  'INVPOS',
+  'INVTRAN',
+  'INCTRAN',
+  'IMAGEDATA',
+  'MKTGINFO',
+  'STMTENDRS',
+  'CCSTMTENDRS',
+  'CLOSING',
+  'SECINFO',
+  'SECID',
+  'STOCKINFO',
+  'MFINFO',
 ]);
+const AGGREGATE_ENDINGS = /(MSGSRSV\d|MSGSRQV\d|TRNRS|TRNRQ|RS|RQ|LIST|ACCTFROM|ACCTTO)$/;
+const isAggregate = (tag: string) => AGGREGATES.has(tag) || AGGREGATE_ENDINGS.test(tag);
 
 /**
  * The element tree under `<OFX>`. A tag followed by text is a leaf (its closing tag, when the file
@@ -145,9 +167,10 @@ class OfxTree {
 
   open(tag: string, selfClosed: boolean): void {
     this.settle();
-    // No aggregate holds one of its own name: a second <STMTTRN> ends the first, which SGML leaves
-    // open (so a 1.x file's transactions are siblings, not nested each in the one before).
-    if (this.stack.length > 1 && this.stack[this.stack.length - 1]!.tag === tag) this.pop();
+    // No aggregate holds one of its own name, at any depth: a second <STMTTRN> ends the first (and
+    // what opened in it), which SGML leaves open; so a 1.x file's transactions are siblings, and no
+    // repetition of tags, however nested, makes a file deep.
+    if ((this.openCount.get(tag) ?? 0) > 0) while (this.pop().tag !== tag);
     const node: OfxNode = { tag, value: null, children: NO_CHILDREN };
     this.stack[this.stack.length - 1]!.children.push(node);
     this.pending = node;
@@ -167,7 +190,8 @@ class OfxTree {
   private pop(): OfxNode {
     const top = this.stack.pop()!;
     this.openCount.set(top.tag, this.openCount.get(top.tag)! - 1);
-    if (top.children.length === 0) this.stack[this.stack.length - 1]!.children.pop();
+    if (top.children.length === 0 && top.tag !== 'OFX')
+      this.stack[this.stack.length - 1]!.children.pop();
     return top;
   }
 
@@ -187,7 +211,7 @@ class OfxTree {
     node.value = v === '' ? null : v;
     // An empty field (`<NAME/>`, or SGML's `<NAME>` right before the next tag) holds nothing: it
     // opens no aggregate that would take the fields after it.
-    if (node.value === null && !this.selfClosed && !LEAVES.has(node.tag)) {
+    if (node.value === null && !this.selfClosed && isAggregate(node.tag)) {
       node.children = [];
       this.stack.push(node);
       this.openCount.set(node.tag, (this.openCount.get(node.tag) ?? 0) + 1);

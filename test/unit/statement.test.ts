@@ -260,6 +260,20 @@ describe('what a hostile test pass found', () => {
   });
 });
 
+describe('OFX elements left empty', () => {
+  it('take none of the fields after them: an empty <SIC> or <DTAVAIL> is no aggregate', () => {
+    const sgml = OFX_SGML.replace('<NAME>PAYMENT', '<SIC><DTAVAIL><NAME>PAYMENT').replace(
+      '<TRNAMT>100.00',
+      '<DTAVAIL><TRNAMT>100.00',
+    );
+    const s = readStatement(sgml, reading());
+    expect(s.lines.map((l) => [l.amount_atoms, l.description])).toEqual([
+      [-4210, "Ben & Jerry's ice cream"],
+      [10000, 'PAYMENT'],
+    ]);
+  });
+});
+
 describe('OFX files of any shape', () => {
   const HEAD = 'OFXHEADER:100\nDATA:OFXSGML\n\n<OFX>';
   const MB = 1 << 20;
@@ -280,6 +294,12 @@ describe('OFX files of any shape', () => {
     ['10 MB of stray <', HEAD + '<NAME>' + times('< ', 10 * MB), 'holds 0 statements'],
     ['10 MB of one leaf', HEAD + '<NAME>' + times('x', 10 * MB), 'holds 0 statements'],
     ['10 MB of empty aggregates', HEAD + times('<X></X>', 10 * MB), 'holds 0 statements'],
+    ['10 MB of two tags alternating', HEAD + times('<A><B>', 10 * MB), 'holds 0 statements'],
+    [
+      '10 MB of two aggregates alternating',
+      HEAD + times('<STMTTRN><PAYEE>', 10 * MB),
+      'holds 0 statements',
+    ],
     ['an impossible character', HEAD + '<NAME>&#99999999;', 'not an OFX file'],
     [
       '10 MB of transactions',
