@@ -2,7 +2,13 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSy
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { BooksError, errors } from '../domain/errors.js';
-import { holdsControl, holdsPassword, parsedDatabaseUrl, redacted } from '../ledger/redact.js';
+import {
+  holdsControl,
+  holdsPassword,
+  isNested,
+  parsedDatabaseUrl,
+  redacted,
+} from '../ledger/redact.js';
 
 export type Profile =
   | { kind: 'local'; ledger: string; entity?: string }
@@ -106,7 +112,12 @@ function located(location: string, cwd: string, profile: string | null, entity?:
       throw errors.usage(
         'the database URL holds a password: leave it out, and give it through PGPASSWORD or ~/.pgpass',
       );
-    if (!parsedDatabaseUrl(location))
+    const url = parsedDatabaseUrl(location);
+    if (url && [...url.searchParams.keys()].some(isNested))
+      throw errors.usage(
+        'the database URL names another URL (connectionString=): give that URL itself, once',
+      );
+    if (!url)
       throw errors.usage(
         `the database URL '${redacted(location)}' cannot be read: write it ` +
           'postgresql://USER@HOST[:PORT]/DATABASE, or postgresql://USER@/DATABASE?host=/socket/dir',

@@ -3,8 +3,9 @@
  * (`user:pw@`), or as a query parameter whose name decodes to `password` (`?password=`, and the
  * percent-encoded `?%70assword=` or `pass%77ord=`, which the client decodes and logs in with).
  */
-// Up to the last `@` of the authority, as the URL parser reads it (`user:p@ss@host`).
-const IN_USER_INFO = /^([a-z][a-z0-9+.-]*:\/\/[^:@/?#]*):[^/?#]*@/i;
+// Up to the last `@` there is (`user:p@ss@host`, and `user:se/cret@host`, which no parser reads):
+// a message may hide more than the password, never less.
+const IN_USER_INFO = /^([a-z][a-z0-9+.-]*:\/\/[^:@/?#]*):.*@/i;
 const QUERY_PAIR = /([?&])([^=&#]*)=([^&#]*)/g;
 
 /**
@@ -22,6 +23,8 @@ function keyOf(raw: string): string {
 }
 
 const isPasswordKey = (raw: string) => keyOf(raw) === 'password';
+/** A query key the client reads as a whole URL of its own. */
+export const isNested = (raw: string) => keyOf(raw) === 'connectionstring';
 
 /**
  * The URL as the PostgreSQL client reads it (src/ledger/pg/db.ts), or null when it cannot be read:
@@ -47,10 +50,16 @@ export function parsedDatabaseUrl(location: string): URL | null {
 export const holdsControl = (location: string): boolean =>
   [...location].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f);
 
-/** Whether a database URL holds a password (books refuses one: shell history, the config file). */
+/**
+ * Whether a database URL holds a password (books refuses one: shell history, the config file),
+ * also inside another URL given as its `connectionString` parameter, which the client reads over
+ * everything else.
+ */
 export function holdsPassword(location: string): boolean {
   const url = parsedDatabaseUrl(location);
   if (url && (url.password || [...url.searchParams.keys()].some((k) => isPasswordKey(k))))
+    return true;
+  if (url && [...url.searchParams.entries()].some(([k, v]) => isNested(k) && holdsPassword(v)))
     return true;
   // What the parser could not read is searched as text too: a message must not show it either.
   return (

@@ -5,9 +5,10 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { generate } from '../../src/bench/generate.js';
-import { books, ROOT, tempDir } from './helpers.js';
+import { books, ROOT, serve, tempDir } from './helpers.js';
 import { psqlPath } from '../../src/bench/cluster.js';
 import type { PgLedger } from '../../src/ledger/pg/ledger.js';
+import { until } from '../support/ledgers.js';
 import { PgStore } from '../../src/ledger/pg/store.js';
 import { databaseUrl, fromTemplate, pgFixture, sqliteFixture } from '../support/fixtures.js';
 
@@ -180,6 +181,14 @@ describe('naming a database', () => {
     });
     expect(nowhere.exitCode, nowhere.stderr).toBe(4);
     expect(nowhere.stderr).toMatch(/cannot reach the database/);
+    // A database without books' tables says so (only init and migrate make them)…
+    const bare = `${databaseUrl().replace(/\/t_[^?]+\?/, '/postgres?')}`;
+    const empty = await books(['je', 'list', '--ledger', bare, '--entity', 'nobody'], { cwd: dir });
+    expect(empty.exitCode).toBe(2);
+    expect(empty.stderr).toMatch(/has no books tables where its search_path \(.*\) looks/);
+    // …and one with them names the entities it holds.
+    const init = ['init', '--name', 'Someone', '--ledger', databaseUrl(), '--entity', 'someone'];
+    expect((await books(init, { cwd: dir })).exitCode).toBe(0);
     const unknown = await books(['je', 'list', '--ledger', databaseUrl(), '--entity', 'nobody'], {
       cwd: dir,
     });
@@ -191,6 +200,8 @@ describe('naming a database', () => {
 describe('a password in a database URL, however it is spelled', () => {
   const spelled = [
     'postgresql://me@/firm?host={dir}&%70assword=s3cret',
+    'postgresql://me@/firm?host={dir}&connectionString=postgresql://me:s3cret@/firm',
+    'postgresql://me:s3/c?r#et@localhost/firm',
     'postgresql://me@/firm?pass%77ord=s3cret&host={dir}',
     'postgresql://me@/firm?host={dir}&PASSWORD=s3cret',
     'postgresql://me:s3cret@localhost/firm',
@@ -258,6 +269,14 @@ describe('a password in a database URL, however it is spelled', () => {
       expect(used.stderr).not.toContain('s3cret');
     },
   );
+
+  it('a URL inside the URL (connectionString=, which the client reads over the rest) is refused', async () => {
+    const dir = tempDir();
+    const url = `postgresql://me@/firm?host=${dir}&connectionString=postgresql://other@/elsewhere`;
+    const r = await books(['je', 'list', '--ledger', url], { cwd: dir });
+    expect(r.exitCode, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(/names another URL \(connectionString=\)/);
+  });
 
   it('a URL that cannot be read is a usage error naming the form, not an internal error', async () => {
     const dir = tempDir();
@@ -501,6 +520,10 @@ describe('what the database refuses, said as such', () => {
             'and none is given: set PGPASSWORD, or add it to ~/.pgpass',
         ),
       );
+      // An empty PGPASSWORD is none, as libpq reads it.
+      const empty = await show(roles[kind], { PGPASSWORD: '' });
+      expect(empty.exitCode, empty.stderr).toBe(3);
+      expect(empty.stderr).toMatch(/^error database_auth: .* and none is given/);
       const wrong = await show(roles[kind], { PGPASSWORD: 'wrong' });
       expect(wrong.exitCode, wrong.stderr).toBe(3);
       expect(wrong.stderr).toMatch(/^error database_auth: the database at .* refused the login: /);
@@ -566,6 +589,58 @@ describe('what the database refuses, said as such', () => {
     } finally {
       await holder.query('ROLLBACK');
       await holder.end();
+    }
+  });
+
+  it("books serve goes on when the database ends a request's connection: that request is 503", async () => {
+    const keyArgs = [
+      '--permission',
+      'customer_api:post_journal_entries',
+      '--permission',
+      'customer_api:read',
+    ];
+    const at = ['--ledger', databaseUrl(), '--entity', entity];
+    const key = (await books(['keys', 'create', ...keyArgs, ...at], { env: env() })).stdout.trim();
+    const server = await serve(databaseUrl());
+    const holder = new pg.Client({ connectionString: databaseUrl() });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('SELECT 1 FROM entities WHERE slug = $1 FOR UPDATE', [entity]);
+      const posted = fetch(`${server.url}/v1/journal-entries`, {
+        method: 'POST',
+        headers: {
+          Authorization: `Bearer ${key}`,
+          'Content-Type': 'application/json',
+          'X-Idempotency-Key': 'ended',
+        },
+        body: JSON.stringify({
+          entry_date: '2025-02-01',
+          lines: [
+            { gl_account_id: 'rent', line_type: 'debit', amount_atoms: 100 },
+            { gl_account_id: 'checking', line_type: 'credit', amount_atoms: 100 },
+          ],
+        }),
+      });
+      // The server's connection waits for the entity's lock; an operator ends it.
+      const ended = async () => {
+        await holder.query('SELECT pg_stat_clear_snapshot()');
+        const { rows } = await holder.query(
+          `SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity
+           WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+        );
+        return rows[0].n > 0;
+      };
+      await until(ended, "the server's connection waiting for the lock");
+      expect((await posted).status).toBe(503);
+      await holder.query('ROLLBACK');
+      const after = await fetch(`${server.url}/v1/entity`, {
+        headers: { Authorization: `Bearer ${key}` },
+      });
+      expect(after.status).toBe(200);
+    } finally {
+      await holder.end();
+      await server.stop();
     }
   });
 });

@@ -99,6 +99,9 @@ export class PgDb {
     } catch {
       throw errors.usage(`the database URL '${redacted(location)}' cannot be read`);
     }
+    // A URL inside the URL would be read over everything here, the password function too (the
+    // command refuses one: config.ts).
+    delete (config as { connectionString?: string }).connectionString;
     this.pool = new pg.Pool({
       ...config,
       // Asked only when the server wants a password: libpq's sources, read here (pg's own reading of
@@ -118,7 +121,8 @@ export class PgDb {
    * With none, the login is refused here (exit 3).
    */
   private readonly password = async (p: { user?: string }): Promise<string> => {
-    if (process.env.PGPASSWORD !== undefined) return process.env.PGPASSWORD;
+    // An empty PGPASSWORD is none, as libpq reads it.
+    if (process.env.PGPASSWORD) return process.env.PGPASSWORD;
     const found = await new Promise<string | undefined>((resolve) => pgpass(p, resolve));
     if (found !== undefined) return found;
     throw new BooksError(
@@ -204,6 +208,8 @@ function queueOn(client: pg.PoolClient, db: PgDb) {
   };
 }
 
+const listened = new WeakSet<pg.PoolClient>();
+
 /** A connection of the pool, for a transaction or a stream of its own: its queries and its COMMIT. */
 export async function connection(
   db: PgDb,
@@ -213,6 +219,12 @@ export async function connection(
     client = await db.pool.connect();
   } catch (e) {
     throw db.error(e);
+  }
+  // A connection the server ends while it is out of the pool (a terminated backend, a failover)
+  // fails its queries; without a listener its 'error' event would end the process.
+  if (!listened.has(client)) {
+    listened.add(client);
+    client.on('error', () => {});
   }
   const run = queueOn(client, db);
   return {
