@@ -1,7 +1,7 @@
 import { command, str } from '../cli/command.js';
 import { wholeFlag } from '../cli/flags.js';
 import { BooksError, errors } from '../domain/errors.js';
-import { oneEntity } from '../ledger/open.js';
+import { oneEntity, SERVER_POOL } from '../ledger/open.js';
 
 export default command({
   flags: [
@@ -39,6 +39,8 @@ keys are served; with --entity SLUG (or BOOKS_ENTITY) that entity's alone.`,
       store,
       log: (line) => ctx.err(line),
       requestTimeoutMs: opts.requestTimeoutSeconds * 1000,
+      // A database's entities share its connections: no entity takes them all.
+      ...(target.kind === 'database' ? { perEntity: SERVER_POOL - 1 } : {}),
     });
     await new Promise<void>((resolve, reject) => {
       server.once('error', (e: NodeJS.ErrnoException) =>

@@ -46,7 +46,7 @@ export async function openLedger(target: Target, ctx: OpenContext): Promise<Ledg
 const COMMAND_POOL = 3;
 
 /** Connections a server keeps for all the entities it serves. */
-const SERVER_POOL = 8;
+export const SERVER_POOL = 8;
 
 /** A database's ledger for one command, opened or created by `get`: its store closes with it. */
 async function databaseLedger(

@@ -19,6 +19,41 @@ export interface ServeOptions {
   log: (line: string) => void;
   /** Time a client has to send a whole request; its headers get at most 10 s of it. */
   requestTimeoutMs?: number;
+  /**
+   * Requests of one entity handled at once, when the store holds many (the rest wait their turn):
+   * fewer than the store's connections, so that one entity's burst never holds them all.
+   */
+  perEntity?: number;
+}
+
+/** Requests of one entity waiting for their turn, past which one is answered 503 to retry. */
+const WAITING_PER_ENTITY = 256;
+
+/** Turns per entity: at most `limit` requests of one ledger at once, the others in order behind. */
+class Turns {
+  private readonly held = new Map<Ledger, { n: number; waiting: (() => void)[] }>();
+
+  constructor(private readonly limit: number) {}
+
+  async take(ledger: Ledger): Promise<() => void> {
+    let t = this.held.get(ledger);
+    if (!t) this.held.set(ledger, (t = { n: 0, waiting: [] }));
+    if (t.n < this.limit) t.n++;
+    else {
+      if (t.waiting.length >= WAITING_PER_ENTITY)
+        throw errors.unavailable(
+          `this entity has ${this.limit} requests under way and ${WAITING_PER_ENTITY} waiting; ` +
+            'try again in a moment',
+        );
+      // The turn is handed over by the request that ends (n stays counted).
+      await new Promise<void>((go) => t!.waiting.push(go));
+    }
+    return () => {
+      const next = t!.waiting.shift();
+      if (next) return next();
+      if (--t!.n === 0) this.held.delete(ledger);
+    };
+  }
 }
 
 const STATUS: Record<ErrorCode, number> = {
@@ -81,9 +116,10 @@ export function apiServer(opts: ServeOptions): Server {
     // connection that much longer than the limit says.
     connectionsCheckingInterval: Math.min(1_000, requestTimeout / 2),
   };
+  const turns = opts.perEntity ? new Turns(opts.perEntity) : null;
   const server = createServer(options, (req, res) => {
     const started = process.hrtime.bigint();
-    handle(req, res, opts.store)
+    handle(req, res, opts.store, turns)
       .catch((e: unknown) => send(res, problemOf(e)))
       .finally(() => {
         const ms = Number(process.hrtime.bigint() - started) / 1e6;
@@ -117,6 +153,7 @@ async function handle(
   req: IncomingMessage,
   res: ServerResponse,
   store: LedgerStore,
+  turns: Turns | null,
 ): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://localhost');
   const found = match(url.pathname);
@@ -146,17 +183,22 @@ async function handle(
     if (!granted.permissions.includes(needed)) throw errors.forbidden(needed);
     ledger = granted.ledger;
   }
-  send(
-    res,
-    await hit.route.handle({
-      req,
-      url,
-      params: hit.params,
-      // A route open to all (the API's description) acts on no entity: it has none to use.
-      ledger: ledger ?? NO_LEDGER,
-      body: () => readJson(req),
-    }),
-  );
+  const done = ledger && turns ? await turns.take(ledger) : null;
+  try {
+    send(
+      res,
+      await hit.route.handle({
+        req,
+        url,
+        params: hit.params,
+        // A route open to all (the API's description) acts on no entity: it has none to use.
+        ledger: ledger ?? NO_LEDGER,
+        body: () => readJson(req),
+      }),
+    );
+  } finally {
+    done?.();
+  }
 }
 
 /** Reads a JSON body of at most 2 MiB; a larger one is 413, a malformed one CAPI33. */

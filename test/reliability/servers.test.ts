@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { books, serve, type Served } from '../e2e/helpers.js';
+import { books, serve, tempDir, type Served } from '../e2e/helpers.js';
 import { databaseUrl } from '../support/fixtures.js';
 import { keyFor } from '../support/keys.js';
 
@@ -206,4 +208,60 @@ describe('two servers over one database of two entities', () => {
     expect(nobody.exitCode).toBe(2);
     expect(nobody.stderr).toMatch(/no entity 'nobody'/);
   });
+
+  it("one entity's burst of long requests leaves another's answered at once (turns per entity)", async () => {
+    const f = await firm();
+    await Promise.all(f.servers.map((x) => x.stop()));
+    // A 2,000-line statement whose every line a rule takes: a dry run drafts them all, about a
+    // second on one of the server's connections.
+    const dir = tempDir();
+    const lines = ['Date,Description,Amount'];
+    for (let i = 0; i < 2000; i++) lines.push(`2025-03-0${1 + (i % 7)},CARD FEE ${i},-4.75`);
+    const statement = join(dir, 'statement.csv');
+    writeFileSync(statement, lines.join('\n') + '\n');
+    const at = ['--ledger', f.url, '--entity', f.slugs.acme];
+    const imported = await books([
+      'reconcile',
+      'import',
+      statement,
+      '--account',
+      'checking',
+      ...at,
+    ]);
+    expect(imported.exitCode, imported.stderr).toBe(0);
+    const server = await serve(f.url);
+    try {
+      let running = true;
+      const waits: number[] = [];
+      const asking = (async () => {
+        while (running) {
+          const t = performance.now();
+          const r = await fetch(`${server.url}/v1/entity`, {
+            headers: { Authorization: `Bearer ${f.keys.harbor}` },
+          });
+          await r.arrayBuffer();
+          waits.push(performance.now() - t);
+        }
+      })();
+      const rules = {
+        account: 'checking',
+        dry_run: true,
+        rules: [{ pattern: 'CARD FEE', offset_account: 'sales' }],
+      };
+      const runs = Array.from({ length: 10 }, () =>
+        fetch(`${server.url}/v1/reconciliation/create`, {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${f.keys.acme}`, 'Content-Type': 'application/json' },
+          body: JSON.stringify(rules),
+        }).then((r) => r.status),
+      );
+      expect(await Promise.all(runs)).toEqual(Array(10).fill(200));
+      running = false;
+      await asking;
+      // Ten such runs held all eight connections, and another entity waited 3.5 s for one.
+      expect(Math.max(...waits)).toBeLessThan(1000);
+    } finally {
+      await server.stop();
+    }
+  }, 120_000);
 });
