@@ -132,6 +132,16 @@ function chartRows(records: ChartRecord[], add: Add): ChartRow[] {
 
 const NUL_MESSAGE = 'holds a NUL character (U+0000), which a ledger cannot keep';
 
+/** The longest id or number an account or counterparty takes (a database indexes them). */
+export const MAX_ID = 200;
+
+/** The id columns of a row whose cell is longer than an id may be. */
+function longIds(v: Record<string, string | undefined>, columns: string[]): string[] {
+  return columns.filter((c) => (v[c]?.trim().length ?? 0) > MAX_ID);
+}
+const longMessage = (column: string, v: Record<string, string | undefined>) =>
+  `${column} is ${v[column]!.trim().length} characters long; at most ${MAX_ID}`;
+
 /** The columns of a row whose cell holds a NUL: no store keeps one (a database's text cannot). */
 function nulCells(v: Record<string, string | undefined>): string[] {
   return Object.keys(v).filter((column) => v[column]?.includes('\u0000'));
@@ -149,6 +159,8 @@ function chartRow(row: number, v: Record<string, string>, add: Add): ChartRow | 
   if (!externalId) bad(row, 'external_id', 'missing_field', 'external_id is required');
   if (!name) bad(row, 'name', 'missing_field', 'name is required');
   for (const column of nulCells(v)) bad(row, column, 'invalid_text', NUL_MESSAGE);
+  for (const column of longIds(v, ['external_id', 'account_number']))
+    bad(row, column, 'too_long', longMessage(column, v));
   if (!isAccountType(type)) {
     const types = Object.keys(ACCOUNT_TYPES).join(', ');
     bad(
@@ -263,6 +275,15 @@ export function referenceClashes(
 export function chartProblems(accounts: ChartShape[], exponent: number): Problem[] {
   const out: Problem[] = [];
   const at = (id: string) => `accounts[${id}]`;
+  const unknown = accounts.filter((a) => !isAccountType(a.account_type));
+  for (const a of unknown)
+    out.push({
+      path: at(a.external_id),
+      reason: 'invalid_account_type',
+      message: `account '${a.external_id}' is of type '${a.account_type}', which is none`,
+    });
+  // The tree's checks read each account's section: an account of no type has none.
+  if (unknown.length) return out;
   for (const p of treeProblems(accounts))
     out.push({ path: at(p.external_id), reason: p.reason, message: p.message });
   for (const p of referenceClashes([], accounts)) {
@@ -305,6 +326,8 @@ export function checkCounterparties(records: ChartRecord[]): {
     if (!externalId) add('external_id', 'missing_field', 'external_id is required');
     if (!name) add('name', 'missing_field', 'name is required');
     for (const column of nulCells(v)) add(column, 'invalid_text', NUL_MESSAGE);
+    for (const column of longIds(v, ['external_id']))
+      add(column, 'too_long', longMessage(column, v));
     if (isActive === null)
       add('is_active', 'invalid_boolean', `'${v.is_active}' is not true or false`);
     const key = `${type}:${externalId}`;

@@ -1,5 +1,6 @@
 import type { ChartRow, ChartShape } from './chart.js';
 import type { Problem } from './errors.js';
+import { requiredCounterpartyType } from './accounts.js';
 import { formatAmount } from './money.js';
 
 type Add = (row: number, path: string, reason: string, message: string) => void;
@@ -44,9 +45,10 @@ function headersWithLines(
 }
 
 /**
- * What an account's lines hold it to: its currency while it has lines (they are amounts in it), and
- * its type while reconciliation has cleared lines of it (their cleared balance is read in the type's
- * sign, and a bank statement's lines would become a card's).
+ * What an account's lines hold it to: its currency while it has lines (they are amounts in it); its
+ * type while reconciliation has cleared lines of it (their cleared balance is read in the type's
+ * sign, and a bank statement's lines would become a card's), and while it has lines whose
+ * counterparty its type decides (a receivable's name customers, a payable's vendors).
  */
 function currencyAndType(
   rows: ChartRow[],
@@ -67,6 +69,17 @@ function currencyAndType(
           `stays ${e.account_type} while reconciliation holds them (undo its reconciliations and ` +
           'matches first: books reconcile undo, unmatch, clear --unclear)',
       );
+    const lines = `${e.posted?.lines} line${e.posted?.lines === 1 ? '' : 's'}`;
+    const [demanded, demands] = [e.account_type, r.account_type].map(requiredCounterpartyType);
+    const naming = (who: string | null | undefined) => (who ? `a ${who}` : 'no counterparty');
+    if (!e.cleared && e.posted?.lines && demanded !== demands)
+      add(
+        r.row,
+        'account_type',
+        'account_has_lines',
+        `'${r.external_id}' holds ${lines} naming ${naming(demanded)}: its type stays ` +
+          `${e.account_type}, not ${r.account_type} (whose lines name ${naming(demands)})`,
+      );
     const was = e.currency ?? functional;
     const now = r.currency ?? functional;
     if (e.posted?.lines && was !== now)
@@ -74,7 +87,7 @@ function currencyAndType(
         r.row,
         'currency',
         'account_has_lines',
-        `'${r.external_id}' holds ${e.posted.lines} line${e.posted.lines === 1 ? '' : 's'} in ` +
+        `'${r.external_id}' holds ${lines} in ` +
           `${was ?? 'the functional currency'}: its currency stays (open another account for ${now})`,
       );
   }

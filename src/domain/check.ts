@@ -124,3 +124,35 @@ export function entityProblems(
 /** Whether check's problems leave the entity's currency readable (the chart's checks need it). */
 export const currencyReadable = (problems: Problem[]) =>
   !problems.some((p) => p.path === 'entity.currency');
+
+/** An entry's date or currency as check reads them: each distinct value, an entry that has it. */
+export interface EntryFacts {
+  /** Each distinct date, and one entry dated so. */
+  dates: { entry_date: string; je_number: string; n: number }[];
+  /** Each currency, how many entries are in it, and one of them. */
+  currencies: { currency: string; je_number: string; n: number }[];
+}
+
+/**
+ * Entries as no post writes them: dated a day that is none (`2025-13-01`, which every report's
+ * window leaves out), or in a currency other than the entity's (every report would add them in).
+ */
+export function entryProblems(facts: EntryFacts, currency: string): Problem[] {
+  const out: Problem[] = [];
+  const more = (n: number) => (n > 1 ? ` (and ${n - 1} more)` : '');
+  for (const d of facts.dates)
+    if (!isIsoDate(d.entry_date))
+      out.push({
+        path: d.je_number,
+        reason: 'invalid_date',
+        message: `${d.je_number}${more(d.n)} is dated '${d.entry_date}', which is no date`,
+      });
+  for (const c of facts.currencies)
+    if (c.currency !== currency)
+      out.push({
+        path: c.je_number,
+        reason: 'currency_conflict',
+        message: `${c.je_number}${more(c.n)} is in ${c.currency}, not the entity's ${currency}`,
+      });
+  return out;
+}

@@ -75,6 +75,59 @@ describe.each(FIXTURES.filter((f) => f.name !== 'served').map((f) => [f.name, f]
       expect(same.exitCode, same.stderr).toBe(0);
     });
 
+    it('keeps the type of an account whose lines name a counterparty by it, or none', async () => {
+      for (const args of [
+        [
+          'je',
+          'post',
+          '--date',
+          '2025-02-02',
+          '--debit',
+          'ar=100@customer:C001',
+          '--credit',
+          'sales=100',
+        ],
+        ['je', 'post', '--date', '2025-02-02', '--debit', 'prepaid=50', '--credit', 'checking=50'],
+      ]) {
+        const r = await L.books(args);
+        expect(r.exitCode, r.stderr).toBe(0);
+      }
+      await refused(
+        [
+          'accounts',
+          'import',
+          chart('ap.csv', 'ar,1100,Receivable,accounts_payable,,true,true,\n'),
+        ],
+        1,
+        "ap.csv:2: invalid_input account_has_lines: account_type: 'ar' holds 1 line naming a " +
+          'customer: its type stays accounts_receivable, not accounts_payable (whose lines name a vendor)',
+      );
+      await refused(
+        [
+          'accounts',
+          'import',
+          chart('ar.csv', 'prepaid,1300,Prepaid,accounts_receivable,,true,true,\n'),
+        ],
+        1,
+        "'prepaid' holds 1 line naming no counterparty: its type stays other_current_asset",
+      );
+    });
+
+    it('refuses ids too long for an index to keep, naming the row', async () => {
+      const long = 'ß'.repeat(201);
+      await refused(
+        ['accounts', 'import', chart('long.csv', `${long},,Long,expense,expenses,true,true,\n`)],
+        1,
+        'long.csv:2: invalid_input too_long: external_id: external_id is 201 characters long; at most 200',
+      );
+      const cps = join(dir, 'cps.csv');
+      writeFileSync(
+        cps,
+        `counterparty_type,external_id,name,is_active\ncustomer,${long},Long,true\n`,
+      );
+      await refused(['counterparties', 'import', cps], 1, 'cps.csv:2: invalid_input too_long');
+    });
+
     it('changes the type and currency of accounts that nothing holds', async () => {
       const r = await L.books([
         'accounts',

@@ -107,6 +107,34 @@ describe.each(STORES)('what the tables hold that no command writes, on %s', (_na
     }
   });
 
+  it.each([
+    [
+      'a date that is none',
+      "UPDATE journal_entries SET entry_date = '2025-13-01' WHERE entity_id = '{entity}' AND je_number = 'JE-2'",
+      "JE-2 is dated '2025-13-01', which is no date",
+    ],
+    [
+      'another currency than the entity’s',
+      "UPDATE journal_entries SET currency = 'JPY' WHERE entity_id = '{entity}' AND je_number = 'JE-2'",
+      "JE-2 is in JPY, not the entity's USD",
+    ],
+    [
+      'an account of no type',
+      "UPDATE accounts SET account_type = 'garbage' WHERE entity_id = '{entity}' AND external_id = 'rent'",
+      "account 'rent' is of type 'garbage', which is none",
+    ],
+  ])('%s: check names it', async (_what, sql, words) => {
+    const L = await fromTemplate(fixture, 'demo');
+    try {
+      tamper(L, sql);
+      const check = await L.books(['check']);
+      expect(check.exitCode).toBe(1);
+      expect(check.stdout + check.stderr).toContain(words);
+    } finally {
+      await L.close();
+    }
+  });
+
   it('an entry before the First Month of Books: check names it', async () => {
     const L = await fromTemplate(fixture, 'demo');
     try {

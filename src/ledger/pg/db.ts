@@ -300,6 +300,10 @@ export function dbError(e: unknown, location: string): unknown {
     return errors.unavailable(
       `the database at ${where} is out of resources (${message}); nothing was written`,
     );
+  if (code === '54000') {
+    const said = `a value is too long for the database to keep (${message})`;
+    return new BooksError('invalid_input', said, [{ path: '', reason: 'too_long', message: said }]);
+  }
   // What the scan of parameters could not see (inside a value the server decodes): bad data.
   if (code === '22021' || code === '22P05') {
     const said =

@@ -3,6 +3,8 @@ import {
   brokenReversal,
   currencyReadable,
   entityProblems,
+  entryProblems,
+  type EntryFacts,
   invalidLine,
   totalsDrift,
   unbalancedEntry,
@@ -80,8 +82,22 @@ export class PgMaintenance implements MaintenanceOps {
     );
     const settings = entityProblems(entity, first);
     problems.push(...settings);
-    if (currencyReadable(settings))
+    if (currencyReadable(settings)) {
+      const facts: EntryFacts = {
+        dates: await q(
+          `SELECT entry_date, MIN(je_number) AS je_number, COUNT(*)::int AS n FROM journal_entries
+           WHERE entity_id = $1 GROUP BY entry_date`,
+          e,
+        ),
+        currencies: await q(
+          `SELECT currency, MIN(je_number) AS je_number, COUNT(*)::int AS n FROM journal_entries
+           WHERE entity_id = $1 GROUP BY currency`,
+          e,
+        ),
+      };
+      problems.push(...entryProblems(facts, entity.currency));
       problems.push(...chartProblems(await this.chart.shapes(q), exponentOf(entity.currency)));
+    }
     return problems;
   }
 

@@ -6,7 +6,9 @@ import {
   derivedStructure,
   currencyReadable,
   entityProblems,
+  entryProblems,
   type EntitySettings,
+  type EntryFacts,
   invalidLine,
   totalsDrift,
   unbalancedEntry,
@@ -274,6 +276,22 @@ export class SqliteMaintenance implements MaintenanceOps {
       .get() as { je_number: string; entry_date: string } | undefined;
     const problems = entityProblems(rows[0]!, first);
     for (const p of problems) add(p);
+    const facts: EntryFacts = {
+      dates: this.db
+        .prep(
+          `SELECT entry_date, MIN(je_number) AS je_number, COUNT(*) AS n FROM journal_entries
+           GROUP BY entry_date`,
+        )
+        .all() as EntryFacts['dates'],
+      currencies: this.db
+        .prep(
+          `SELECT currency, MIN(je_number) AS je_number, COUNT(*) AS n FROM journal_entries
+           GROUP BY currency`,
+        )
+        .all() as EntryFacts['currencies'],
+    };
+    if (currencyReadable(problems))
+      for (const p of entryProblems(facts, rows[0]!.currency as string)) add(p);
     return currencyReadable(problems);
   }
 
