@@ -16,8 +16,8 @@ export const RUNNING = Math.max(2, availableParallelism());
 export const WAITING = 32;
 export const RUNNING_EACH = Math.max(1, RUNNING - 1);
 export const WAITING_EACH = WAITING / 4;
-/** The heap a thread may take; past it the work is refused (a statement of 100,000 lines takes ~200 MB). */
-const HEAP_MB = 1024;
+/** The heap a thread may take; past it the work is refused (a match of 10,000 lines takes ~60 MB). */
+const HEAP_MB = 512;
 
 let running = 0;
 const runningBy = new Map<object, number>();
