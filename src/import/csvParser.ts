@@ -46,7 +46,14 @@ export class CsvParser {
   private invalid = false;
   private readonly delim: number;
 
-  constructor(delimiter: string) {
+  /**
+   * `quotesInText`: a quote inside an unquoted field is a character of it (`Firma"`), as spreadsheet
+   * programs read one, for files no one edits by hand (a bank's export); else it is refused.
+   */
+  constructor(
+    delimiter: string,
+    private readonly options: { quotesInText?: boolean } = {},
+  ) {
     this.delim = delimiter.charCodeAt(0);
   }
 
@@ -223,7 +230,7 @@ export class CsvParser {
     while (q < s.length) {
       const c = s.charCodeAt(q);
       if (c === d || c === LF || c === CR) break;
-      if (c === QUOTE) {
+      if (c === QUOTE && !this.options.quotesInText) {
         throw this.syntaxError(
           row,
           'a quote inside an unquoted field (quote the whole field and double the quote)',

@@ -1,42 +1,74 @@
 import { BooksError, type Problem } from '../domain/errors.js';
-import { parseDecimal } from '../domain/money.js';
 import type { StatementIn, StatementLineIn } from '../domain/reconcile.js';
-import { decimalComma, readDate, signed } from './adapt.js';
-import { CsvParser, CsvSyntaxError } from './csvParser.js';
+import type { Target } from './bankColumns.js';
+import { readBankCsv, type CsvRead } from './bankCsv.js';
+import { decodeBankFile, EncodingError, type Encoding } from './bankText.js';
+import { bankAmount } from './bankValues.js';
 import { findAll, leaf, looksLikeOfx, parseOfx, type OfxNode } from './ofx.js';
 import type { DateOrder } from './presets.js';
 
-/** How a statement file is read: the flags of `reconcile import` and the account's currency. */
+/** How a statement file is read: the flags of `reconcile import` (or the account's layout). */
 export interface StatementReading {
   file: string;
-  dateOrder: DateOrder;
-  decimalComma: boolean;
+  /** null: found from the file (dates, decimal mark, delimiter). */
+  dateOrder: DateOrder | null;
+  decimalComma: boolean | null;
   /** The file's amounts are in the other sign than the account's (`--negate`). */
   negate: boolean;
   /** The account is a liability: OFX's amounts (the holder's view) are flipped to its sign. */
   liability: boolean;
   exponent: number;
-  delimiter: string;
+  delimiter: string | null;
+  encoding?: Encoding | null;
+  skipRows?: number | null;
+  noHeader?: boolean;
+  map?: Map<string, Target>;
+  /** The statement of an OFX file of several: its ACCTID, or `#N`. */
+  ofxAccount?: string | null;
+  /** This year, for two-digit years. */
+  nowYear?: number;
 }
 
-/** The names a column goes by in banks' exports, by what it holds. */
-const COLUMNS: Record<string, readonly string[]> = {
-  date: ['date', 'posted', 'transaction date', 'posting date', 'posted date'],
-  amount: ['amount'],
-  deposit: ['deposit', 'money in', 'credit', 'paid in'],
-  withdrawal: ['withdrawal', 'money out', 'debit', 'paid out'],
-  description: ['description', 'payee', 'details', 'name', 'memo'],
-  reference: ['reference', 'check number', 'cheque number', 'ref'],
-  id: ['id', 'fitid', 'transaction id'],
-  balance: ['balance', 'running balance'],
-};
+/** The statement's own account, as an OFX file names it. */
+export interface StatementAccount {
+  type: 'bank' | 'credit_card';
+  acctid: string | null;
+  bankid: string | null;
+  currency: string | null;
+}
+
+/** A statement file as read: its lines, and how it was read (said after an import). */
+export interface StatementRead extends StatementIn {
+  format: 'csv' | 'ofx';
+  encoding: string;
+  skippedZero: number;
+  /** CSV: the columns read and passed over, the rows that hold no line, how dates and amounts read. */
+  csv?: Omit<CsvRead, 'lines' | 'skippedZero'>;
+  /** OFX: the statement's account. */
+  account?: StatementAccount;
+  /** OFX: a LEDGERBAL that holds no balance. */
+  emptyClosing?: boolean;
+}
 
 /** Reads a statement file (CSV or OFX, told apart by content) into the API's statement body. */
-export function readStatement(text: string, r: StatementReading): StatementIn {
-  return looksLikeOfx(text) ? readOfx(text, r) : readCsvStatement(text, r);
+export function readStatement(input: Uint8Array | string, r: StatementReading): StatementRead {
+  let text: string;
+  let encoding = 'utf-8';
+  if (typeof input === 'string') text = input;
+  else {
+    try {
+      ({ text, encoding } = decodeBankFile(input, r.encoding ?? null));
+    } catch (e) {
+      if (!(e instanceof EncodingError)) throw e;
+      refuse(r.file, [problemAt(r.file, e.line, '', 'invalid_encoding', e.message)]);
+    }
+  }
+  return looksLikeOfx(text)
+    ? { ...readOfx(text, r), encoding }
+    : { ...readCsvStatement(text, r), encoding };
 }
 
-/** A problem of the file, named by row (CSV) or transaction (OFX). */
+/** A problem of the file, named by row (CSV) or by transaction in its message (OFX). */
 const problemAt = (
   file: string,
   row: number | undefined,
@@ -63,137 +95,31 @@ function refuse(file: string, problems: Problem[]): never {
   );
 }
 
-/** An amount cell in atoms, or a problem's message. */
-function atomsOf(text: string, r: StatementReading): { atoms: number } | { message: string } {
-  let t = text.trim().replace(/^[$€£¥]|[$€£¥]$/g, '');
-  if (r.decimalComma) t = decimalComma(t) ?? t;
-  const s = signed(t);
-  const parsed = s ? parseDecimal(s.amount, r.exponent) : null;
-  if (!s || !parsed?.ok)
-    return {
-      message:
-        parsed && !parsed.ok && parsed.reason === 'too_many_decimals'
-          ? parsed.message
-          : `'${text}' is not an amount${r.decimalComma ? '' : ' (a decimal comma needs --decimal-comma)'}`,
-    };
-  const atoms = Number(s.credit ? -parsed.atoms : parsed.atoms);
-  if (!Number.isSafeInteger(atoms)) return { message: `'${text}' is too large` };
-  return { atoms };
-}
-
-/** The file's records, the header first; refused when it cannot be read or holds no rows. */
-function csvRecords(text: string, r: StatementReading) {
-  const parser = new CsvParser(r.delimiter);
-  try {
-    const [head, ...rows] = [...parser.push(text), ...parser.end()];
-    if (!head) refuse(r.file, [problemAt(r.file, 1, '', 'empty_file', 'the file is empty')]);
-    return { header: head.cells.map((c) => c.trim().toLowerCase()), rows };
-  } catch (e) {
-    if (!(e instanceof CsvSyntaxError)) throw e;
-    refuse(r.file, [problemAt(r.file, e.row, '', e.reason, e.message)]);
-  }
-}
-
-function readCsvStatement(text: string, r: StatementReading): StatementIn {
-  const { header, rows } = csvRecords(text, r);
-  const cols = (what: string) => header.flatMap((h, i) => (COLUMNS[what]!.includes(h) ? [i] : []));
-  const [date, amount, dep, wd, ref, id, bal] = [
-    'date',
-    'amount',
-    'deposit',
-    'withdrawal',
-    'reference',
-    'id',
-    'balance',
-  ].map((c) => cols(c)[0]);
-  const desc = cols('description');
+function readCsvStatement(text: string, r: StatementReading): Omit<StatementRead, 'encoding'> {
   const problems: Problem[] = [];
-  const at = (row: number, path: string, reason: string, message: string) =>
-    problems.push(problemAt(r.file, row, path, reason, message));
-  if (date === undefined)
-    at(1, 'date', 'missing_column', 'no date column (date, posted or transaction date)');
-  if (amount === undefined && (dep === undefined || wd === undefined))
-    at(1, 'amount', 'missing_column', 'no amount column: amount, or deposit and withdrawal');
-  if (problems.length) refuse(r.file, problems);
-  // A header's empty names at its end (`…,Balance,`) name no column: banks end rows with a comma or not.
-  let named = header.length;
-  while (named > 0 && header[named - 1] === '') named--;
-  const lines: StatementLineIn[] = [];
-  for (const { row, cells } of rows) {
-    if (cells.length === 1 && cells[0] === '') continue;
-    if (cells.length < named || cells.slice(named).some((c) => c.trim() !== '')) {
-      // Read by position, a row of more cells would put `-1,000.00`'s `000.00` where the amount is.
-      at(
-        row,
-        '',
-        'ragged_row',
-        `has ${cells.length} cells; the header names ${named} columns (a value that holds ` +
-          `'${r.delimiter}' must be in quotes)`,
-      );
-      continue;
-    }
-    const cell = (i: number | undefined) => (i === undefined ? '' : (cells[i] ?? '').trim());
-    const d = readDate(cell(date), r.dateOrder);
-    const order = `in ${r.dateOrder} order (--date-format)`;
-    if (!d) at(row, header[date!]!, 'invalid_date', `'${cell(date)}' is not a date ${order}`);
-    const value = amountOfRow(cell, { amount, dep, wd }, r);
-    if ('message' in value) at(row, value.column ?? 'amount', value.reason, value.message);
-    let balance: number | null = null;
-    if (bal !== undefined && cell(bal) !== '') {
-      const b = atomsOf(cell(bal), r);
-      if ('message' in b) at(row, 'balance', 'invalid_amount', b.message);
-      else balance = r.negate ? -b.atoms : b.atoms;
-    }
-    if (!d || 'message' in value) continue;
-    const text = desc.map(cell).filter(Boolean).join(' ');
-    lines.push({
-      row,
-      date: d,
-      amount_atoms: r.negate ? -value.atoms : value.atoms,
-      description: text || null,
-      reference: cell(ref) || null,
-      bank_id: cell(id) || null,
-      balance_atoms: balance,
-    });
-  }
-  if (lines.length === 0 && problems.length === 0)
-    at(1, '', 'empty_file', 'the file has no statement lines');
-  if (problems.length) refuse(r.file, problems);
-  return { lines, closing: null };
-}
-
-/** A row's amount: signed, or from the deposit/withdrawal pair (one filled, neither negative). */
-function amountOfRow(
-  cell: (i: number | undefined) => string,
-  c: { amount?: number | undefined; dep?: number | undefined; wd?: number | undefined },
-  r: StatementReading,
-): { atoms: number } | { message: string; reason: string; column?: string } {
-  if (c.amount !== undefined && (c.dep === undefined || cell(c.amount) !== '')) {
-    const a = atomsOf(cell(c.amount), r);
-    if ('message' in a) return { ...a, reason: 'invalid_amount' };
-    return a.atoms === 0 ? { message: 'the amount is zero', reason: 'zero_amount' } : a;
-  }
-  const [i, o] = [cell(c.dep), cell(c.wd)];
-  if ((i === '') === (o === ''))
-    return {
-      message:
-        i === ''
-          ? 'neither deposit nor withdrawal is filled'
-          : 'both deposit and withdrawal are filled',
-      reason: 'one_amount',
-    };
-  const a = atomsOf(i || o, r);
-  if ('message' in a) return { ...a, reason: 'invalid_amount' };
-  if (a.atoms <= 0)
-    return {
-      message: `'${i || o}' must be positive: the column says which way the money went`,
-      reason: 'wrong_sign',
-      column: i ? 'deposit' : 'withdrawal',
-    };
-  // The pair says which way the money went for the holder: a card's charge is money out, and
-  // positive in the card's own sign.
-  const holder = i ? a.atoms : -a.atoms;
-  return { atoms: r.liability ? -holder : holder };
+  const read = readBankCsv(
+    text,
+    {
+      delimiter: r.delimiter,
+      dateOrder: r.dateOrder,
+      decimalComma: r.decimalComma,
+      skipRows: r.skipRows ?? null,
+      noHeader: r.noHeader ?? false,
+      map: r.map ?? new Map(),
+    },
+    {
+      exponent: r.exponent,
+      liability: r.liability,
+      negate: r.negate,
+      nowYear: r.nowYear ?? new Date().getFullYear(),
+    },
+    (row, path, reason, message) => problems.push(problemAt(r.file, row, path, reason, message)),
+  );
+  if (read && read.lines.length === 0 && problems.length === 0 && read.skippedZero === 0)
+    problems.push(problemAt(r.file, 1, '', 'empty_file', 'the file has no statement lines'));
+  if (problems.length || !read) refuse(r.file, problems);
+  const { lines, skippedZero, ...csv } = read;
+  return { format: 'csv', lines, closing: null, skippedZero, csv };
 }
 
 /** An OFX date (YYYYMMDD, then time and zone) as YYYY-MM-DD, or null. */
@@ -202,8 +128,11 @@ function ofxDate(v: string | null): string | null {
   return m ? `${m[1]}-${m[2]}-${m[3]}` : null;
 }
 
-/** The one statement of an OFX file (a bank's STMTRS or a card's CCSTMTRS). */
-function ofxStatement(text: string, r: StatementReading): OfxNode {
+/** The statements of an OFX file (a bank's STMTRS, a card's CCSTMTRS), and the one to import. */
+function ofxStatement(
+  text: string,
+  r: StatementReading,
+): { node: OfxNode; account: StatementAccount } {
   let ofx: OfxNode;
   try {
     ofx = parseOfx(text);
@@ -211,35 +140,99 @@ function ofxStatement(text: string, r: StatementReading): OfxNode {
     const message = `not an OFX file: ${(e as Error).message}`;
     refuse(r.file, [problemAt(r.file, undefined, '', 'invalid_ofx', message)]);
   }
-  const statements = [...findAll(ofx, 'STMTRS'), ...findAll(ofx, 'CCSTMTRS')];
-  if (statements.length !== 1) {
-    const message = `the file holds ${statements.length} statements; import one account's at a time`;
-    refuse(r.file, [problemAt(r.file, undefined, 'STMTRS', 'statements', message)]);
+  const statements = [
+    ...findAll(ofx, 'STMTRS').map((node) => ({ node, type: 'bank' as const })),
+    ...findAll(ofx, 'CCSTMTRS').map((node) => ({ node, type: 'credit_card' as const })),
+  ].map((s) => {
+    const from = findAll(s.node, s.type === 'bank' ? 'BANKACCTFROM' : 'CCACCTFROM')[0];
+    return {
+      node: s.node,
+      account: {
+        type: s.type,
+        acctid: (from && leaf(from, 'ACCTID')) ?? null,
+        bankid: (from && leaf(from, 'BANKID')) ?? null,
+        currency: leaf(s.node, 'CURDEF')?.toUpperCase() ?? null,
+      },
+    };
+  });
+  const refuseWhy = (path: string, reason: string, message: string): never =>
+    refuse(r.file, [problemAt(r.file, undefined, path, reason, message)]);
+  if (statements.length === 0)
+    refuseWhy(
+      'STMTRS',
+      findAll(ofx, 'INVSTMTRS').length ? 'investment_statement' : 'statements',
+      findAll(ofx, 'INVSTMTRS').length
+        ? 'the file is an investment statement (INVSTMTRS), which books does not import'
+        : 'the file holds no bank or card statement (STMTRS, CCSTMTRS)',
+    );
+  const pick = r.ofxAccount?.trim();
+  if (!pick && statements.length > 1) {
+    const listed = statements
+      .map((s, i) => `#${i + 1} ${s.account.acctid ?? '(no ACCTID)'} (${s.account.type})`)
+      .join(', ');
+    refuseWhy(
+      'ACCTID',
+      'statements',
+      `the file holds ${statements.length} statements: ${listed}; give --ofx-account ACCTID (or #N)`,
+    );
   }
-  return statements[0]!;
+  if (!pick) return statements[0]!;
+  const n = /^#(\d+)$/.exec(pick);
+  const chosen = n
+    ? statements[Number(n[1]) - 1]
+    : statements.filter((s) => s.account.acctid === pick).length === 1
+      ? statements.find((s) => s.account.acctid === pick)
+      : undefined;
+  if (!chosen) {
+    const ids = statements
+      .map((s, i) => `#${i + 1} ${s.account.acctid ?? '(no ACCTID)'}`)
+      .join(', ');
+    const twice = statements.filter((s) => s.account.acctid === pick).length > 1;
+    refuseWhy(
+      'ACCTID',
+      'statements',
+      twice
+        ? `--ofx-account: ${statements.length} statements have ACCTID '${pick}': give #N (${ids})`
+        : `--ofx-account: no statement of ACCTID '${pick}' in the file (${ids})`,
+    );
+  }
+  return chosen!;
 }
 
-function readOfx(text: string, r: StatementReading): StatementIn {
-  const statement = ofxStatement(text, r);
+function readOfx(text: string, r: StatementReading): Omit<StatementRead, 'encoding'> {
+  const { node: statement, account } = ofxStatement(text, r);
   // OFX gives amounts as the account holder sees them: money out is negative, on a card too.
   const flip = (r.liability ? -1 : 1) * (r.negate ? -1 : 1);
+  // A decimal comma where no amount has a point (`-12,50`): some banks write their own locale's.
+  const amounts = findAll(statement, 'TRNAMT').map((t) => t.value ?? '');
+  const comma =
+    r.decimalComma ??
+    (amounts.some((a) => a.includes(',')) && !amounts.some((a) => a.includes('.')));
   const problems: Problem[] = [];
   const lines: StatementLineIn[] = [];
+  let skippedZero = 0;
   findAll(statement, 'STMTTRN').forEach((t, i) => {
-    const row = i + 1;
+    const n = i + 1;
     const at = (path: string, message: string) =>
-      problems.push(problemAt(r.file, row, path, 'invalid_ofx', `transaction ${row}: ${message}`));
-    const date = ofxDate(leaf(t, 'DTPOSTED'));
-    const amount = atomsOf(leaf(t, 'TRNAMT') ?? '', r);
-    if (!date) at('DTPOSTED', `DTPOSTED '${leaf(t, 'DTPOSTED') ?? ''}' is not a date`);
-    if ('message' in amount) at('TRNAMT', amount.message);
+      problems.push(
+        problemAt(r.file, undefined, path, 'invalid_ofx', `transaction ${n}: ${message}`),
+      );
+    const posted = leaf(t, 'DTPOSTED');
+    const date = ofxDate(posted);
+    const value = leaf(t, 'TRNAMT') ?? '';
+    const amount = bankAmount(value, comma, r.exponent);
+    if (!date) at('DTPOSTED', `DTPOSTED '${posted ?? ''}' is not a date`);
+    if ('message' in amount) at('TRNAMT', `TRNAMT ${amount.message}`);
     if (!date || 'message' in amount) return;
-    const text = [leaf(t, 'NAME'), leaf(t, 'MEMO')].filter(Boolean).join(' ');
+    if (amount.atoms === 0n) return void skippedZero++;
+    const atoms = Number(amount.atoms);
+    if (!Number.isSafeInteger(atoms)) return at('TRNAMT', `TRNAMT '${value}' is too large`);
+    const description = [leaf(t, 'NAME'), leaf(t, 'MEMO')].filter(Boolean).join(' ');
     lines.push({
-      row,
+      row: n,
       date,
-      amount_atoms: flip * amount.atoms,
-      description: text || null,
+      amount_atoms: flip * atoms,
+      description: description || null,
       reference: leaf(t, 'CHECKNUM') ?? leaf(t, 'REFNUM'),
       bank_id: leaf(t, 'FITID'),
       balance_atoms: null,
@@ -247,23 +240,40 @@ function readOfx(text: string, r: StatementReading): StatementIn {
   });
   const bal = findAll(statement, 'LEDGERBAL')[0];
   let closing: StatementIn['closing'] = null;
-  if (bal) {
-    const date = ofxDate(leaf(bal, 'DTASOF'));
-    const amount = atomsOf(leaf(bal, 'BALAMT') ?? '', r);
-    if (!date || 'message' in amount)
+  const asOf = bal && leaf(bal, 'DTASOF');
+  const balAmt = bal && leaf(bal, 'BALAMT');
+  if (balAmt) {
+    const date = ofxDate(asOf ?? null);
+    const amount = bankAmount(
+      balAmt,
+      comma || (balAmt.includes(',') && !balAmt.includes('.')),
+      r.exponent,
+    );
+    if (!date)
       problems.push(
         problemAt(
           r.file,
           undefined,
           'LEDGERBAL',
           'invalid_ofx',
-          'LEDGERBAL needs BALAMT and DTASOF',
+          `LEDGERBAL's DTASOF '${asOf ?? ''}' is not a date`,
         ),
       );
-    else closing = { date, balance_atoms: flip * amount.atoms };
+    if ('message' in amount)
+      problems.push(
+        problemAt(
+          r.file,
+          undefined,
+          'LEDGERBAL',
+          'invalid_ofx',
+          `LEDGERBAL's BALAMT ${amount.message}`,
+        ),
+      );
+    if (date && !('message' in amount))
+      closing = { date, balance_atoms: flip * Number(amount.atoms) };
   }
-  if (lines.length === 0 && problems.length === 0)
+  if (lines.length === 0 && problems.length === 0 && skippedZero === 0 && !closing)
     problems.push(problemAt(r.file, undefined, 'STMTTRN', 'empty_file', 'no transactions'));
   if (problems.length) refuse(r.file, problems);
-  return { lines, closing };
+  return { format: 'ofx', lines, closing, skippedZero, account, emptyClosing: !closing };
 }

@@ -1,0 +1,395 @@
+import type { StatementLineIn } from '../domain/reconcile.js';
+import { directionOf, layoutOf, looksLikeHeader, type Layout, type Target } from './bankColumns.js';
+import { bankAmount, bankDate, centuryOf, dateOrderOf, decimalCommaOf } from './bankValues.js';
+import { CsvParser, CsvSyntaxError, type RawRecord } from './csvParser.js';
+import type { DateOrder } from './presets.js';
+
+/** How a CSV statement is read: what the flags (or the account's remembered layout) say. */
+export interface CsvLayoutFlags {
+  /** null: found from the file. */
+  delimiter: string | null;
+  dateOrder: DateOrder | null;
+  decimalComma: boolean | null;
+  /** Lines before the header; null: found (the first row naming a date and an amount). */
+  skipRows: number | null;
+  noHeader: boolean;
+  map: Map<string, Target>;
+}
+
+/** What a CSV statement holds, and how it was read (said after an import). */
+export interface CsvRead {
+  lines: StatementLineIn[];
+  /** Lines of zero skipped (a bank's information rows). */
+  skippedZero: number;
+  /** Rows passed over that hold no line: a title before the header, a section heading after it. */
+  passedOver: number[];
+  columns: { read: string[]; ignored: string[] };
+  delimiter: string;
+  dateOrder: DateOrder;
+  decimalComma: boolean;
+  headerRow: number | null;
+}
+
+export interface CsvSide {
+  exponent: number;
+  liability: boolean;
+  negate: boolean;
+  nowYear: number;
+}
+
+type Add = (row: number | undefined, path: string, reason: string, message: string) => void;
+
+const DELIMITERS = [',', ';', '\t', '|'];
+
+/**
+ * The delimiter given, else the one that splits the file's first lines alike into most columns
+ * (counted outside quotes, line by line: one malformed line does not hide the rest).
+ */
+function delimiterOf(text: string, given: string | null): string {
+  if (given) return given;
+  const lines = text
+    .slice(0, 16_384)
+    .split(/\r?\n/)
+    .filter((l) => l.trim())
+    .slice(0, 30);
+  let best = ',';
+  let bestScore = 0;
+  for (const d of DELIMITERS) {
+    const counts = new Map<number, number>();
+    for (const line of lines) {
+      let n = 1;
+      let quoted = false;
+      for (const ch of line) {
+        if (ch === '"') quoted = !quoted;
+        else if (ch === d && !quoted) n++;
+      }
+      if (n > 1) counts.set(n, (counts.get(n) ?? 0) + 1);
+    }
+    for (const [n, k] of counts)
+      if (k * Math.log2(n) > bestScore) [best, bestScore] = [d, k * Math.log2(n)];
+  }
+  return best;
+}
+
+const blank = (x: RawRecord) => x.cells.every((c) => c.trim() === '');
+
+/** Reads a bank's CSV statement; every problem is added by row, and the lines read returned. */
+export function readBankCsv(
+  text: string,
+  flags: CsvLayoutFlags,
+  side: CsvSide,
+  add: Add,
+): CsvRead | null {
+  const delimiter = delimiterOf(text, flags.delimiter);
+  let records: RawRecord[];
+  try {
+    const p = new CsvParser(delimiter, { quotesInText: true });
+    records = [...p.push(text), ...p.end()];
+  } catch (e) {
+    if (!(e instanceof CsvSyntaxError)) throw e;
+    add(e.row, '', e.reason, e.message);
+    return null;
+  }
+  const start = headerOf(records, flags, add);
+  if (!start) return null;
+  const reader = new RowReader(start.header, start.layout, flags, side, add, delimiter);
+  return reader.read(start.body, start.passedOver, start.headerRow);
+}
+
+/** The header (or the columns' numbers), the roles of its columns, and the rows after it. */
+function headerOf(
+  records: RawRecord[],
+  flags: CsvLayoutFlags,
+  add: Add,
+): {
+  header: string[];
+  layout: Layout;
+  body: RawRecord[];
+  passedOver: number[];
+  headerRow: number | null;
+} | null {
+  const filled = records.filter((x) => !blank(x));
+  // The first row that names a date and an amount is the header (title lines come before it);
+  // when none does, the first row, whose missing columns are then named.
+  const found = flags.noHeader ? 0 : filled.findIndex((x) => looksLikeHeader(x.cells));
+  const at = flags.skipRows ?? Math.max(found, 0);
+  const first = filled[at];
+  if (!first) {
+    add(1, '', 'empty_file', 'the file has no statement lines');
+    return null;
+  }
+  const index = records.indexOf(first);
+  const widest = Math.max(...filled.map((x) => x.cells.length));
+  const header = flags.noHeader
+    ? Array.from({ length: widest }, (_, i) => String(i + 1))
+    : first.cells.map((c) => c.trim());
+  const layout = layoutOf(header, flags.map, flags.noHeader);
+  if ('unknownSource' in layout) {
+    const where = flags.noHeader ? 'the file' : 'the header';
+    add(
+      first.row,
+      '--map',
+      'unknown_column',
+      `--map: no column '${layout.unknownSource}' in ${where}`,
+    );
+    return null;
+  }
+  const missing: [string, string][] = [];
+  if (layout.date === null)
+    missing.push(['date', 'date (date, posting date, Buchungstag, Datum, …)']);
+  if (layout.amount === null && (layout.deposit === null || layout.withdrawal === null))
+    missing.push(['amount', 'amount (amount, or deposit and withdrawal; Betrag, Montant, …)']);
+  for (const [path, what] of missing)
+    add(
+      flags.noHeader ? 1 : first.row,
+      path,
+      'missing_column',
+      `no ${what} column: name one with --map`,
+    );
+  if (missing.length) return null;
+  const before = records.slice(0, flags.noHeader ? index : index + 1);
+  return {
+    header,
+    layout,
+    body: records.slice(flags.noHeader ? index : index + 1),
+    passedOver: flags.noHeader
+      ? before.filter((x) => !blank(x)).map((x) => x.row)
+      : before
+          .slice(0, -1)
+          .filter((x) => !blank(x))
+          .map((x) => x.row),
+    headerRow: flags.noHeader ? null : first.row,
+  };
+}
+
+/** Reads the rows after the header, once the dates' order and the decimal mark are found. */
+class RowReader {
+  /** The header's named columns: cells past them must be empty (banks end rows with a delimiter). */
+  private readonly named: number;
+  private direction: number | null;
+
+  constructor(
+    private readonly header: string[],
+    private readonly layout: Layout,
+    private readonly flags: CsvLayoutFlags,
+    private readonly side: CsvSide,
+    private readonly add: Add,
+    private readonly delimiter: string,
+  ) {
+    let named = header.length;
+    while (named > 0 && header[named - 1] === '' && !flags.noHeader) named--;
+    this.named = named;
+    this.direction = layout.direction;
+  }
+
+  private cell(cells: string[], i: number | null): string {
+    return i === null ? '' : (cells[i] ?? '').trim();
+  }
+
+  private column(i: number | null, fallback: string): string {
+    return (i !== null && this.header[i]) || fallback;
+  }
+
+  read(body: RawRecord[], passedOver: number[], headerRow: number | null): CsvRead | null {
+    const { layout } = this;
+    // A row with no date and at most one cell filled (a section's heading) holds no line.
+    const rows = body.filter((x) => {
+      if (blank(x)) return false;
+      const filled = x.cells.filter((c) => c.trim() !== '').length;
+      const heading = filled <= 1 && !/^\d/.test(this.cell(x.cells, layout.date));
+      if (heading) passedOver.push(x.row);
+      return !heading;
+    });
+    const year = centuryOf(this.side.nowYear);
+    const order = this.dateOrder(rows, year);
+    const comma = this.decimalMark(rows);
+    if (order === null || comma === null || !this.directionHolds(rows)) return null;
+    const lines: StatementLineIn[] = [];
+    let skippedZero = 0;
+    for (const row of rows) {
+      const line = this.line(row, order, comma, year);
+      if (line === 'zero') skippedZero++;
+      else if (line) lines.push(line);
+    }
+    return {
+      lines,
+      skippedZero,
+      passedOver,
+      columns: { read: layout.read, ignored: layout.ignored },
+      delimiter: this.delimiter,
+      dateOrder: order,
+      decimalComma: comma,
+      headerRow,
+    };
+  }
+
+  private dateOrder(rows: RawRecord[], year: (yy: number) => number): DateOrder | null {
+    const cells = rows.map((x) => this.cell(x.cells, this.layout.date)).filter((c) => c !== '');
+    let order = dateOrderOf(cells, this.flags.dateOrder, year);
+    if (typeof order !== 'string' && 'ambiguous' in order) {
+      // A card's transaction dates are written as its posting dates are, and may tell the order.
+      const other = rows.flatMap((x) =>
+        this.layout.otherDates.map((i) => this.cell(x.cells, i)).filter((c) => c !== ''),
+      );
+      const more = dateOrderOf([...cells, ...other], null, year);
+      if (typeof more === 'string') order = more;
+      // Day first where the header's language says so, and the dates allow it.
+      else if (this.layout.dayFirst && cells.every((c) => bankDate(c, 'DMY', year) !== null))
+        order = 'DMY';
+    }
+    if (typeof order === 'string') return order;
+    const message =
+      'ambiguous' in order
+        ? `the dates fit more than one order ('${order.ambiguous}'): give --date-format DMY or MDY`
+        : `'${order.none}' is a date in no order books reads (YYYY-MM-DD, DD.MM.YYYY, ` +
+          'MM/DD/YYYY, YYYYMMDD)';
+    this.add(rows[0]?.row, this.column(this.layout.date, 'date'), 'invalid_date', message);
+    return null;
+  }
+
+  private decimalMark(rows: RawRecord[]): boolean | null {
+    const { amount, deposit, withdrawal, balance } = this.layout;
+    const cells = rows.flatMap((x) =>
+      [amount, deposit, withdrawal, balance].map((i) => this.cell(x.cells, i)).filter(Boolean),
+    );
+    const comma = decimalCommaOf(cells, this.flags.decimalComma);
+    if (comma === null)
+      this.add(
+        rows[0]?.row,
+        'amount',
+        'ambiguous_decimal_mark',
+        'the amounts are written both with a decimal point and with a decimal comma: give ' +
+          '--decimal-comma, or not',
+      );
+    return comma;
+  }
+
+  /**
+   * A column named as a direction holds direction words, else it is read as a description (a
+   * bank's `Details`); one given by `--map` that holds another word is refused, naming the row.
+   */
+  private directionHolds(rows: RawRecord[]): boolean {
+    const i = this.direction;
+    if (i === null) return true;
+    const bad = rows.find(
+      (x) => this.cell(x.cells, i) && directionOf(this.cell(x.cells, i)) === null,
+    );
+    if (!bad) return true;
+    if (![...this.flags.map.values()].includes('direction')) {
+      this.direction = null;
+      this.layout.descriptions.push(i);
+      this.layout.descriptions.sort((a, b) => a - b);
+      return true;
+    }
+    this.add(
+      bad.row,
+      this.column(i, 'direction'),
+      'invalid_direction',
+      `'${this.cell(bad.cells, i)}' is no direction (debit or credit, D or C, S or H, Af or Bij)`,
+    );
+    return false;
+  }
+
+  private line(
+    { row, cells }: RawRecord,
+    order: DateOrder,
+    comma: boolean,
+    year: (yy: number) => number,
+  ): StatementLineIn | 'zero' | null {
+    const { layout, add } = this;
+    if (cells.length < this.named || cells.slice(this.named).some((c) => c.trim() !== '')) {
+      const message =
+        `has ${cells.length} cells; the header names ${this.named} columns (a value that holds ` +
+        `'${this.delimiter}' must be in quotes)`;
+      add(row, '', 'ragged_row', message);
+      return null;
+    }
+    const dateText = this.cell(cells, layout.date);
+    const date = bankDate(dateText, order, year);
+    const dateColumn = this.column(layout.date, 'date');
+    if (!date)
+      add(row, dateColumn, 'invalid_date', `'${dateText}' is not a date in ${order} order`);
+    const amount = this.amount(cells, comma);
+    if ('message' in amount)
+      add(
+        row,
+        amount.column ?? this.column(layout.amount, 'amount'),
+        amount.reason,
+        amount.message,
+      );
+    let balance: number | null = null;
+    const balanceText = this.cell(cells, layout.balance);
+    if (balanceText !== '') {
+      const b = bankAmount(balanceText, comma, this.side.exponent);
+      if ('message' in b)
+        add(row, this.column(layout.balance, 'balance'), 'invalid_amount', b.message);
+      else balance = Number(this.side.negate ? -b.atoms : b.atoms);
+    }
+    if (!date || 'message' in amount) return null;
+    if (amount.atoms === 0) return 'zero';
+    const text = layout.descriptions
+      .map((i) => this.cell(cells, i))
+      .filter(Boolean)
+      .join(' ');
+    return {
+      row,
+      date,
+      amount_atoms: this.side.negate ? -amount.atoms : amount.atoms,
+      description: text || null,
+      reference: this.cell(cells, layout.reference) || null,
+      bank_id: this.cell(cells, layout.id) || null,
+      balance_atoms: balance,
+    };
+  }
+
+  /**
+   * A row's amount in the account's sign: a signed amount (its direction, if any, gives the sign of
+   * one written without), or a deposit/withdrawal pair (one filled; a withdrawal written negative is
+   * money out all the same, a negative deposit is refused).
+   */
+  private amount(
+    cells: string[],
+    comma: boolean,
+  ): { atoms: number } | { message: string; reason: string; column?: string } {
+    const { layout, side } = this;
+    const read = (t: string) => bankAmount(t, comma, side.exponent);
+    const safe = (a: bigint) => (a > MAX || a < -MAX ? null : Number(a));
+    const signedText = this.cell(cells, layout.amount);
+    if (layout.amount !== null && (layout.deposit === null || signedText !== '')) {
+      const a = read(signedText);
+      if ('message' in a) return { ...a, reason: 'invalid_amount' };
+      let atoms = safe(a.atoms);
+      if (atoms === null)
+        return { message: `'${signedText}' is too large`, reason: 'invalid_amount' };
+      if (this.direction === null) return { atoms };
+      // The direction says which way the money went for the holder, as a pair does.
+      if (directionOf(this.cell(cells, this.direction)) === true && atoms > 0) atoms = -atoms;
+      return { atoms: side.liability ? -atoms : atoms };
+    }
+    const [i, o] = [this.cell(cells, layout.deposit), this.cell(cells, layout.withdrawal)];
+    const some = (t: string) => {
+      const a = t === '' ? null : read(t);
+      return a !== null && !('atoms' in a && a.atoms === 0n);
+    };
+    if (!some(i) && !some(o)) return { atoms: 0 };
+    if (some(i) && some(o))
+      return { message: 'both deposit and withdrawal are filled', reason: 'one_amount' };
+    const text = some(i) ? i : o;
+    const a = read(text);
+    if ('message' in a) return { ...a, reason: 'invalid_amount' };
+    const atoms = safe(a.atoms < 0n ? -a.atoms : a.atoms);
+    if (atoms === null) return { message: `'${text}' is too large`, reason: 'invalid_amount' };
+    if (some(i) && a.atoms < 0n)
+      return {
+        message: `'${i}' is negative: the deposit column says money came in`,
+        reason: 'wrong_sign',
+        column: this.column(layout.deposit, 'deposit'),
+      };
+    // The pair says which way the money went for the holder: a card's charge is money out, and
+    // positive in the card's own sign.
+    const holder = some(i) ? atoms : -atoms;
+    return { atoms: side.liability ? -holder : holder };
+  }
+}
+
+const MAX = BigInt(Number.MAX_SAFE_INTEGER);
