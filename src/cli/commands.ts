@@ -167,7 +167,7 @@ export const COMMANDS: readonly { path: string; summary: string; load: Load; ali
   {
     path: 'reconcile import',
     summary: 'Import a bank or card statement (CSV, OFX, QFX); duplicates skipped',
-    load: reconcile('importCommand'),
+    load: namedExport(() => import('../commands/reconcileImport.js'))('importCommand'),
   },
   {
     path: 'reconcile match',

@@ -40,10 +40,24 @@ export function openInput(
 
 /**
  * Reads a whole UTF-8 text input (a file or `-`) of at most `limit` bytes; a larger one (or an endless
- * one, such as /dev/zero) is refused as soon as it passes the limit, and bytes that are not UTF-8 are
- * refused, never replaced.
+ * one, such as /dev/zero) is refused as soon as it passes the limit (readBytes), and bytes that are not
+ * UTF-8 are refused, never replaced.
  */
 export async function readText(ctx: Context, path: string, limit: number): Promise<string> {
+  const name = path === '-' ? 'standard input' : path;
+  const bytes = await readBytes(ctx, path, limit);
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    const message = 'not UTF-8 text (save it as UTF-8)';
+    throw new BooksError('invalid_input', `${name} is not UTF-8 text`, [
+      { file: name, path: '', reason: 'invalid_encoding', message },
+    ]);
+  }
+}
+
+/** A whole input (a file or `-`) of at most `limit` bytes, as bytes; a larger one is refused. */
+export async function readBytes(ctx: Context, path: string, limit: number): Promise<Buffer> {
   const name = path === '-' ? 'standard input' : path;
   const { stream } = openInput(ctx, path);
   const chunks: Buffer[] = [];
@@ -60,12 +74,5 @@ export async function readText(ctx: Context, path: string, limit: number): Promi
     }
     chunks.push(chunk);
   }
-  try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks));
-  } catch {
-    const message = 'not UTF-8 text (save it as UTF-8)';
-    throw new BooksError('invalid_input', `${name} is not UTF-8 text`, [
-      { file: name, path: '', reason: 'invalid_encoding', message },
-    ]);
-  }
+  return Buffer.concat(chunks);
 }

@@ -1,22 +1,16 @@
 import { bool, command, list, str, type FlagSpec, type Raw } from '../cli/command.js';
 import { dateFlag, required, wholeFlag } from '../cli/flags.js';
-import { ACCOUNT_TYPES } from '../domain/accounts.js';
 import { errors } from '../domain/errors.js';
 import { exponentOf, parseDecimal } from '../domain/money.js';
-import { checkStatement } from '../domain/reconcile.js';
-import { delimiterOf } from '../import/csv.js';
-import { DATE_ORDERS, type DateOrder } from '../import/presets.js';
-import { readStatement } from '../import/statement.js';
 import { readRules } from '../import/rules.js';
 import type { Ledger } from '../ledger/port.js';
 import {
-  importText,
   matchText,
   reconciliationsTable,
   statementLinesTable,
   statusText,
 } from '../render/reconcile.js';
-import { DELIMITER_FLAG, readText } from './io.js';
+import { readText } from './io.js';
 
 export const ACCOUNT_FLAG: FlagSpec = {
   flags: '--account <account>',
@@ -26,7 +20,7 @@ const STATEMENT_LINE_FLAG: FlagSpec = {
   flags: '--statement-line <id>',
   description: 'a statement line (its id, as status and match print it)',
 };
-const DRY_RUN: FlagSpec = {
+export const DRY_RUN: FlagSpec = {
   flags: '--dry-run',
   description: 'show what would happen; change nothing',
 };
@@ -38,79 +32,6 @@ export const accountOf = (raw: Raw): string => required('--account', str(raw, 'a
 export async function exponentOfLedger(ledger: Ledger): Promise<number> {
   return exponentOf((await ledger.entity.get()).currency);
 }
-
-/** The most a statement file may hold (a decade of a busy account is far less). */
-const MAX_STATEMENT_BYTES = 64 * 1024 * 1024;
-
-export const importCommand = command({
-  args: [{ name: 'path', description: "statement file: CSV, OFX or QFX ('-' for standard input)" }],
-  flags: [
-    ACCOUNT_FLAG,
-    { flags: '--negate', description: 'the file gives amounts in the other sign than the account' },
-    {
-      flags: '--date-format <order>',
-      description: 'CSV dates: ISO, DMY, MDY or YMD (default ISO)',
-    },
-    { flags: '--decimal-comma', description: 'amounts are written 1.250,00' },
-    DELIMITER_FLAG,
-    DRY_RUN,
-  ],
-  help: `CSV columns (header row, names case-insensitive; other columns are passed over):
-  date (or posted, transaction date)        required
-  amount (signed), or deposit + withdrawal  (money in/money out, credit/debit as banks use them)
-  description (payee, details, name, memo)  joined when several
-  reference (check number), id (fitid), balance (the running balance after the line, checked)
-Amounts are in the account's own sign: money in is positive for a bank account, a charge is positive
-for a credit card (OFX files, which give the holder's view, are turned so for a card account).
-A line already imported (the same bank id, or the same date, amount, description, reference and
-occurrence) is skipped; nothing is imported unless the whole file is good.`,
-  examples: ['books reconcile import fixtures/reconcile/checking-2025-01.csv --account checking'],
-  options: (raw) => {
-    const order = (str(raw, 'dateFormat') ?? 'ISO').toUpperCase();
-    if (!DATE_ORDERS.includes(order as DateOrder))
-      throw errors.usage(
-        `--date-format: '${str(raw, 'dateFormat')}' is not one of ${DATE_ORDERS.join(', ')}`,
-      );
-    return {
-      path: raw.args[0]!,
-      account: accountOf(raw),
-      negate: bool(raw, 'negate'),
-      dateOrder: order as DateOrder,
-      decimalComma: bool(raw, 'decimalComma'),
-      delimiter: delimiterOf(str(raw, 'delimiter')),
-      dryRun: bool(raw, 'dryRun'),
-    };
-  },
-  async run(ctx, o) {
-    const ledger = await ctx.ledger();
-    const text = await readText(ctx, o.path, MAX_STATEMENT_BYTES);
-    const accounts = await ledger.chart.accounts();
-    const acct = accounts.find(
-      (a) => a.external_id === o.account || a.account_number === o.account,
-    );
-    const exponent = await exponentOfLedger(ledger);
-    const file = o.path === '-' ? 'stdin' : o.path;
-    const statement = readStatement(text, {
-      file,
-      dateOrder: o.dateOrder,
-      decimalComma: o.decimalComma,
-      negate: o.negate,
-      liability: acct ? ACCOUNT_TYPES[acct.account_type].section === 'liabilities' : false,
-      exponent,
-      delimiter: o.delimiter,
-    });
-    // Checked here too, so that a refusal reads the same whichever store answers.
-    checkStatement(statement, file, exponent);
-    const summary = await ledger.reconcile.importStatement({
-      account: o.account,
-      statement,
-      dry_run: o.dryRun,
-      file,
-    });
-    if (ctx.json) return ctx.outJson(summary);
-    ctx.out(importText(summary, exponent, o.dryRun));
-  },
-});
 
 export const matchCommand = command({
   flags: [

@@ -189,12 +189,14 @@ export function checkStatement(body: unknown, file: string, exponent: number): C
   const problems: Problem[] = [];
   const b = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
   const raw = Array.isArray(b.lines) ? (b.lines as unknown[]) : null;
-  if (!raw || raw.length === 0 || raw.length > MAX_STATEMENT_LINES)
+  // A statement of no lines tells its closing balance (an account that did not move), else nothing.
+  const least = b.closing === undefined || b.closing === null ? 1 : 0;
+  if (!raw || raw.length < least || raw.length > MAX_STATEMENT_LINES)
     throw refusal(file, [
       {
         path: 'lines',
         reason: raw ? 'invalid_size' : 'required',
-        message: `a statement has 1 to ${MAX_STATEMENT_LINES} lines`,
+        message: `a statement has ${least} to ${MAX_STATEMENT_LINES} lines`,
       },
     ]);
   raw.forEach((l, i) => problems.push(...lineProblems(l, i)));
@@ -235,9 +237,10 @@ export function checkStatement(body: unknown, file: string, exponent: number): C
     line.identity = line.bank_id !== null ? `id:${line.bank_id}` : `ln:${same}#${n}`;
     return line;
   });
-  problems.push(...chainProblems(lines, exponent));
+  const chain = chainOf(lines, exponent);
+  problems.push(...chain.problems);
   if (problems.length) throw refusal(file, problems);
-  return { lines, closing };
+  return { lines, closing: closing ?? chain.closing };
 }
 
 export interface CheckedStatement {
@@ -263,13 +266,21 @@ function closingOf(raw: unknown, problems: Problem[]): StatementIn['closing'] {
  * Rows whose running balance does not follow from the row before (a line missing or doubled). A
  * file lists its lines oldest or newest first: the order whose chain breaks least is the file's.
  */
-function chainProblems(lines: CheckedLine[], exponent: number): Problem[] {
+function chainOf(
+  lines: CheckedLine[],
+  exponent: number,
+): { problems: Problem[]; closing: StatementIn['closing'] } {
   const forward = lines.map((_, i) => i);
-  const [a, b] = [
-    breaks(lines, forward, exponent),
-    breaks(lines, [...forward].reverse(), exponent),
-  ];
-  return b.length < a.length ? b : a;
+  const backward = [...forward].reverse();
+  const [a, b] = [breaks(lines, forward, exponent), breaks(lines, backward, exponent)];
+  const [problems, order] = b.length < a.length ? [b, backward] : [a, forward];
+  // The balance after the latest line, in the order that holds, is the statement's closing balance.
+  const last = [...order].reverse().find((i) => lines[i]!.balance_atoms !== null);
+  const closing =
+    problems.length === 0 && last !== undefined
+      ? { date: lines[last]!.date, balance_atoms: lines[last]!.balance_atoms! }
+      : null;
+  return { problems, closing };
 }
 
 function breaks(lines: CheckedLine[], order: number[], exponent: number): Problem[] {

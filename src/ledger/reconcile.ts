@@ -85,7 +85,8 @@ export class ReconcileFromStore extends ReconMatching implements ReconcileOps {
         if (st.closing && (!kept || st.closing.date >= kept.date))
           await tx.recon.setClosing(acct.key, st.closing);
       }
-      const dates = st.lines.map((l) => l.date).sort();
+      // A statement of no lines spans its closing balance's day.
+      const dates = st.lines.length ? st.lines.map((l) => l.date).sort() : [st.closing!.date];
       return {
         imported: fresh.length,
         skipped: st.lines.length - fresh.length,

@@ -112,13 +112,15 @@ describe.each(FIXTURES.map((f) => [f.name, f] as const))(
     }, 120_000);
     afterAll(() => L?.close());
 
-    it('imports the January CSV (running balance checked) once, however often it is given', async () => {
+    it('imports the January CSV (running balance checked, taken as closing) once, however often given', async () => {
       expect(await json(['reconcile', 'import', JAN, ...acct])).toEqual({
         imported: janRows.length,
         skipped: 0,
         start: '2025-01-01',
         end: '2025-01-31',
-        closing_balance: null,
+        closing_balance: JAN_BALANCE,
+        skipped_zero: 0,
+        columns: { read: ['Date', 'Description', 'Money In', 'Money Out', 'Balance'], ignored: [] },
       });
       const again = await json(['reconcile', 'import', JAN, ...acct]);
       expect([again.imported, again.skipped]).toEqual([0, janRows.length]);
@@ -130,7 +132,12 @@ describe.each(FIXTURES.map((f) => [f.name, f] as const))(
       const broken = [lines[0], ...lines.slice(1, 5), ...lines.slice(6)].join('\n');
       const file = join(tempDir(), 'broken.csv');
       writeFileSync(file, broken.replace(/^2025-01-/gm, '2025-03-'));
-      await refused(['reconcile', 'import', file, ...acct], 1, `${file}: row 6:`, 'balance');
+      await refused(
+        ['reconcile', 'import', file, ...acct],
+        1,
+        `${file}:6:`,
+        'balance_chain_broken',
+      );
     });
 
     it('matches as many lines as a brute-force search finds, with the same least total of days', async () => {
