@@ -210,6 +210,11 @@ export const COMMANDS: readonly { path: string; summary: string; load: Load; ali
     load: reconcile('listCommand'),
   },
   {
+    path: 'reconcile layout',
+    summary: "Show (or forget) how the account's statements are read, and whose they are",
+    load: reconcile('layoutCommand'),
+  },
+  {
     path: 'reconcile status',
     summary: 'Where the reconciliation stands: balances, difference, what is left on each side',
     load: reconcile('statusCommand'),

@@ -5,6 +5,7 @@ import { exponentOf, parseDecimal } from '../domain/money.js';
 import { readRules } from '../import/rules.js';
 import type { Ledger } from '../ledger/port.js';
 import {
+  layoutText,
   matchText,
   reconciliationsTable,
   statementLinesTable,
@@ -269,6 +270,28 @@ export const listCommand = command({
     const r = await ledger.reconcile.list({ account: o.account });
     if (ctx.json) return ctx.outJson(r);
     ctx.out(reconciliationsTable(r, await exponentOfLedger(ledger)));
+  },
+});
+
+export const layoutCommand = command({
+  flags: [ACCOUNT_FLAG, { flags: '--clear', description: 'forget the layout' }],
+  examples: [
+    'books reconcile layout --account checking',
+    'books reconcile layout --account checking --clear',
+  ],
+  help:
+    "The flags an account's statements are read with, remembered from the first import that " +
+    'needed them (--map, --skip-rows, --no-header, --delimiter, --encoding, --date-format, ' +
+    '--decimal-comma, --negate), and the bank account (an OFX ACCTID) its statements are of. ' +
+    'Flags given to an import win over the remembered ones, and are remembered in their place.',
+  options: (raw) => ({ account: accountOf(raw), clear: bool(raw, 'clear') }),
+  async run(ctx, o) {
+    const ledger = await ctx.ledger();
+    const r = o.clear
+      ? await ledger.reconcile.forgetLayout({ account: o.account })
+      : await ledger.reconcile.layout({ account: o.account });
+    if (ctx.json) return ctx.outJson(r);
+    ctx.out(layoutText(o.account, r));
   },
 });
 

@@ -1,6 +1,13 @@
 import { bool, command, list, str, type FlagSpec } from '../cli/command.js';
 import { wholeFlag } from '../cli/flags.js';
 import { ACCOUNT_TYPES } from '../domain/accounts.js';
+import {
+  isEmptyLayout,
+  layoutFlags,
+  mergeLayout,
+  overridden,
+  type StatementLayout,
+} from '../domain/statementLayout.js';
 import { BooksError, errors, isBooksError } from '../domain/errors.js';
 import { formatAmount, toJsonInteger } from '../domain/money.js';
 import { checkStatement } from '../domain/reconcile.js';
@@ -50,6 +57,10 @@ export const importCommand = command({
       flags: '--ofx-account <ACCTID>',
       description: 'the statement of an OFX file of several (or #N)',
     },
+    {
+      flags: '--ofx-account-change',
+      description: "the account's statements now come from another bank account (ACCTID)",
+    },
     DRY_RUN,
   ],
   help: `CSV columns are found by their names as banks write them, in English, German, French, Spanish or
@@ -62,7 +73,12 @@ role (SOURCE a header name, or with --no-header a column number; TARGET - leaves
 Amounts are in the account's own sign: money in is positive for a bank account, a charge is positive
 for a credit card (OFX files, which give the holder's view, are turned so for a card account).
 A line already imported (the same bank id, or the same date, amount, description, reference and
-occurrence) is skipped; nothing is imported unless the whole file is good.`,
+occurrence) is skipped; nothing is imported unless the whole file is good.
+The flags a CSV needed are remembered for the account: next month's file needs none (books
+reconcile layout shows or forgets them); flags given win, and are remembered in their place.
+An OFX file's bank account (ACCTID) is remembered too: a file of another account, a card's
+statement into a bank account (or the other way), or another currency than the account's, is
+refused; --ofx-account-change takes a new bank account.`,
   examples: [
     'books reconcile import fixtures/reconcile/checking-2025-01.csv --account checking',
     'books reconcile import fixtures/statements/giro-de.csv --account checking --encoding windows-1252',
@@ -76,18 +92,26 @@ occurrence) is skipped; nothing is imported unless the whole file is good.`,
     const encoding = encodingName === undefined ? null : encodingOf(encodingName);
     if (encodingName !== undefined && encoding === null)
       throw errors.usage(`--encoding: '${encodingName}' is not one of ${ENCODINGS.join(', ')}`);
+    const delimiter = str(raw, 'delimiter');
+    const skipRows = wholeFlag('--skip-rows', str(raw, 'skipRows'), 0, 1000);
+    const map = mapOf(list(raw, 'map'));
+    // The flags of a layout, as given: what an import remembers for the account.
+    const layout: StatementLayout = {
+      ...(map.length ? { map } : {}),
+      ...(skipRows !== undefined ? { skip_rows: skipRows } : {}),
+      ...(raw.flags.header === false ? { no_header: true } : {}),
+      ...(delimiter !== undefined ? { delimiter: delimiterOf(delimiter) } : {}),
+      ...(encoding ? { encoding } : {}),
+      ...(order ? { date_format: order as DateOrder } : {}),
+      ...(bool(raw, 'decimalComma') ? { decimal_comma: true } : {}),
+      ...(bool(raw, 'negate') ? { negate: true } : {}),
+    };
     return {
       path: raw.args[0]!,
       account: accountOf(raw),
-      negate: bool(raw, 'negate'),
-      dateOrder: (order as DateOrder | undefined) ?? null,
-      decimalComma: bool(raw, 'decimalComma') ? true : null,
-      delimiter: str(raw, 'delimiter') === undefined ? null : delimiterOf(str(raw, 'delimiter')),
-      encoding,
-      map: mapOf(list(raw, 'map')),
-      skipRows: wholeFlag('--skip-rows', str(raw, 'skipRows'), 0, 1000) ?? null,
-      noHeader: raw.flags.header === false,
+      layout,
       ofxAccount: str(raw, 'ofxAccount') ?? null,
+      ofxAccountChange: bool(raw, 'ofxAccountChange'),
       dryRun: bool(raw, 'dryRun'),
     };
   },
@@ -98,15 +122,29 @@ occurrence) is skipped; nothing is imported unless the whole file is good.`,
     const acct = accounts.find(
       (a) => a.external_id === o.account || a.account_number === o.account,
     );
+    const kept = await ledger.reconcile.layout({ account: o.account });
+    const layout = mergeLayout(kept.layout, o.layout);
     const exponent = await exponentOfLedger(ledger);
     const file = o.path === '-' ? 'stdin' : o.path;
-    const statement = readStatement(bytes, {
-      ...o,
+    const reading = (l: StatementLayout) => ({
       file,
+      dateOrder: l.date_format ?? null,
+      decimalComma: l.decimal_comma ?? null,
+      negate: l.negate ?? false,
+      delimiter: l.delimiter ?? null,
+      encoding: l.encoding ?? null,
+      skipRows: l.skip_rows ?? null,
+      noHeader: l.no_header ?? false,
+      map: new Map(l.map ?? []),
+      ofxAccount: o.ofxAccount,
+      knownAcctid: kept.statement_account?.acctid ?? null,
       liability: acct ? ACCOUNT_TYPES[acct.account_type].section === 'liabilities' : false,
       exponent,
       nowYear: ctx.now().getFullYear(),
     });
+    // The remembered layout is a CSV's: an OFX is read by its own header and the flags given.
+    const statement = readStatement(bytes, reading(layout), reading(o.layout));
+    const csv = statement.format === 'csv';
     // Checked here too, so that a refusal reads the same whichever store answers, by row.
     namedByRow(() => checkStatement(statement, file, exponent), statement, file);
     const summary = await ledger.reconcile.importStatement({
@@ -114,19 +152,49 @@ occurrence) is skipped; nothing is imported unless the whole file is good.`,
       statement: { lines: statement.lines, closing: statement.closing },
       dry_run: o.dryRun,
       file,
+      source: statement.source,
+      ...(csv && !isEmptyLayout(o.layout) ? { layout } : {}),
+      ...(o.ofxAccountChange ? { ofx_account_change: true } : {}),
     });
     const read = readSummary(statement);
     if (ctx.json)
       return ctx.outJson({ ...summary, skipped_zero: read.skipped_zero, columns: read.columns });
     ctx.out(importText(summary, exponent, o.dryRun));
     ctx.out(readSaid(statement, read, exponent));
+    const said = csv ? layoutSaid(o.account, kept.layout, o.layout, o.dryRun) : null;
+    if (said) ctx.out(said);
   },
 });
 
+/**
+ * What an import says of the account's layout: the remembered flags it read with, the flags given
+ * in their place, and what it now remembers.
+ */
+function layoutSaid(
+  account: string,
+  kept: StatementLayout | null,
+  given: StatementLayout,
+  dryRun: boolean,
+): string | null {
+  const out: string[] = [];
+  const keptFlags = kept ? layoutFlags(kept) : [];
+  const givenFlags = layoutFlags(given);
+  const over = kept ? layoutFlags(overridden(kept, given)) : [];
+  if (keptFlags.length && !givenFlags.length)
+    out.push(`Read with ${account}'s remembered layout: ${keptFlags.join(' ')}`);
+  if (over.length) out.push(`Given in place of the remembered ${over.join(' ')}`);
+  if (givenFlags.length)
+    out.push(
+      `${dryRun ? 'Would remember' : 'Remembered'} for ${account}: ` +
+        `${layoutFlags(mergeLayout(kept, given)).join(' ')} (books reconcile layout --account ` +
+        `${account} --clear forgets it)`,
+    );
+  return out.length ? out.join('\n') : null;
+}
+
 /** `--map SOURCE=TARGET` values, each target one of TARGETS. */
-function mapOf(values: string[]): Map<string, Target> {
-  const map = new Map<string, Target>();
-  for (const v of values) {
+function mapOf(values: string[]): [string, Target][] {
+  return values.map((v) => {
     const at = v.lastIndexOf('=');
     const [source, target] = [
       v.slice(0, at).trim(),
@@ -137,9 +205,8 @@ function mapOf(values: string[]): Map<string, Target> {
     ];
     if (at < 1 || !TARGETS.includes(target as Target))
       throw errors.usage(`--map: '${v}' is not SOURCE=TARGET, TARGET one of ${TARGETS.join(', ')}`);
-    map.set(source, target as Target);
-  }
-  return map;
+    return [source, target as Target];
+  });
 }
 
 /** What an import says it read, beside the ledger's summary (JSON). */

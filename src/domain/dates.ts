@@ -132,3 +132,7 @@ export function shiftMonths(date: string, months: number): string {
   if (d === daysInMonth(y, m)) return endOfMonth(ty, tm);
   return isoDate(ty, tm, Math.min(d, daysInMonth(ty, tm)));
 }
+
+/** The orders a file's dates may be written in (`--date-format`). */
+export type DateOrder = 'ISO' | 'DMY' | 'MDY' | 'YMD';
+export const DATE_ORDERS: readonly DateOrder[] = ['ISO', 'DMY', 'MDY', 'YMD'];

@@ -7,6 +7,7 @@ import type { JeSeq } from './jeNumber.js';
 import type { Reconciliation } from './reconcile.js';
 import { isPeriodId } from './budget.js';
 import { checkTemplate, type RecurringTemplate } from './recurring.js';
+import { isLayout, type StatementLayout } from './statementLayout.js';
 
 /**
  * One entity's whole ledger as a stream of records, in the same words on every store: what
@@ -87,6 +88,13 @@ export type PlanRecord =
 export type ReconRecord =
   | ({ type: 'reconciliation' } & Reconciliation)
   | { type: 'statement_closing'; account_id: string; date: string; balance_atoms: number }
+  | {
+      type: 'statement_source';
+      account_id: string;
+      layout: StatementLayout | null;
+      acctid: string | null;
+      bankid: string | null;
+    }
   | {
       type: 'statement_line';
       id: string;
@@ -186,6 +194,7 @@ export const DUMP_ORDER = [
   'api_key',
   'reconciliation',
   'statement_closing',
+  'statement_source',
   'statement_line',
   'cleared_line',
   'budget',
@@ -324,6 +333,10 @@ export class DumpReader {
       case 'statement_closing':
         ok(isIsoDate(r.date), 'a closing balance lacks its date');
         atoms(r.balance_atoms);
+        break;
+      case 'statement_source':
+        ok(r.layout === null || isLayout(r.layout), 'a statement layout is malformed');
+        ok(r.acctid === null || text(r.acctid), "a statement's bank account is malformed");
         break;
       case 'statement_line':
         ok(text(r.id) && text(r.identity) && isIsoDate(r.date), 'a statement line is malformed');

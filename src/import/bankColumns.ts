@@ -5,20 +5,8 @@
  * `--no-header`), and `-` leaves a column out.
  */
 
-export const TARGETS = [
-  'date',
-  'amount',
-  'deposit',
-  'withdrawal',
-  'direction',
-  'description',
-  'reference',
-  'id',
-  'balance',
-  'currency',
-  '-',
-] as const;
-export type Target = (typeof TARGETS)[number];
+import type { Target } from '../domain/statementLayout.js';
+export { TARGETS, type Target } from '../domain/statementLayout.js';
 
 /** A header or `--map` source as matched: lower case, letters and digits only, no accents. */
 export function nameKey(name: string): string {

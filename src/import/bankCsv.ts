@@ -1,6 +1,14 @@
 import type { StatementLineIn } from '../domain/reconcile.js';
-import { directionOf, layoutOf, looksLikeHeader, type Layout, type Target } from './bankColumns.js';
-import { bankAmount, bankDate, centuryOf, dateOrderOf, decimalCommaOf } from './bankValues.js';
+import { directionOf, type Layout, type Target } from './bankColumns.js';
+import { blank, delimiterOf, headerOf } from './bankTable.js';
+import {
+  bankAmount,
+  bankDate,
+  centuryOf,
+  currencyOf,
+  dateOrderOf,
+  decimalCommaOf,
+} from './bankValues.js';
 import { CsvParser, CsvSyntaxError, type RawRecord } from './csvParser.js';
 import type { DateOrder } from './presets.js';
 
@@ -21,6 +29,8 @@ export interface CsvRead {
   lines: StatementLineIn[];
   /** Lines of zero skipped (a bank's information rows). */
   skippedZero: number;
+  /** The currency column's one currency (ISO code), if the file has one. */
+  currency: string | null;
   /** Rows passed over that hold no line: a title before the header, a section heading after it. */
   passedOver: number[];
   columns: { read: string[]; ignored: string[] };
@@ -37,41 +47,7 @@ export interface CsvSide {
   nowYear: number;
 }
 
-type Add = (row: number | undefined, path: string, reason: string, message: string) => void;
-
-const DELIMITERS = [',', ';', '\t', '|'];
-
-/**
- * The delimiter given, else the one that splits the file's first lines alike into most columns
- * (counted outside quotes, line by line: one malformed line does not hide the rest).
- */
-function delimiterOf(text: string, given: string | null): string {
-  if (given) return given;
-  const lines = text
-    .slice(0, 16_384)
-    .split(/\r?\n/)
-    .filter((l) => l.trim())
-    .slice(0, 30);
-  let best = ',';
-  let bestScore = 0;
-  for (const d of DELIMITERS) {
-    const counts = new Map<number, number>();
-    for (const line of lines) {
-      let n = 1;
-      let quoted = false;
-      for (const ch of line) {
-        if (ch === '"') quoted = !quoted;
-        else if (ch === d && !quoted) n++;
-      }
-      if (n > 1) counts.set(n, (counts.get(n) ?? 0) + 1);
-    }
-    for (const [n, k] of counts)
-      if (k * Math.log2(n) > bestScore) [best, bestScore] = [d, k * Math.log2(n)];
-  }
-  return best;
-}
-
-const blank = (x: RawRecord) => x.cells.every((c) => c.trim() === '');
+export type Add = (row: number | undefined, path: string, reason: string, message: string) => void;
 
 /** Reads a bank's CSV statement; every problem is added by row, and the lines read returned. */
 export function readBankCsv(
@@ -94,72 +70,6 @@ export function readBankCsv(
   if (!start) return null;
   const reader = new RowReader(start.header, start.layout, flags, side, add, delimiter);
   return reader.read(start.body, start.passedOver, start.headerRow);
-}
-
-/** The header (or the columns' numbers), the roles of its columns, and the rows after it. */
-function headerOf(
-  records: RawRecord[],
-  flags: CsvLayoutFlags,
-  add: Add,
-): {
-  header: string[];
-  layout: Layout;
-  body: RawRecord[];
-  passedOver: number[];
-  headerRow: number | null;
-} | null {
-  const filled = records.filter((x) => !blank(x));
-  // The first row that names a date and an amount is the header (title lines come before it);
-  // when none does, the first row, whose missing columns are then named.
-  const found = flags.noHeader ? 0 : filled.findIndex((x) => looksLikeHeader(x.cells));
-  const at = flags.skipRows ?? Math.max(found, 0);
-  const first = filled[at];
-  if (!first) {
-    add(1, '', 'empty_file', 'the file has no statement lines');
-    return null;
-  }
-  const index = records.indexOf(first);
-  const widest = Math.max(...filled.map((x) => x.cells.length));
-  const header = flags.noHeader
-    ? Array.from({ length: widest }, (_, i) => String(i + 1))
-    : first.cells.map((c) => c.trim());
-  const layout = layoutOf(header, flags.map, flags.noHeader);
-  if ('unknownSource' in layout) {
-    const where = flags.noHeader ? 'the file' : 'the header';
-    add(
-      first.row,
-      '--map',
-      'unknown_column',
-      `--map: no column '${layout.unknownSource}' in ${where}`,
-    );
-    return null;
-  }
-  const missing: [string, string][] = [];
-  if (layout.date === null)
-    missing.push(['date', 'date (date, posting date, Buchungstag, Datum, …)']);
-  if (layout.amount === null && (layout.deposit === null || layout.withdrawal === null))
-    missing.push(['amount', 'amount (amount, or deposit and withdrawal; Betrag, Montant, …)']);
-  for (const [path, what] of missing)
-    add(
-      flags.noHeader ? 1 : first.row,
-      path,
-      'missing_column',
-      `no ${what} column: name one with --map`,
-    );
-  if (missing.length) return null;
-  const before = records.slice(0, flags.noHeader ? index : index + 1);
-  return {
-    header,
-    layout,
-    body: records.slice(flags.noHeader ? index : index + 1),
-    passedOver: flags.noHeader
-      ? before.filter((x) => !blank(x)).map((x) => x.row)
-      : before
-          .slice(0, -1)
-          .filter((x) => !blank(x))
-          .map((x) => x.row),
-    headerRow: flags.noHeader ? null : first.row,
-  };
 }
 
 /** Reads the rows after the header, once the dates' order and the decimal mark are found. */
@@ -214,6 +124,7 @@ class RowReader {
     return {
       lines,
       skippedZero,
+      currency: this.currency(rows),
       passedOver,
       columns: { read: layout.read, ignored: layout.ignored },
       delimiter: this.delimiter,
@@ -288,6 +199,14 @@ class RowReader {
       `'${this.cell(bad.cells, i)}' is no direction (debit or credit, D or C, S or H, Af or Bij)`,
     );
     return false;
+  }
+
+  /** The statement's currency, from a currency column: one ISO code through the file, else refused. */
+  private currency(rows: RawRecord[]): string | null {
+    const cells = rows.map((x) => ({ row: x.row, text: this.cell(x.cells, this.layout.currency) }));
+    return currencyOf(cells, (row, message) =>
+      this.add(row, this.column(this.layout.currency, 'currency'), 'currency_conflict', message),
+    );
   }
 
   private line(

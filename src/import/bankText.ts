@@ -6,8 +6,8 @@
  * (`--encoding`), else UTF-8, and bytes that are not valid in it are an error naming the row.
  */
 
-export const ENCODINGS = ['utf-8', 'utf-16', 'latin1', 'windows-1252'] as const;
-export type Encoding = (typeof ENCODINGS)[number];
+import type { Encoding } from '../domain/statementLayout.js';
+export { ENCODINGS, type Encoding } from '../domain/statementLayout.js';
 
 /** The text, and the encoding it was read in (said after an import). */
 export interface DecodedText {

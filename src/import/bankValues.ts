@@ -123,3 +123,29 @@ export function bankAmount(
     };
   return { atoms: negative ? -parsed.atoms : parsed.atoms };
 }
+
+/** Currency symbols that name one currency only. */
+const SYMBOLS: Record<string, string> = { '€': 'EUR', '£': 'GBP' };
+
+/**
+ * A currency column's one currency (an ISO code, or a symbol of one currency), or null when it
+ * names none; a row naming another is a problem (a statement has one currency).
+ */
+export function currencyOf(
+  cells: { row: number; text: string }[],
+  problem: (row: number, message: string) => void,
+): string | null {
+  let first: { code: string; row: number } | null = null;
+  for (const c of cells) {
+    const text = c.text.trim().toUpperCase();
+    const code = SYMBOLS[text] ?? text;
+    if (!/^[A-Z]{3}$/.test(code)) continue;
+    if (!first) first = { code, row: c.row };
+    else if (code !== first.code)
+      problem(
+        c.row,
+        `currency ${code} differs from ${first.code} on row ${first.row}; a statement has one currency`,
+      );
+  }
+  return first?.code ?? null;
+}

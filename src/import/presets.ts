@@ -1,3 +1,4 @@
+import { DATE_ORDERS, type DateOrder } from '../domain/dates.js';
 import { BooksError } from '../domain/errors.js';
 
 /** The fields a source column can be read as (`--map SOURCE=FIELD`), beyond the native columns. */
@@ -24,8 +25,7 @@ export const FIELDS = [
 ] as const;
 export type Field = (typeof FIELDS)[number];
 
-export type DateOrder = 'ISO' | 'DMY' | 'MDY' | 'YMD';
-export const DATE_ORDERS: readonly DateOrder[] = ['ISO', 'DMY', 'MDY', 'YMD'];
+export { DATE_ORDERS, type DateOrder } from '../domain/dates.js';
 
 /**
  * How another system writes its journal: which of its columns are which field, which it writes that

@@ -6,6 +6,7 @@ import { decodeBankFile, EncodingError, type Encoding } from './bankText.js';
 import { bankAmount } from './bankValues.js';
 import { findAll, leaf, looksLikeOfx, parseOfx, type OfxNode } from './ofx.js';
 import type { DateOrder } from './presets.js';
+import type { StatementSource } from '../domain/statementLayout.js';
 
 /** How a statement file is read: the flags of `reconcile import` (or the account's layout). */
 export interface StatementReading {
@@ -25,17 +26,14 @@ export interface StatementReading {
   map?: Map<string, Target>;
   /** The statement of an OFX file of several: its ACCTID, or `#N`. */
   ofxAccount?: string | null;
+  /** The ACCTID the account's statements are of: picks its statement from a file of several. */
+  knownAcctid?: string | null;
   /** This year, for two-digit years. */
   nowYear?: number;
 }
 
 /** The statement's own account, as an OFX file names it. */
-export interface StatementAccount {
-  type: 'bank' | 'credit_card';
-  acctid: string | null;
-  bankid: string | null;
-  currency: string | null;
-}
+type StatementAccount = StatementSource & { type: 'bank' | 'credit_card' };
 
 /** A statement file as read: its lines, and how it was read (said after an import). */
 export interface StatementRead extends StatementIn {
@@ -43,15 +41,22 @@ export interface StatementRead extends StatementIn {
   encoding: string;
   skippedZero: number;
   /** CSV: the columns read and passed over, the rows that hold no line, how dates and amounts read. */
-  csv?: Omit<CsvRead, 'lines' | 'skippedZero'>;
-  /** OFX: the statement's account. */
-  account?: StatementAccount;
+  csv?: Omit<CsvRead, 'lines' | 'skippedZero' | 'currency'>;
+  /** The statement's own account as the file names it (an OFX's; a CSV's currency column). */
+  source: StatementSource | null;
   /** OFX: a LEDGERBAL that holds no balance. */
   emptyClosing?: boolean;
 }
 
-/** Reads a statement file (CSV or OFX, told apart by content) into the API's statement body. */
-export function readStatement(input: Uint8Array | string, r: StatementReading): StatementRead {
+/**
+ * Reads a statement file (CSV or OFX, told apart by content) into the API's statement body; an OFX
+ * is read with `ofx` when given (an account's remembered CSV layout says nothing of its OFX files).
+ */
+export function readStatement(
+  input: Uint8Array | string,
+  r: StatementReading,
+  ofx: StatementReading = r,
+): StatementRead {
   let text: string;
   let encoding = 'utf-8';
   if (typeof input === 'string') text = input;
@@ -64,7 +69,7 @@ export function readStatement(input: Uint8Array | string, r: StatementReading): 
     }
   }
   return looksLikeOfx(text)
-    ? { ...readOfx(text, r), encoding }
+    ? { ...readOfx(text, ofx), encoding }
     : { ...readCsvStatement(text, r), encoding };
 }
 
@@ -118,8 +123,9 @@ function readCsvStatement(text: string, r: StatementReading): Omit<StatementRead
   if (read && read.lines.length === 0 && problems.length === 0 && read.skippedZero === 0)
     problems.push(problemAt(r.file, 1, '', 'empty_file', 'the file has no statement lines'));
   if (problems.length || !read) refuse(r.file, problems);
-  const { lines, skippedZero, ...csv } = read;
-  return { format: 'csv', lines, closing: null, skippedZero, csv };
+  const { lines, skippedZero, currency, ...csv } = read;
+  const source = currency ? { type: null, acctid: null, bankid: null, currency } : null;
+  return { format: 'csv', lines, closing: null, skippedZero, csv, source };
 }
 
 /** An OFX date (YYYYMMDD, then time and zone) as YYYY-MM-DD, or null. */
@@ -165,7 +171,8 @@ function ofxStatement(
         ? 'the file is an investment statement (INVSTMTRS), which books does not import'
         : 'the file holds no bank or card statement (STMTRS, CCSTMTRS)',
     );
-  const pick = r.ofxAccount?.trim();
+  const known = statements.filter((s) => r.knownAcctid && s.account.acctid === r.knownAcctid);
+  const pick = r.ofxAccount?.trim() || (known.length === 1 ? r.knownAcctid : null);
   if (!pick && statements.length > 1) {
     const listed = statements
       .map((s, i) => `#${i + 1} ${s.account.acctid ?? '(no ACCTID)'} (${s.account.type})`)
@@ -275,5 +282,5 @@ function readOfx(text: string, r: StatementReading): Omit<StatementRead, 'encodi
   if (lines.length === 0 && problems.length === 0 && skippedZero === 0 && !closing)
     problems.push(problemAt(r.file, undefined, 'STMTTRN', 'empty_file', 'no transactions'));
   if (problems.length) refuse(r.file, problems);
-  return { format: 'ofx', lines, closing, skippedZero, account, emptyClosing: !closing };
+  return { format: 'ofx', lines, closing, skippedZero, source: account, emptyClosing: !closing };
 }

@@ -26,6 +26,18 @@ const RECONCILE: Of<'reconcile'>[] = [
     summary: "Import a bank or card statement's lines (duplicates skipped)",
   },
   {
+    op: 'layout',
+    method: 'GET',
+    path: '/v1/reconciliation/layout',
+    summary: "An account's remembered statement layout and the bank account its statements are of",
+  },
+  {
+    op: 'forgetLayout',
+    method: 'POST',
+    path: '/v1/reconciliation/layout/forget',
+    summary: "Forget an account's statement layout (the next import is read from the file alone)",
+  },
+  {
     op: 'match',
     method: 'POST',
     path: '/v1/reconciliation/match',

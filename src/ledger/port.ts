@@ -11,6 +11,7 @@ import type { ReportQuery } from '../domain/periods.js';
 import type { GeneralLedgerQuery, TrialBalanceQuery } from '../domain/reportQueries.js';
 import type { TrialBalance } from '../domain/trialBalance.js';
 import type { ReconLine, Reconciliation, StatementLine } from '../domain/reconcile.js';
+import type { KnownSource, StatementLayout, StatementSource } from '../domain/statementLayout.js';
 import type { LedgerInit } from './open.js';
 import type { AgingReport } from '../domain/aging.js';
 import type { AgingQueryArgs, BudgetOps, RecurringOps } from './planPort.js';
@@ -263,6 +264,26 @@ export interface ReconArgs {
   account: string;
 }
 
+export interface StatementImportArgs extends ReconArgs {
+  statement: unknown;
+  dry_run?: boolean;
+  file?: string;
+  /** The statement's own account as its file names it: checked against the account's. */
+  source?: StatementSource | null;
+  /** The flags the file was read with, to remember as the account's layout (not on a dry run). */
+  layout?: StatementLayout | null;
+  /** The statement's bank account replaces the one the account remembers. */
+  ofx_account_change?: boolean;
+}
+
+/** An account's remembered statement layout and bank account (`reconcile layout`). */
+export interface StatementSourceView {
+  account_id: string;
+  layout: StatementLayout | null;
+  statement_account: KnownSource | null;
+  forgotten?: StatementLayout | null; // after forgetting: the layout forgotten, or null
+}
+
 export interface StatementImportSummary {
   imported: number;
   skipped: number;
@@ -331,9 +352,11 @@ export interface ReconciliationReport {
  * its arguments as the API's JSON body (or query) names them.
  */
 export interface ReconcileOps {
-  importStatement(
-    a: ReconArgs & { statement: unknown; dry_run?: boolean; file?: string },
-  ): Promise<StatementImportSummary>;
+  importStatement(a: StatementImportArgs): Promise<StatementImportSummary>;
+  /** The account's remembered statement layout and bank account. */
+  layout(a: ReconArgs): Promise<StatementSourceView>;
+  /** Forgets the account's layout (its bank account stays), saying what it was. */
+  forgetLayout(a: ReconArgs): Promise<StatementSourceView>;
   /** Automatic matching; or, given a statement line and ledger lines, a manual match. */
   match(
     a: ReconArgs & {

@@ -16,8 +16,16 @@ import type {
   MaintenanceOps,
   ReconArgs,
   ReconcileOps,
+  StatementImportArgs,
   StatementImportSummary,
+  StatementSourceView,
 } from './port.js';
+import {
+  checkLayout,
+  checkSource,
+  isEmptyLayout,
+  sourceProblem,
+} from '../domain/statementLayout.js';
 import { flags, invalid, ReconMatching } from './reconcileMatch.js';
 import { reconAccount } from './reconcileLines.js';
 import { createTargets, entryBody, ruleSet, type Rule } from './reconcileCreate.js';
@@ -40,14 +48,18 @@ export class ReconcileFromStore extends ReconMatching implements ReconcileOps {
     super(store, sums);
   }
 
-  async importStatement(
-    a: ReconArgs & { statement: unknown; dry_run?: boolean; file?: string },
-  ): Promise<StatementImportSummary> {
-    flags(a, ['dry_run']);
+  async importStatement(a: StatementImportArgs): Promise<StatementImportSummary> {
+    flags(a, ['dry_run', 'ofx_account_change']);
     const file = typeof a.file === 'string' && a.file ? a.file : 'statement';
+    const source = checkSource(a.source);
+    const layout = a.layout === undefined || a.layout === null ? null : checkLayout(a.layout);
     const run = async (tx: ReadTx | WriteTx) => {
       const acct = await reconAccount(tx, a.account);
       const st = checkStatement(a.statement, file, acct.exponent);
+      const kept = await tx.recon.source(acct.key);
+      const wrong =
+        source && sourceProblem(acct, source, kept.known, a.ofx_account_change === true);
+      if (wrong) throw new BooksError('reconcile_refused', `${file}: ${wrong.message}`, [wrong]);
       const taken = await tx.recon.identitiesTaken(
         acct.key,
         st.lines.map((l) => l.identity),
@@ -81,9 +93,17 @@ export class ReconcileFromStore extends ReconMatching implements ReconcileOps {
         const at = this.store.now().toISOString();
         await tx.recon.addStatementLines(acct.key, fresh, at);
         // An older statement imported again keeps the latest closing balance.
-        const kept = await tx.recon.closing(acct.key);
-        if (st.closing && (!kept || st.closing.date >= kept.date))
+        const keptClosing = await tx.recon.closing(acct.key);
+        if (st.closing && (!keptClosing || st.closing.date >= keptClosing.date))
           await tx.recon.setClosing(acct.key, st.closing);
+        // The first statement to name its bank account names the account's; a changed one is
+        // recorded only when the bookkeeper said so (checked above).
+        const known = source?.acctid
+          ? { acctid: source.acctid, bankid: source.bankid }
+          : kept.known;
+        const remembered = layout && !isEmptyLayout(layout) ? layout : kept.layout;
+        if (known !== kept.known || remembered !== kept.layout)
+          await tx.recon.setSource(acct.key, { layout: remembered, known });
       }
       // A statement of no lines spans its closing balance's day.
       const dates = st.lines.length ? st.lines.map((l) => l.date).sort() : [st.closing!.date];
@@ -96,6 +116,30 @@ export class ReconcileFromStore extends ReconMatching implements ReconcileOps {
       };
     };
     return a.dry_run ? this.store.read(run) : this.store.write(run);
+  }
+
+  async layout(a: ReconArgs): Promise<StatementSourceView> {
+    flags(a, []);
+    return this.store.read(async (tx) => {
+      const acct = await reconAccount(tx, a.account);
+      const kept = await tx.recon.source(acct.key);
+      return { account_id: acct.id, layout: kept.layout, statement_account: kept.known };
+    });
+  }
+
+  async forgetLayout(a: ReconArgs): Promise<StatementSourceView> {
+    flags(a, []);
+    return this.store.write(async (tx) => {
+      const acct = await reconAccount(tx, a.account);
+      const kept = await tx.recon.source(acct.key);
+      if (kept.layout) await tx.recon.setSource(acct.key, { layout: null, known: kept.known });
+      return {
+        account_id: acct.id,
+        layout: null,
+        statement_account: kept.known,
+        forgotten: kept.layout,
+      };
+    });
   }
 
   async create(a: Parameters<ReconcileOps['create']>[0]): Promise<CreateOutcome> {

@@ -22,6 +22,9 @@ export interface ReconAccount {
   external_id: string;
   account_number: string | null;
   sign: 1 | -1;
+  account_type: AccountRef['account_type'];
+  /** The account's currency (the entity's, unless it is denominated in another). */
+  currency: string;
   /** Of the entity's currency: amounts in messages are written as people read them. */
   exponent: number;
 }
@@ -44,6 +47,8 @@ export async function reconAccount(tx: ReadTx, ref: unknown): Promise<ReconAccou
     external_id: a.external_id,
     account_number: a.account_number,
     sign: accountSign(a.account_type)!,
+    account_type: a.account_type,
+    currency: a.currency ?? facts.entity.currency,
     exponent: exponentOf(facts.entity.currency),
   };
 }

@@ -1,4 +1,5 @@
 import type { CheckedLine } from '../domain/reconcile.js';
+import type { KnownSource, StatementLayout } from '../domain/statementLayout.js';
 
 /** A statement line as its table holds it. */
 export interface StatementLineRow {
@@ -39,6 +40,12 @@ export interface ReconciliationRow {
   finished_at: string;
 }
 
+/** An account's remembered statement layout and bank account (each null until an import names it). */
+export interface StoredSource {
+  layout: StatementLayout | null;
+  known: KnownSource | null;
+}
+
 /** A journal line named by the API's line id, with what reconciliation needs of it. */
 export interface JournalLineFacts {
   entry_seq: number;
@@ -67,6 +74,8 @@ export interface ReconReads {
   reconciliations(key: number): Promise<ReconciliationRow[]>;
   /** Every cleared line of the entity (an export's, which marks them). */
   allMarks(): Promise<LineMark[]>;
+  /** How the account's statements are read, and the bank account they come from, once named. */
+  source(key: number): Promise<StoredSource>;
   /** The closing balance the account's last OFX statement gave. */
   closing(key: number): Promise<{ date: string; balance_atoms: number } | null>;
   /** Journal lines by their place (entry sequence and line number); those not found are left out. */
@@ -84,6 +93,7 @@ export interface ReconWrites extends ReconReads {
   /** Adds statement lines in the order given; returns the ids they were given. */
   addStatementLines(key: number, lines: CheckedLine[], at: string): Promise<string[]>;
   setClosing(key: number, closing: { date: string; balance_atoms: number }): Promise<void>;
+  setSource(key: number, source: StoredSource): Promise<void>;
   setState(ids: string[], state: StatementLineRow['state']): Promise<void>;
   addMarks(marks: LineMark[]): Promise<void>;
   removeMarks(lines: { seq: number; line_no: number }[]): Promise<void>;

@@ -5,7 +5,9 @@ import type {
   ReconcileStatus,
   ReconciliationReport,
   StatementImportSummary,
+  StatementSourceView,
 } from '../ledger/port.js';
+import { layoutFlags } from '../domain/statementLayout.js';
 import { csvLine, spreadsheetText } from './csv.js';
 import { longGrid as grid } from './table.js';
 import { cell } from './text.js';
@@ -228,4 +230,29 @@ export function reportCsv(r: ReconciliationReport, exponent: number): string {
   return (
     rows.map((r) => csvLine(r.map((c, i) => (i === 7 ? c : spreadsheetText(c))))).join('\n') + '\n'
   );
+}
+
+/** `reconcile layout`: the remembered flags and the statements' bank account, or what was forgotten. */
+export function layoutText(account: string, v: StatementSourceView): string {
+  const out: string[] = [];
+  if (v.forgotten !== undefined)
+    out.push(
+      v.forgotten
+        ? `Forgot ${account}'s statement layout: ${layoutFlags(v.forgotten).join(' ')}`
+        : `${account} had no statement layout to forget`,
+    );
+  else
+    out.push(
+      v.layout
+        ? `${account}'s statements are read with: ${layoutFlags(v.layout).join(' ')}`
+        : `${account} has no remembered statement layout: its statements are read from the file alone`,
+    );
+  const k = v.statement_account;
+  out.push(
+    k
+      ? `Its statements are of bank account ${k.acctid}${k.bankid ? ` at bank ${k.bankid}` : ''} ` +
+          '(a file of another is refused; --ofx-account-change records a new one)'
+      : 'No statement has named its bank account yet',
+  );
+  return out.join('\n');
 }

@@ -68,6 +68,29 @@ export const RECONCILE_SCHEMAS: Record<string, Schema> = {
     end: date,
     closing_balance: intOrNull,
   }),
+  StatementSource: {
+    type: 'object',
+    required: ['account_id', 'layout', 'statement_account'],
+    properties: {
+      account_id: str,
+      layout: { oneOf: [ref('StatementLayout'), { type: 'null' }] },
+      statement_account: { oneOf: [obj({ acctid: str, bankid: strOrNull }), { type: 'null' }] },
+      forgotten: { oneOf: [ref('StatementLayout'), { type: 'null' }] },
+    },
+  },
+  StatementLayout: {
+    type: 'object',
+    properties: {
+      map: arrayOf(arrayOf(str)),
+      skip_rows: int,
+      no_header: bool,
+      delimiter: str,
+      encoding: str,
+      date_format: str,
+      decimal_comma: bool,
+      negate: bool,
+    },
+  },
   MatchOutcome: obj({
     matched: arrayOf(obj({ statement_line_id: str, line_ids: arrayOf(str), days: int })),
     unmatched_statement_lines: arrayOf(ref('StatementLine')),
@@ -137,6 +160,17 @@ export const RECONCILE_REQUESTS: Record<string, Schema> = {
       },
       dry_run: bool,
       file: str,
+      source: {
+        type: ['object', 'null'],
+        properties: {
+          type: { enum: ['bank', 'credit_card', null] },
+          acctid: strOrNull,
+          bankid: strOrNull,
+          currency: strOrNull,
+        },
+      },
+      layout: { oneOf: [ref('StatementLayout'), { type: 'null' }] },
+      ofx_account_change: bool,
     },
     ['statement'],
   ),
@@ -168,6 +202,7 @@ export const RECONCILE_REQUESTS: Record<string, Schema> = {
   }),
   FinishRequest: body({ statement_date: date, statement_balance_atoms: int }),
   UndoRequest: body({ id: str }),
+  AccountRequest: body({}),
 };
 
 export const RECONCILE_OPERATIONS: Record<
@@ -178,6 +213,16 @@ export const RECONCILE_OPERATIONS: Record<
     body: 'StatementImportRequest',
     status: 200,
     schema: 'StatementImport',
+  },
+  'GET /v1/reconciliation/layout': {
+    parameters: [account],
+    status: 200,
+    schema: 'StatementSource',
+  },
+  'POST /v1/reconciliation/layout/forget': {
+    body: 'AccountRequest',
+    status: 200,
+    schema: 'StatementSource',
   },
   'POST /v1/reconciliation/match': { body: 'MatchRequest', status: 200, schema: 'MatchOutcome' },
   'POST /v1/reconciliation/unmatch': {

@@ -217,6 +217,9 @@ function pgSnapshot(url: string, entityId: string): string {
     'line_marks',
     'reconciliations',
     'statement_closings',
+    'statement_sources',
+    'budgets',
+    'recurring_templates',
   ];
   const sql = tables
     .map(

@@ -34,6 +34,17 @@ export const TEMPLATES = {
     ['init', '--first-month', '2025-01', '--chart', join(FIXTURES, 'demo/accounts.csv')],
     ['counterparties', 'import', join(FIXTURES, 'demo/counterparties.csv')],
   ],
+  statements: [
+    [
+      'init',
+      '--name',
+      'Statements Co',
+      '--first-month',
+      '2025-01',
+      '--chart',
+      join(FIXTURES, 'statements/accounts.csv'),
+    ],
+  ],
   'demo-fy4': [
     [
       'init',

@@ -225,6 +225,17 @@ export const PG_MIGRATIONS: string[] = [
     PRIMARY KEY (entity_id, name)
   );
   `,
+  `
+  -- How an account's statements are read, and the bank account they come from (reconTables.ts).
+  CREATE TABLE statement_sources (
+    entity_id text COLLATE "C" NOT NULL,
+    account_key integer NOT NULL,
+    layout text,
+    acctid text COLLATE "C",
+    bankid text COLLATE "C",
+    PRIMARY KEY (entity_id, account_key)
+  );
+  `,
 ];
 
 /** The schema's version, without a lock (0 for a database books has not written yet). */

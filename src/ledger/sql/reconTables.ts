@@ -9,7 +9,9 @@ import type {
   ReconciliationRow,
   Sql,
   StatementLineRow,
+  StoredSource,
 } from '../reconcileStore.js';
+import type { StatementLayout } from '../../domain/statementLayout.js';
 
 const LINE_COLUMNS = `id, account_key, ordinal, line_date, amount_atoms, description, reference, bank_id,
   state, reconciliation_id`;
@@ -191,6 +193,21 @@ export class ReconTables implements ReconWrites {
     return r ? { date: r.date, balance_atoms: storedAtoms(r.balance_atoms) } : null;
   }
 
+  async source(key: number): Promise<StoredSource> {
+    const [r] = await this.sql.all<{
+      layout: string | null;
+      acctid: string | null;
+      bankid: string | null;
+    }>(
+      `SELECT layout, acctid, bankid FROM statement_sources WHERE entity_id = ? AND account_key = ?`,
+      [this.entity, key],
+    );
+    return {
+      layout: r?.layout ? (JSON.parse(r.layout) as StatementLayout) : null,
+      known: r?.acctid ? { acctid: r.acctid, bankid: r.bankid } : null,
+    };
+  }
+
   async reconciledSums(): Promise<(ReconciliationRow & { reconciled: bigint })[]> {
     const rows = await this.sql.all<ReconciliationRow & { reconciled: unknown }>(
       `SELECT r.id, r.account_key, r.statement_date, r.statement_balance_atoms, r.line_count,
@@ -245,6 +262,25 @@ export class ReconTables implements ReconWrites {
        VALUES (?, ?, ?, ?)`,
       [this.entity, key, c.date, c.balance_atoms],
     );
+  }
+
+  async setSource(key: number, s: StoredSource): Promise<void> {
+    await this.sql.run(`DELETE FROM statement_sources WHERE entity_id = ? AND account_key = ?`, [
+      this.entity,
+      key,
+    ]);
+    if (s.layout || s.known)
+      await this.sql.run(
+        `INSERT INTO statement_sources (entity_id, account_key, layout, acctid, bankid)
+         VALUES (?, ?, ?, ?, ?)`,
+        [
+          this.entity,
+          key,
+          s.layout ? JSON.stringify(s.layout) : null,
+          s.known?.acctid ?? null,
+          s.known?.bankid ?? null,
+        ],
+      );
   }
 
   async setState(ids: string[], state: StatementLineRow['state']): Promise<void> {

@@ -1,3 +1,4 @@
+import type { StatementLayout } from '../../domain/statementLayout.js';
 import type { DumpCounts, DumpRecord, PlanRecord, ReconRecord } from '../../domain/dump.js';
 import type { RecurringTemplate } from '../../domain/recurring.js';
 import { PlanTables } from './planTables.js';
@@ -56,6 +57,18 @@ export async function* reconRecords(
       account_id: account(c.account_key),
       date: c.closing_date as string,
       balance_atoms: storedAtoms(c.balance_atoms),
+    };
+  for (const r of await sql.all<Record<string, unknown>>(
+    `SELECT account_key, layout, acctid, bankid FROM statement_sources WHERE entity_id = ?
+     ORDER BY account_key`,
+    [entity],
+  ))
+    yield {
+      type: 'statement_source',
+      account_id: account(r.account_key),
+      layout: r.layout ? (JSON.parse(r.layout as string) as StatementLayout) : null,
+      acctid: (r.acctid as string | null) ?? null,
+      bankid: (r.bankid as string | null) ?? null,
     };
   yield* statementLines(sql, entity, account, counts);
   yield* clearedLines(sql, entity, account, names, counts);
@@ -165,6 +178,7 @@ export class ReconRestore {
   private readonly rows: Record<ReconRecord['type'] | 'budget', unknown[][]> = {
     reconciliation: [],
     statement_closing: [],
+    statement_source: [],
     statement_line: [],
     cleared_line: [],
     budget: [],
@@ -198,6 +212,14 @@ export class ReconRestore {
         ]);
       case 'statement_closing':
         return void this.rows.statement_closing.push([e, r.account_id, r.date, r.balance_atoms]);
+      case 'statement_source':
+        return void this.rows.statement_source.push([
+          e,
+          r.account_id,
+          r.layout ? JSON.stringify(r.layout) : null,
+          r.acctid,
+          r.bankid,
+        ]);
       case 'statement_line':
         return void this.rows.statement_line.push([
           e,
@@ -233,9 +255,11 @@ export class ReconRestore {
   async finish(accountKey: (id: string) => number, entrySeq: (id: string) => number) {
     const key = (rows: unknown[][], at: number) =>
       rows.map((r) => r.map((v, i) => (i === at ? accountKey(v as string) : v)));
-    const { reconciliation, statement_closing, statement_line, cleared_line } = this.rows;
+    const { reconciliation, statement_closing, statement_source, statement_line, cleared_line } =
+      this.rows;
     await this.sql.insert('reconciliations', RECONCILIATION, key(reconciliation, 2));
     await this.sql.insert('statement_closings', CLOSING, key(statement_closing, 1));
+    await this.sql.insert('statement_sources', SOURCE, key(statement_source, 1));
     await this.sql.insert('statement_lines', LINE_INSERT, key(statement_line, 2));
     await this.sql.insert(
       'line_marks',
@@ -262,5 +286,12 @@ const RECONCILIATION = [
   int('statement_balance_atoms'),
   int('line_count'),
   text('finished_at'),
+];
+const SOURCE = [
+  text('entity_id'),
+  int('account_key'),
+  text('layout'),
+  text('acctid'),
+  text('bankid'),
 ];
 const CLOSING = [text('entity_id'), int('account_key'), text('closing_date'), int('balance_atoms')];

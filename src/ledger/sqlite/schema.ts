@@ -241,4 +241,16 @@ export const MIGRATIONS: string[] = [
     PRIMARY KEY (entity_id, name)
   ) WITHOUT ROWID;
   `,
+  `
+  -- How an account's statements are read (a remembered layout, JSON), and the bank account they
+  -- come from (an OFX's ACCTID and bank id), once an import has named them.
+  CREATE TABLE IF NOT EXISTS statement_sources (
+    entity_id TEXT NOT NULL,
+    account_key INTEGER NOT NULL,
+    layout TEXT,
+    acctid TEXT,
+    bankid TEXT,
+    PRIMARY KEY (entity_id, account_key)
+  ) WITHOUT ROWID;
+  `,
 ];
