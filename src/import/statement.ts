@@ -6,7 +6,7 @@ import { decodeBankFile, EncodingError, type Encoding } from './bankText.js';
 import { bankAmount } from './bankValues.js';
 import { findAll, leaf, looksLikeOfx, parseOfx, type OfxNode } from './ofx.js';
 import type { DateOrder } from './presets.js';
-import type { StatementSource } from '../domain/statementLayout.js';
+import type { KnownSource, StatementSource } from '../domain/statementLayout.js';
 
 /** How a statement file is read: the flags of `reconcile import` (or the account's layout). */
 export interface StatementReading {
@@ -26,8 +26,8 @@ export interface StatementReading {
   map?: Map<string, Target>;
   /** The statement of an OFX file of several: its ACCTID, or `#N`. */
   ofxAccount?: string | null;
-  /** The ACCTID the account's statements are of: picks its statement from a file of several. */
-  knownAcctid?: string | null;
+  /** The bank account the account's statements are of: picks its statement from a file of several. */
+  known?: KnownSource | null;
   /** This year, for two-digit years. */
   nowYear?: number;
 }
@@ -171,8 +171,18 @@ function ofxStatement(
         ? 'the file is an investment statement (INVSTMTRS), which books does not import'
         : 'the file holds no bank or card statement (STMTRS, CCSTMTRS)',
     );
-  const known = statements.filter((s) => r.knownAcctid && s.account.acctid === r.knownAcctid);
-  const pick = r.ofxAccount?.trim() || (known.length === 1 ? r.knownAcctid : null);
+  // The account's own statement, by the ACCTID it remembers (and its bank id, where two share one).
+  const mine = (bank: boolean) =>
+    statements.filter(
+      (s) =>
+        r.known &&
+        s.account.acctid === r.known.acctid &&
+        (!bank || s.account.bankid === r.known.bankid),
+    );
+  const known = mine(false).length > 1 ? mine(true) : mine(false);
+  const pick =
+    r.ofxAccount?.trim() ||
+    (known.length === 1 ? `#${statements.indexOf(known[0]!) + 1}` : null);
   if (!pick && statements.length > 1) {
     const listed = statements
       .map((s, i) => `#${i + 1} ${s.account.acctid ?? '(no ACCTID)'} (${s.account.type})`)

@@ -14,7 +14,7 @@ export function sayings(
   return {
     json: async (args: string[], exit = 0) => {
       const r = await ledger().books([...args, '--format', 'json']);
-      expect(r.exitCode, `${args.join(' ')}: ${r.stderr}`).toBe(exit);
+      expect(r.exitCode, `${args.join(' ')}: ${r.stderr}${r.stdout}`).toBe(exit);
       said.push(neutral(r.stdout));
       return JSON.parse(r.stdout);
     },
