@@ -181,8 +181,7 @@ function ofxStatement(
     );
   const known = mine(false).length > 1 ? mine(true) : mine(false);
   const pick =
-    r.ofxAccount?.trim() ||
-    (known.length === 1 ? `#${statements.indexOf(known[0]!) + 1}` : null);
+    r.ofxAccount?.trim() || (known.length === 1 ? `#${statements.indexOf(known[0]!) + 1}` : null);
   if (!pick && statements.length > 1) {
     const listed = statements
       .map((s, i) => `#${i + 1} ${s.account.acctid ?? '(no ACCTID)'} (${s.account.type})`)

@@ -105,10 +105,10 @@ describe.each(FIXTURES.map((f) => [f.name, f] as const))(
           (l: { amount_atoms: number }) => l.amount_atoms,
         );
         const sum = (xs: number[]) => xs.reduce((s, x) => s + x, 0);
-        expect([sum(amounts.filter((a) => a > 0)), Math.abs(sum(amounts.filter((a) => a < 0)))]).toEqual([
-          cents(e.money_in!),
-          cents(e.money_out!),
-        ]);
+        expect([
+          sum(amounts.filter((a) => a > 0)),
+          Math.abs(sum(amounts.filter((a) => a < 0))),
+        ]).toEqual([cents(e.money_in!), cents(e.money_out!)]);
         expect(status.statement).toEqual(
           e.closing ? { date: e.closing.date, balance_atoms: cents(e.closing.balance) } : null,
         );
