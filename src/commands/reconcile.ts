@@ -41,7 +41,7 @@ export const matchCommand = command({
     STATEMENT_LINE_FLAG,
     {
       flags: '--line <line>',
-      description: 'a ledger line to match by hand (repeatable)',
+      description: 'a ledger line to match by hand, as JE-12:2 or its id (repeatable)',
       repeat: true,
     },
     DRY_RUN,
@@ -66,6 +66,8 @@ deposit).`,
     const outcome = await ledger.reconcile.match({
       account: o.account,
       dry_run: o.dryRun,
+      // A person reads each match with its line's date, amount and JE line; JSON is the API's.
+      ...(ctx.json ? {} : { describe: true }),
       ...(o.windowDays !== undefined ? { window_days: o.windowDays } : {}),
       ...(o.statementLine !== undefined
         ? { statement_line_id: o.statementLine, line_ids: o.lines }
@@ -110,12 +112,16 @@ export const ignoreCommand = statementLineCommand(
 export const clearCommand = command({
   flags: [
     ACCOUNT_FLAG,
-    { flags: '--line <line>', description: 'a ledger line (repeatable)', repeat: true },
+    {
+      flags: '--line <line>',
+      description: 'a ledger line, as JE-12:2 (JE number:line) or its id (repeatable)',
+      repeat: true,
+    },
     { flags: '--unclear', description: 'untick the lines instead' },
   ],
   help: `Ticks ledger lines the statement file does not list (an opening balance, a line of an older
 statement); a ticked line counts as cleared from its own date.`,
-  examples: ['books reconcile clear --account checking --line jel_1_1'],
+  examples: ['books reconcile clear --account checking --line JE-1:1'],
   options: (raw) => ({
     account: accountOf(raw),
     lines: list(raw, 'line'),
@@ -130,7 +136,9 @@ statement); a ticked line counts as cleared from its own date.`,
       unclear: o.unclear,
     });
     if (ctx.json) return ctx.outJson(r);
-    ctx.out(`${r.state === 'cleared' ? 'Ticked' : 'Unticked'} ${r.line_ids.join(', ')}`);
+    // Each line as it was named, and its id when it was named by JE number.
+    const named = r.line_ids.map((id, i) => (o.lines[i] === id ? id : `${o.lines[i]} (${id})`));
+    ctx.out(`${r.state === 'cleared' ? 'Ticked' : 'Unticked'} ${named.join(', ')}`);
   },
 });
 

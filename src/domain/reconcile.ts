@@ -86,6 +86,10 @@ export function parseLineId(id: string): { seq: number; line_no: number } | null
 
 export const lineIdOf = (seq: number, lineNo: number): string => `jel_${seq}_${lineNo}`;
 
+/** A ledger line as a person names it: its entry's JE number and its line's number (`JE-12:2`). */
+export const jeLineOf = (l: { je_number: string; line_id: string }): string =>
+  `${l.je_number}:${parseLineId(l.line_id)?.line_no ?? '?'}`;
+
 /**
  * +1 when the account's own sign is debits minus credits (assets: money in is positive), −1 when it
  * is credits minus debits (liabilities: a card's charge is positive); null for an account a statement

@@ -142,3 +142,31 @@ export async function statementLine(
   if (!row) throw errors.notFound(`no statement line '${id}' of account '${a.external_id}'`);
   return row;
 }
+
+/**
+ * Lines named as a person names them, `JE-12:2` (an entry's JE number and its line's number), made
+ * line ids; other values are left for the caller to judge.
+ */
+export async function lineIdsNamed(tx: ReadTx, ids: unknown): Promise<unknown> {
+  if (!Array.isArray(ids)) return ids;
+  const out: unknown[] = [];
+  for (const id of ids) {
+    const m = typeof id === 'string' ? /^(.+):(\d{1,4})$/.exec(id.trim()) : null;
+    if (!m || id.trim().startsWith('jel_')) {
+      out.push(id);
+      continue;
+    }
+    const entry = await tx.entry(m[1]!);
+    if (!entry) throw badLine(`'${id}': no entry ${m[1]}`);
+    const lineNo = Number(m[2]);
+    if (lineNo < 1 || lineNo > entry.lines.length)
+      throw badLine(`'${id}': ${entry.je_number} has ${entry.lines.length} lines`);
+    out.push(lineIdOf(entry.seq, lineNo));
+  }
+  return out;
+}
+
+const badLine = (message: string) =>
+  new BooksError('invalid_parameters', message, [
+    { path: 'line_ids', reason: 'invalid_parameter', message },
+  ]);

@@ -4,6 +4,7 @@ import type { Pair } from '../domain/matching.js';
 import { pairsOnThread, sameView, type MatchView } from './matchThread.js';
 import { formatAmount, toJsonInteger } from '../domain/money.js';
 import {
+  jeLineOf,
   lineIdOf,
   parseLineId,
   reconcileRefused,
@@ -15,6 +16,7 @@ import type { MatchOutcome, ReconArgs } from './port.js';
 import { ReconReports } from './reconcileReports.js';
 import {
   accountLines,
+  lineIdsNamed,
   markKey,
   marksOf,
   reconAccount,
@@ -44,9 +46,10 @@ export class ReconMatching extends ReconReports {
       dry_run?: boolean;
       statement_line_id?: string;
       line_ids?: string[];
+      describe?: boolean;
     },
   ): Promise<MatchOutcome> {
-    flags(a, ['dry_run']);
+    flags(a, ['dry_run', 'describe']);
     if (a.statement_line_id !== undefined || a.line_ids !== undefined) return this.matchByHand(a);
     const window = a.window_days ?? 7;
     if (!Number.isSafeInteger(window) || window < 0 || window > 366)
@@ -74,7 +77,7 @@ export class ReconMatching extends ReconReports {
       const pairs = await pairsOnThread(this.store, seen, window);
       const apply = async (tx: ReadTx | WriteTx) => {
         const now = await view(tx);
-        return sameView(now, seen) ? this.applyMatch(tx, now, pairs) : null;
+        return sameView(now, seen) ? this.applyMatch(tx, now, pairs, a.describe === true) : null;
       };
       const done = await (a.dry_run ? this.store.read(apply) : this.store.write(apply));
       if (done) return done;
@@ -91,6 +94,7 @@ export class ReconMatching extends ReconReports {
     tx: ReadTx | WriteTx,
     { acct, open, ledger }: MatchView,
     pairs: Pair[],
+    describe: boolean,
   ): Promise<MatchOutcome> {
     if ('write' in tx && pairs.length) {
       await tx.recon.addMarks(
@@ -104,11 +108,18 @@ export class ReconMatching extends ReconReports {
     const pairedS = new Set(pairs.map((p) => p.statement));
     const pairedL = new Set(pairs.map((p) => p.ledger));
     return {
-      matched: pairs.map((p) => ({
-        statement_line_id: open[p.statement]!.id,
-        line_ids: [ledger[p.ledger]!.line_id],
-        days: p.days,
-      })),
+      matched: pairs.map((p) => {
+        const [s, l] = [open[p.statement]!, ledger[p.ledger]!];
+        const match = { statement_line_id: s.id, line_ids: [l.line_id], days: p.days };
+        if (!describe) return match;
+        return {
+          ...match,
+          date: s.line_date,
+          amount_atoms: s.amount_atoms,
+          description: s.description,
+          ledger_lines: [jeLineOf(l)],
+        };
+      }),
       unmatched_statement_lines: await statementLinesOf(
         tx.recon,
         acct,
@@ -156,7 +167,8 @@ export class ReconMatching extends ReconReports {
           'statement_line_id',
           'not_unmatched',
         );
-      const lines = await this.ledgerLinesNamed(tx.recon, acct, a.line_ids, 'match');
+      const named = await lineIdsNamed(tx, a.line_ids);
+      const lines = await this.ledgerLinesNamed(tx.recon, acct, named, 'match');
       // Up to a thousand lines: added exactly, past 2^53 too.
       const sum = lines.reduce((s, l) => s + BigInt(l.net), 0n);
       if (sum !== BigInt(sl.amount_atoms))
@@ -202,10 +214,11 @@ export class ReconMatching extends ReconReports {
     purpose: 'match' | 'clear',
   ): Promise<{ id: string; net: number; mark: LineMark }[]> {
     if (!Array.isArray(ids) || ids.length === 0 || ids.length > 1000)
-      throw invalid('line_ids', 'name 1 to 1000 ledger lines (jel_<entry>_<line>)');
+      throw invalid('line_ids', 'name 1 to 1000 ledger lines (JE-12:2, or jel_<entry>_<line>)');
     const refs = ids.map((id) => {
       const ref = typeof id === 'string' ? parseLineId(id) : null;
-      if (!ref) throw invalid('line_ids', `'${String(id)}' is not a line id (jel_<entry>_<line>)`);
+      if (!ref)
+        throw invalid('line_ids', `'${String(id)}' is not a line (JE-12:2, or jel_<entry>_<line>)`);
       return ref;
     });
     if (new Set(refs.map((r) => `${r.seq}:${r.line_no}`)).size !== refs.length)
@@ -281,11 +294,16 @@ export class ReconMatching extends ReconReports {
       const acct = await reconAccount(tx, a.account);
       const last = await this.lastFinished(tx.recon, acct);
       if (a.unclear) {
-        const ids = await this.tickedLines(tx.recon, acct, a.line_ids);
+        const ids = await this.tickedLines(tx.recon, acct, await lineIdsNamed(tx, a.line_ids));
         await tx.recon.removeMarks(ids.map((i) => parseLineId(i)!));
         return { line_ids: ids, state: 'uncleared' as const };
       }
-      const lines = await this.ledgerLinesNamed(tx.recon, acct, a.line_ids, 'clear');
+      const lines = await this.ledgerLinesNamed(
+        tx.recon,
+        acct,
+        await lineIdsNamed(tx, a.line_ids),
+        'clear',
+      );
       const early = last && lines.find((l) => l.mark.entry_date <= last.statement_date);
       if (early)
         throw reconcileRefused(
@@ -309,7 +327,8 @@ export class ReconMatching extends ReconReports {
       throw invalid('line_ids', 'name the lines to untick');
     const refs = ids.map((id) => {
       const ref = typeof id === 'string' ? parseLineId(id) : null;
-      if (!ref) throw invalid('line_ids', `'${String(id)}' is not a line id (jel_<entry>_<line>)`);
+      if (!ref)
+        throw invalid('line_ids', `'${String(id)}' is not a line (JE-12:2, or jel_<entry>_<line>)`);
       return ref;
     });
     const marks = new Map(

@@ -30,7 +30,9 @@ export function entryText(
       ? `reversed by: ${e.reversed_by_journal_entry_ids.map(named).join(', ')}`
       : null,
   ].filter((x): x is string => x !== null);
-  const rows = e.lines.map((l) => [
+  // Line numbers as `reconcile --line JE-12:2` takes them.
+  const rows = e.lines.map((l, i) => [
+    String(i + 1),
     l.account_number ?? '',
     l.account_name,
     l.line_type === 'debit' ? formatAmount(l.amount_atoms, exponent) : '',
@@ -40,6 +42,7 @@ export function entryText(
     ...(stated ? [states[l.id]?.state ?? ''] : []),
   ]);
   rows.push([
+    '',
     '',
     'Total',
     formatAmount(e.total_debit_atoms, exponent),
@@ -52,9 +55,18 @@ export function entryText(
     facts.join('\n') +
     '\n' +
     grid(
-      ['Account', 'Name', 'Debit', 'Credit', 'Counterparty', 'Memo', ...(stated ? ['State'] : [])],
+      [
+        'Line',
+        'Account',
+        'Name',
+        'Debit',
+        'Credit',
+        'Counterparty',
+        'Memo',
+        ...(stated ? ['State'] : []),
+      ],
       rows,
-      ['left', 'left', 'right', 'right'],
+      ['right', 'left', 'left', 'right', 'right'],
     )
   );
 }

@@ -1,5 +1,10 @@
 import { atomsToDecimal, formatAmount } from '../domain/money.js';
-import type { ReconLine, Reconciliation, StatementLine } from '../domain/reconcile.js';
+import {
+  jeLineOf,
+  type ReconLine,
+  type Reconciliation,
+  type StatementLine,
+} from '../domain/reconcile.js';
 import type {
   MatchOutcome,
   ReconcileStatus,
@@ -43,11 +48,11 @@ export function statementLinesTable(lines: StatementLine[], exponent: number): s
 
 export function ledgerLinesTable(lines: ReconLine[], exponent: number): string {
   return grid(
-    ['Line', 'Date', 'JE', 'Amount', 'Memo', 'State'],
+    ['Line', 'Date', 'JE line', 'Amount', 'Memo', 'State'],
     lines.map((l) => [
       l.line_id,
       l.entry_date,
-      l.je_number,
+      jeLineOf(l),
       money(l.amount_atoms, exponent),
       cell([l.memo, l.line_memo, l.counterparty_name].filter(Boolean).join(' · ')),
       l.state,
@@ -61,9 +66,16 @@ export function matchText(m: MatchOutcome, exponent: number, dryRun: boolean): s
   if (m.matched.length)
     out.push(
       grid(
-        ['Statement line', 'Ledger lines', 'Days'],
-        m.matched.map((x) => [x.statement_line_id, x.line_ids.join(' '), String(x.days)]),
-        ['left', 'left', 'right'],
+        ['Statement line', 'Date', 'Amount', 'Description', 'Ledger lines', 'Days'],
+        m.matched.map((x) => [
+          x.statement_line_id,
+          x.date ?? '',
+          x.amount_atoms === undefined ? '' : money(x.amount_atoms, exponent),
+          cell(x.description ?? ''),
+          (x.ledger_lines ?? x.line_ids).join(' '),
+          String(x.days),
+        ]),
+        ['left', 'left', 'right', 'left', 'left', 'right'],
       ),
     );
   if (m.unmatched_statement_lines.length)

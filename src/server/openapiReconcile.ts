@@ -92,7 +92,19 @@ export const RECONCILE_SCHEMAS: Record<string, Schema> = {
     },
   },
   MatchOutcome: obj({
-    matched: arrayOf(obj({ statement_line_id: str, line_ids: arrayOf(str), days: int })),
+    matched: arrayOf({
+      type: 'object',
+      required: ['statement_line_id', 'line_ids', 'days'],
+      properties: {
+        statement_line_id: str,
+        line_ids: arrayOf(str),
+        days: int,
+        date,
+        amount_atoms: int,
+        description: strOrNull,
+        ledger_lines: arrayOf(str),
+      },
+    }),
     unmatched_statement_lines: arrayOf(ref('StatementLine')),
     uncleared_lines: arrayOf(ref('ReconLine')),
   }),
@@ -177,6 +189,7 @@ export const RECONCILE_REQUESTS: Record<string, Schema> = {
   MatchRequest: body({
     window_days: int,
     dry_run: bool,
+    describe: bool,
     statement_line_id: str,
     line_ids: arrayOf(str),
   }),

@@ -153,6 +153,28 @@ describe.each(FIXTURES.map((f) => [f.name, f] as const))(
       ).toEqual(['INTEREST PAID', 'MONTHLY SERVICE FEE']);
     });
 
+    it('takes a ledger line as JE-12:2 (JE number and line) wherever it takes a line id', async () => {
+      const status = await json(['reconcile', 'status', ...acct]);
+      const line = status.uncleared_lines[0];
+      const named = `${line.je_number}:${/_(\d+)$/.exec(line.line_id)![1]}`;
+      const ticked = await json(['reconcile', 'clear', ...acct, '--line', named]);
+      expect(ticked).toEqual({ line_ids: [line.line_id], state: 'cleared' });
+      const shown = await L.books(['je', 'show', line.je_number]);
+      expect(shown.stdout).toMatch(/^ +Line +Account/m);
+      const back = await json(['reconcile', 'clear', ...acct, '--line', named, '--unclear']);
+      expect(back).toEqual({ line_ids: [line.line_id], state: 'uncleared' });
+      await refused(
+        ['reconcile', 'clear', ...acct, '--line', `${line.je_number}:99`],
+        2,
+        `${line.je_number} has`,
+      );
+      await refused(
+        ['reconcile', 'clear', ...acct, '--line', 'JE-99999:1'],
+        2,
+        'no entry JE-99999',
+      );
+    });
+
     it('posts the bank-only lines by rules in one run, and a second run posts nothing', async () => {
       const made = await json(['reconcile', 'create', ...acct, '--rules', RULES]);
       expect(made.created).toHaveLength(2);
