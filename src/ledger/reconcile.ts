@@ -1,7 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { isIsoDate } from '../domain/dates.js';
 import { BooksError, entryInvalid, isBooksError } from '../domain/errors.js';
-import { formatAmount, toJsonInteger } from '../domain/money.js';
 import {
   checkStatement,
   lineProblem,
@@ -9,7 +7,6 @@ import {
   reconcileRefused,
   type Reconciliation,
 } from '../domain/reconcile.js';
-import { newId } from './entryRows.js';
 import type { JournalFromStore } from './journal.js';
 import type {
   CreateOutcome,
@@ -26,11 +23,11 @@ import {
   isEmptyLayout,
   sourceProblem,
 } from '../domain/statementLayout.js';
-import { flags, invalid, ReconMatching } from './reconcileMatch.js';
+import { flags } from './reconcileMatch.js';
+import { ReconFinishing } from './reconcileFinish.js';
 import { reconAccount } from './reconcileLines.js';
 import { createTargets, entryBody, ruleSet, type Rule } from './reconcileCreate.js';
 import { firstRules, RULES_TIME_MS } from './ruleWorker.js';
-import type { ReconciliationRow } from './reconcileStore.js';
 import type { Sums } from './reports.js';
 import type { JournalStore, ReadTx, WriteTx } from './store.js';
 
@@ -39,7 +36,7 @@ import type { JournalStore, ReadTx, WriteTx } from './store.js';
  * ledger/reconcileStore.ts. A write runs in one transaction holding the entity's lock, so two
  * bookkeepers (or two servers) never match one line twice.
  */
-export class ReconcileFromStore extends ReconMatching implements ReconcileOps {
+export class ReconcileFromStore extends ReconFinishing implements ReconcileOps {
   constructor(
     store: JournalStore,
     sums: Sums,
@@ -218,87 +215,6 @@ export class ReconcileFromStore extends ReconMatching implements ReconcileOps {
       this.store,
     );
     return new Map(open.map((l, i) => [l.id, first[i]!]));
-  }
-
-  async finish(
-    a: ReconArgs & { statement_date?: string; statement_balance_atoms?: number },
-  ): Promise<Reconciliation> {
-    if (a.statement_date !== undefined && !isIsoDate(a.statement_date))
-      throw invalid('statement_date', `'${String(a.statement_date)}' is not a date (YYYY-MM-DD)`);
-    if (a.statement_balance_atoms !== undefined && !Number.isSafeInteger(a.statement_balance_atoms))
-      throw invalid(
-        'statement_balance_atoms',
-        'statement_balance_atoms is a whole number of atoms',
-      );
-    return this.store.write(async (tx) => {
-      const acct = await reconAccount(tx, a.account);
-      const closing = await tx.recon.closing(acct.key);
-      const date = a.statement_date ?? closing?.date;
-      const balance =
-        a.statement_balance_atoms ??
-        (closing && closing.date === date ? closing.balance_atoms : undefined);
-      if (date === undefined || balance === undefined)
-        throw invalid(
-          date === undefined ? 'statement_date' : 'statement_balance',
-          'give the statement date and balance (--statement-date, --statement-balance): ' +
-            'no imported OFX statement gave a closing balance for that date',
-        );
-      const last = await this.lastFinished(tx.recon, acct);
-      // The same finish asked again (a retry whose answer was lost): done already. Without a date,
-      // the statement's closing balance is the last one imported, which may be the one finished.
-      const same = last?.statement_date === date && last.statement_balance_atoms === balance;
-      if (last && same && a.statement_date !== undefined) return this.reconciliationOf(acct, last);
-      if (last && same)
-        throw reconcileRefused(
-          `the last statement imported (through ${date}) is reconciled already; import the next ` +
-            'one, or give --statement-date and --statement-balance',
-          'statement_date',
-          'reconciled_already',
-        );
-      if (last && date <= last.statement_date)
-        throw reconcileRefused(
-          `the statement date ${date} must be later than the last reconciliation's (${last.statement_date})`,
-          'statement_date',
-          'not_later',
-        );
-      const open = (await tx.recon.statementLines(acct.key)).filter(
-        (l) => l.state === 'unmatched' && l.line_date <= date,
-      );
-      const cleared = await tx.recon.clearedThrough(acct.key, date);
-      const difference = BigInt(balance) - cleared.total;
-      if (open.length || difference !== 0n) {
-        const m = (a: bigint | number) => formatAmount(a, acct.exponent);
-        const parts = [
-          difference !== 0n
-            ? `the statement balance ${m(balance)} differs from the cleared balance ` +
-              `${m(cleared.total)} by ${m(difference)}`
-            : '',
-          open.length
-            ? `${open.length} statement line(s) through ${date} are unmatched ` +
-              `(${open
-                .slice(0, 5)
-                .map((l) => l.id)
-                .join(', ')}${open.length > 5 ? ', …' : ''})`
-            : '',
-        ].filter(Boolean);
-        throw reconcileRefused(
-          `cannot finish: ${parts.join('; ')}`,
-          difference !== 0n ? 'statement_balance' : 'statement_line_id',
-          difference !== 0n ? 'difference' : 'unmatched_lines',
-          { difference: toJsonInteger(difference), unmatched: open.map((l) => l.id) },
-        );
-      }
-      const row: ReconciliationRow = {
-        id: newId('rec'),
-        account_key: acct.key,
-        statement_date: date,
-        statement_balance_atoms: balance,
-        line_count: 0,
-        finished_at: this.store.now().toISOString(),
-      };
-      row.line_count = await tx.recon.finish(row);
-      return this.reconciliationOf(acct, row);
-    });
   }
 
   async undo(a: ReconArgs & { id?: string }): Promise<Reconciliation> {

@@ -175,6 +175,22 @@ describe.each(FIXTURES.map((f) => [f.name, f] as const))(
       );
     });
 
+    it('names, when it refuses to finish at a difference, the lines whose amounts make it', async () => {
+      const at = finish('2025-01-31', (JAN_BALANCE / 100).toFixed(2));
+      // The fee and the interest are on the statement and not yet in the books: together they are
+      // the difference.
+      await refused(
+        at,
+        1,
+        'what would make the difference',
+        'MONTHLY SERVICE FEE',
+        'INTEREST PAID',
+      );
+      const r = await json(at, 1);
+      expect(r.error.candidates).toHaveLength(1);
+      expect(r.error.candidates[0]).toHaveLength(2);
+    });
+
     it('posts the bank-only lines by rules in one run, and a second run posts nothing', async () => {
       const made = await json(['reconcile', 'create', ...acct, '--rules', RULES]);
       expect(made.created).toHaveLength(2);
