@@ -137,7 +137,14 @@ statement); a ticked line counts as cleared from its own date.`,
     });
     if (ctx.json) return ctx.outJson(r);
     // Each line as it was named, and its id when it was named by JE number.
-    const named = r.line_ids.map((id, i) => (o.lines[i] === id ? id : `${o.lines[i]} (${id})`));
+    // (the lines past those named are their reversals' partners, ticked with them).
+    const named = r.line_ids.map((id, i) =>
+      o.lines[i] === undefined
+        ? `${id} (its reversal's partner)`
+        : o.lines[i] === id
+          ? id
+          : `${o.lines[i]} (${id})`,
+    );
     ctx.out(`${r.state === 'cleared' ? 'Ticked' : 'Unticked'} ${named.join(', ')}`);
   },
 });

@@ -323,3 +323,29 @@ export function reconcileRefused(
 ): BooksError {
   return new BooksError('reconcile_refused', message, [{ path, reason, message }], details);
 }
+
+/**
+ * Entries voided by their reversal, as QuickBooks drops voided items from a reconciliation: a line
+ * of an entry and the line of its reversal that undoes it (the same account, the opposite amount),
+ * both uncleared, net to zero and are left out of the outstanding lines, listed once as a pair.
+ */
+export function reversedPairs<L extends { je_number: string; amount_atoms: number }>(
+  lines: L[],
+  links: { original_je: string; reversal_je: string }[],
+): [L, L][] {
+  const byEntry = new Map<string, L[]>();
+  for (const l of lines) byEntry.set(l.je_number, [...(byEntry.get(l.je_number) ?? []), l]);
+  const used = new Set<L>();
+  const pairs: [L, L][] = [];
+  for (const link of links)
+    for (const a of byEntry.get(link.original_je) ?? []) {
+      if (used.has(a)) continue;
+      const b = (byEntry.get(link.reversal_je) ?? []).find(
+        (x) => !used.has(x) && x.amount_atoms === -a.amount_atoms,
+      );
+      if (!b) continue;
+      used.add(a).add(b);
+      pairs.push([a, b]);
+    }
+  return pairs;
+}

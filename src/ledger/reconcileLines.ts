@@ -4,6 +4,7 @@ import { exponentOf } from '../domain/money.js';
 import {
   accountSign,
   lineIdOf,
+  parseLineId,
   reconcilableProblem,
   reconcileRefused,
   signedAmount,
@@ -170,3 +171,56 @@ const badLine = (message: string) =>
   new BooksError('invalid_parameters', message, [
     { path: 'line_ids', reason: 'invalid_parameter', message },
   ]);
+
+/**
+ * The lines that undo these (or that these undo) by a reversal on the same account: ticking one of
+ * an entry and its reversal ticks the other, since together they net to zero.
+ */
+export async function reversalPartners(
+  tx: ReadTx,
+  a: ReconAccount,
+  named: unknown,
+  ticked: boolean,
+): Promise<string[]> {
+  if (!Array.isArray(named) || !named.every((x) => typeof x === 'string')) return [];
+  const ids = named as string[];
+  const refs = ids.map((id) => parseLineId(id)).filter((r) => r !== null);
+  const facts = await tx.recon.journalLines(refs);
+  const links = await tx.recon.reversalLinks([...new Set(refs.map((r) => r.seq))]);
+  const seen = new Set(ids);
+  const out: string[] = [];
+  for (const f of facts)
+    for (const link of links) {
+      const other =
+        link.original === f.entry_seq
+          ? { seq: link.reversal, je: link.reversal_je }
+          : link.reversal === f.entry_seq
+            ? { seq: link.original, je: link.original_je }
+            : null;
+      if (!other) continue;
+      const entry = await tx.entry(other.je);
+      const at = entry?.lines.findIndex(
+        (l) =>
+          l.gl_account_id === a.external_id &&
+          l.line_type !== f.line_type &&
+          l.amount_atoms === f.amount_atoms,
+      );
+      if (at === undefined || at < 0) continue;
+      const id = lineIdOf(other.seq, at + 1);
+      if (!seen.has(id)) {
+        seen.add(id);
+        out.push(id);
+      }
+    }
+  // To tick: the partners not cleared; to untick: those ticked by hand.
+  const marks = new Map(
+    (await tx.recon.marksOf({ lines: out.map((i) => parseLineId(i)!) })).map((m) => [
+      lineIdOf(m.entry_seq, m.line_no),
+      m,
+    ]),
+  );
+  return out.filter((i) => {
+    const m = marks.get(i);
+    return ticked ? m !== undefined && !m.statement_line_id && !m.reconciliation_id : !m;
+  });
+}

@@ -17,6 +17,7 @@ import { ReconReports } from './reconcileReports.js';
 import {
   accountLines,
   lineIdsNamed,
+  reversalPartners,
   markKey,
   marksOf,
   reconAccount,
@@ -26,6 +27,9 @@ import {
 } from './reconcileLines.js';
 import type { LineMark, ReconReads } from './reconcileStore.js';
 import type { ReadTx, WriteTx } from './store.js';
+
+const withPartners = (named: unknown, also: string[]) =>
+  Array.isArray(named) ? [...(named as unknown[]), ...also] : named;
 
 export const invalid = (path: string, message: string) =>
   new BooksError('invalid_parameters', message, [{ path, reason: 'invalid_parameter', message }]);
@@ -293,17 +297,15 @@ export class ReconMatching extends ReconReports {
     return this.store.write(async (tx) => {
       const acct = await reconAccount(tx, a.account);
       const last = await this.lastFinished(tx.recon, acct);
+      const named = await lineIdsNamed(tx, a.line_ids);
+      // An entry and its reversal are ticked and unticked together (they net to zero).
+      const also = await reversalPartners(tx, acct, named, a.unclear === true);
       if (a.unclear) {
-        const ids = await this.tickedLines(tx.recon, acct, await lineIdsNamed(tx, a.line_ids));
+        const ids = await this.tickedLines(tx.recon, acct, withPartners(named, also));
         await tx.recon.removeMarks(ids.map((i) => parseLineId(i)!));
         return { line_ids: ids, state: 'uncleared' as const };
       }
-      const lines = await this.ledgerLinesNamed(
-        tx.recon,
-        acct,
-        await lineIdsNamed(tx, a.line_ids),
-        'clear',
-      );
+      const lines = await this.ledgerLinesNamed(tx.recon, acct, withPartners(named, also), 'clear');
       const early = last && lines.find((l) => l.mark.entry_date <= last.statement_date);
       if (early)
         throw reconcileRefused(

@@ -86,6 +86,8 @@ export interface ReconcileStatus {
   ignored_statement_lines: StatementLine[];
   /** Uncleared lines dated through that date (every one when no statement is imported). */
   uncleared_lines: ReconLine[];
+  /** An entry and its reversal, both uncleared, netting to zero: left out of the lines above. */
+  reversed_pairs: [ReconLine, ReconLine][];
 }
 
 export interface ReconciliationReport {
@@ -100,6 +102,8 @@ export interface ReconciliationReport {
   outstanding_debits: { total: Atoms; lines: ReconLine[] };
   outstanding_credits: { total: Atoms; lines: ReconLine[] };
   cleared_after_date: { total: Atoms; lines: ReconLine[] };
+  /** Left out of the outstanding lines: an entry and its reversal netting to zero. */
+  reversed_pairs: [ReconLine, ReconLine][];
   unmatched_statement_lines: StatementLine[];
   ignored_statement_lines: StatementLine[];
 }

@@ -1,6 +1,12 @@
 import { FIRST_DATE, isIsoDate, LAST_DATE, localDate } from '../domain/dates.js';
 import { BooksError, type Problem } from '../domain/errors.js';
-import { lineIdOf, parseLineId, type ReconLine, type Reconciliation } from '../domain/reconcile.js';
+import {
+  lineIdOf,
+  parseLineId,
+  reversedPairs,
+  type ReconLine,
+  type Reconciliation,
+} from '../domain/reconcile.js';
 import { toJsonInteger } from '../domain/money.js';
 import type { LineStates, ReconArgs, ReconcileStatus, ReconciliationReport } from './port.js';
 import {
@@ -74,6 +80,7 @@ export class ReconReports {
       through ?? LAST_DATE,
     ))
       for (const l of batch) if (l.state === 'uncleared') uncleared.push(l);
+    const reversed = await this.reversed(uncleared);
     return {
       account_id: acct.id,
       last_reconciliation: last ? this.reconciliationOf(acct, last) : null,
@@ -87,8 +94,26 @@ export class ReconReports {
       ignored_statement_lines: lines.filter(
         (l) => l.state === 'ignored' && l.reconciliation_id === null,
       ),
-      uncleared_lines: uncleared,
+      uncleared_lines: reversed.kept,
+      reversed_pairs: reversed.pairs,
     };
+  }
+
+  /**
+   * Lines (uncleared) without the pairs of an entry and its reversal that net to zero, and those
+   * pairs: only lines whose opposite amount is among them are looked up.
+   */
+  protected async reversed(
+    lines: ReconLine[],
+  ): Promise<{ kept: ReconLine[]; pairs: [ReconLine, ReconLine][] }> {
+    const amounts = new Set(lines.map((l) => l.amount_atoms));
+    const maybe = lines.filter((l) => amounts.has(-l.amount_atoms));
+    if (maybe.length === 0) return { kept: lines, pairs: [] };
+    const seqs = [...new Set(maybe.map((l) => parseLineId(l.line_id)!.seq))];
+    const links = await this.store.read((tx) => tx.recon.reversalLinks(seqs));
+    const pairs = reversedPairs(maybe, links);
+    const paired = new Set(pairs.flat());
+    return { kept: lines.filter((l) => !paired.has(l)), pairs };
   }
 
   /**
@@ -141,6 +166,9 @@ export class ReconReports {
         } else if (isCleared(l)) after.push(l);
       }
     const total = (ls: ReconLine[]) => ls.reduce((s, l) => s + BigInt(l.amount_atoms), 0n);
+    const reversed = await this.reversed([...debits, ...credits]);
+    const kept = new Set(reversed.kept);
+    const [openDebits, openCredits] = [debits, credits].map((ls) => ls.filter((l) => kept.has(l)));
     return {
       account_id: acct.id,
       statement_date: date,
@@ -149,8 +177,9 @@ export class ReconReports {
       cleared_balance: n(cleared),
       difference: statementBalance === null ? null : n(BigInt(statementBalance) - cleared),
       book_balance: n(book),
-      outstanding_debits: { total: n(total(debits)), lines: debits },
-      outstanding_credits: { total: n(total(credits)), lines: credits },
+      outstanding_debits: { total: n(total(openDebits!)), lines: openDebits! },
+      outstanding_credits: { total: n(total(openCredits!)), lines: openCredits! },
+      reversed_pairs: reversed.pairs,
       cleared_after_date: { total: n(total(after)), lines: after },
       unmatched_statement_lines: lines.filter((l) => l.state === 'unmatched'),
       ignored_statement_lines: lines.filter((l) => l.state === 'ignored'),

@@ -46,6 +46,14 @@ export interface StoredSource {
   known: KnownSource | null;
 }
 
+/** An entry and the entry that reverses it. */
+export interface ReversalLink {
+  original: number;
+  reversal: number;
+  original_je: string;
+  reversal_je: string;
+}
+
 /** A journal line named by the API's line id, with what reconciliation needs of it. */
 export interface JournalLineFacts {
   entry_seq: number;
@@ -78,6 +86,8 @@ export interface ReconReads {
   source(key: number): Promise<StoredSource>;
   /** The closing balance the account's last OFX statement gave. */
   closing(key: number): Promise<{ date: string; balance_atoms: number } | null>;
+  /** Reversals touching these entries (as original or as reversal), with both entries' JE numbers. */
+  reversalLinks(seqs: number[]): Promise<ReversalLink[]>;
   /** Journal lines by their place (entry sequence and line number); those not found are left out. */
   journalLines(refs: { seq: number; line_no: number }[]): Promise<JournalLineFacts[]>;
   /** Every reconciliation of the entity with the sum of its account's reconciled lines through its date. */

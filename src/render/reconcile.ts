@@ -144,7 +144,22 @@ export function statusText(s: ReconcileStatus, exponent: number): string {
       `\nUncleared ledger lines${s.through ? ` through ${s.through}` : ''} (${s.uncleared_lines.length}):`,
       ledgerLinesTable(s.uncleared_lines, exponent),
     );
+  out.push(...reversedSaid(s.reversed_pairs, exponent));
   return out.join('\n');
+}
+
+/** Entries voided by their reversal: listed once, each pair on a line. */
+function reversedSaid(pairs: [ReconLine, ReconLine][], exponent: number): string[] {
+  if (pairs.length === 0) return [];
+  return [
+    `\nReversed, nets to zero (${pairs.length}): left out of the lines above`,
+    ...pairs.map(
+      ([a, b]) =>
+        ` ${jeLineOf(a)} ${a.entry_date} ${money(a.amount_atoms, exponent)}  reversed by ` +
+        `${jeLineOf(b)} ${b.entry_date} ${money(b.amount_atoms, exponent)}` +
+        (a.memo ? `  ${cell(a.memo)}` : ''),
+    ),
+  ];
 }
 
 /** The report as a bookkeeper files it: the balances, the identity, then each group's lines. */
@@ -173,6 +188,7 @@ export function reportText(r: ReconciliationReport, exponent: number, name: stri
   for (const [title, lines] of groups)
     if (lines.length)
       out.push('', `${title} (${lines.length}):`, ledgerLinesTable(lines, exponent));
+  out.push(...reversedSaid(r.reversed_pairs, exponent));
   if (r.unmatched_statement_lines.length)
     out.push(
       '',
@@ -228,6 +244,7 @@ export function reportCsv(r: ReconciliationReport, exponent: number): string {
   lines('outstanding_debit', r.outstanding_debits.lines);
   lines('outstanding_credit', r.outstanding_credits.lines);
   lines('cleared_after_date', r.cleared_after_date.lines);
+  lines('reversed', r.reversed_pairs.flat());
   for (const s of [...r.unmatched_statement_lines, ...r.ignored_statement_lines])
     rows.push([
       `statement_${s.state}`,

@@ -124,6 +124,7 @@ export const RECONCILE_SCHEMAS: Record<string, Schema> = {
     unmatched_statement_lines: arrayOf(ref('StatementLine')),
     ignored_statement_lines: arrayOf(ref('StatementLine')),
     uncleared_lines: arrayOf(ref('ReconLine')),
+    reversed_pairs: arrayOf(arrayOf(ref('ReconLine'))),
   }),
   ReconciliationReport: obj({
     account_id: str,
@@ -136,6 +137,7 @@ export const RECONCILE_SCHEMAS: Record<string, Schema> = {
     outstanding_debits: group,
     outstanding_credits: group,
     cleared_after_date: group,
+    reversed_pairs: arrayOf(arrayOf(ref('ReconLine'))),
     unmatched_statement_lines: arrayOf(ref('StatementLine')),
     ignored_statement_lines: arrayOf(ref('StatementLine')),
   }),

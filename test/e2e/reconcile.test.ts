@@ -368,6 +368,44 @@ describe.each(FIXTURES.map((f) => [f.name, f] as const))(
       // Without flags, finish takes the last statement's closing balance: February's, done already.
       await refused(['reconcile', 'finish', ...acct], 1, 'reconciled already');
     });
+
+    it('leaves an entry and its reversal out of the outstanding lines, and ticks them together', async () => {
+      // D0063 (7 March, counter sales) posted in error and reversed: it nets to zero.
+      const march = ['report', 'reconciliation', ...acct, '--statement-date', '2025-03-31'];
+      const before = await json(march);
+      const sales = before.outstanding_debits.lines.find(
+        (l: { memo: string }) => l.memo === 'Counter sales week 1',
+      );
+      const reversed = await L.books(['je', 'reverse', sales.je_number, '--format', 'json']);
+      expect(reversed.exitCode, reversed.stderr).toBe(0);
+      const reversal = JSON.parse(reversed.stdout);
+      const report = await json(march);
+      const pair = report.reversed_pairs.map((p: { je_number: string }[]) =>
+        p.map((l) => l.je_number),
+      );
+      expect(pair).toEqual([[sales.je_number, reversal.je_number]]);
+      const ids = (ls: { line_id: string }[]) => ls.map((l) => l.line_id);
+      expect(ids(report.outstanding_debits.lines)).toEqual(
+        ids(before.outstanding_debits.lines).filter((id: string) => id !== sales.line_id),
+      );
+      expect(ids(report.outstanding_credits.lines)).toEqual(ids(before.outstanding_credits.lines));
+      expect(report.book_balance).toBe(before.book_balance - sales.amount_atoms);
+      const shown = await L.books(march);
+      expect(shown.stdout).toContain('Reversed, nets to zero (1)');
+      // Ticking one ticks the other; unticking one unticks both.
+      const ticked = await json(['reconcile', 'clear', ...acct, '--line', sales.line_id]);
+      expect(ticked.line_ids).toEqual([sales.line_id, report.reversed_pairs[0][1].line_id]);
+      const back = await json([
+        'reconcile',
+        'clear',
+        ...acct,
+        '--line',
+        sales.line_id,
+        '--unclear',
+      ]);
+      expect(back.line_ids).toEqual(ticked.line_ids);
+      expect(await L.check()).toEqual([]);
+    });
   },
 );
 

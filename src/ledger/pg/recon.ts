@@ -1,4 +1,4 @@
-import type { JournalLineFacts, Sql } from '../reconcileStore.js';
+import type { JournalLineFacts, ReversalLink, Sql } from '../reconcileStore.js';
 import { SIGNED } from '../sql/reconChecks.js';
 import { storedAtoms } from '../../domain/money.js';
 import { ReconTables } from '../sql/reconTables.js';
@@ -71,6 +71,21 @@ export function pgRecon(q: Query, entityId: string): ReconTables {
     strayMarks: async () => {
       const rows = await q<{ entry_seq: number; line_no: number; why: string }>(STRAY, [entityId]);
       return rows.map((r) => ({ ...r, entry_seq: Number(r.entry_seq) }));
+    },
+    reversalLinks: async (seqs) => {
+      const rows = await q<ReversalLink>(
+        `SELECT r.original_seq AS original, r.seq AS reversal, o.je_number AS original_je,
+                r.je_number AS reversal_je
+         FROM journal_entries r JOIN journal_entries o
+           ON o.entity_id = r.entity_id AND o.seq = r.original_seq
+         WHERE r.entity_id = $1 AND (r.original_seq = ANY($2::int8[]) OR r.seq = ANY($2::int8[]))`,
+        [entityId, seqs],
+      );
+      return rows.map((r) => ({
+        ...r,
+        original: Number(r.original),
+        reversal: Number(r.reversal),
+      }));
     },
   });
 }

@@ -73,13 +73,14 @@ const recOf = (r: ReconciliationRow): ReconciliationRow => ({
 
 /**
  * Reconciliation's tables, in the same statements on every store (each table keyed by entity first).
- * Only what reads the journal itself (`journalLines`, `strayMarks`) is the store's own.
+ * Only what reads the journal itself (`journalLines`, `strayMarks`, `reversalLinks`) is the
+ * store's own.
  */
 export class ReconTables implements ReconWrites {
   constructor(
     private readonly sql: Sql,
     private readonly entity: string,
-    private readonly journal: Pick<ReconReads, 'journalLines' | 'strayMarks'>,
+    private readonly journal: Pick<ReconReads, 'journalLines' | 'strayMarks' | 'reversalLinks'>,
   ) {}
 
   journalLines(refs: { seq: number; line_no: number }[]) {
@@ -88,6 +89,10 @@ export class ReconTables implements ReconWrites {
 
   strayMarks() {
     return this.journal.strayMarks();
+  }
+
+  reversalLinks(seqs: number[]) {
+    return seqs.length ? this.journal.reversalLinks(seqs) : Promise.resolve([]);
   }
 
   damage() {

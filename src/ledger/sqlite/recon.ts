@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { JournalLineFacts, Sql } from '../reconcileStore.js';
+import type { JournalLineFacts, ReversalLink, Sql } from '../reconcileStore.js';
 import { SIGNED } from '../sql/reconChecks.js';
 import { toJsonInteger } from '../../domain/money.js';
 import { ReconTables } from '../sql/reconTables.js';
@@ -79,5 +79,15 @@ export function sqliteRecon(db: Db): ReconTables {
         .filter((l): l is JournalLineFacts => l !== undefined),
     strayMarks: async () =>
       db.prep(STRAY).all(FILE_ENTITY) as { entry_seq: number; line_no: number; why: string }[],
+    reversalLinks: async (seqs) =>
+      db
+        .prep(
+          `SELECT r.original_seq AS original, r.seq AS reversal, o.je_number AS original_je,
+                  r.je_number AS reversal_je
+           FROM journal_entries r JOIN journal_entries o ON o.seq = r.original_seq
+           WHERE r.original_seq IN (SELECT value FROM json_each(?))
+              OR r.seq IN (SELECT value FROM json_each(?))`,
+        )
+        .all(JSON.stringify(seqs), JSON.stringify(seqs)) as ReversalLink[],
   });
 }
