@@ -2,12 +2,12 @@ import { command, str } from '../cli/command.js';
 import type { Context } from '../cli/context.js';
 import type { Prompter } from '../cli/prompter.js';
 import { dateFlag } from '../cli/flags.js';
-import { isIsoDate } from '../domain/dates.js';
+import { dayNumber, isIsoDate } from '../domain/dates.js';
 import { errors, isBooksError } from '../domain/errors.js';
-import type { ReconLine } from '../domain/reconcile.js';
+import { jeLineOf, type ReconLine } from '../domain/reconcile.js';
 import { parseDecimal } from '../domain/money.js';
-import type { Ledger, ReconciliationReport } from '../ledger/port.js';
-import { money } from '../render/reconcile.js';
+import type { Ledger, MatchOutcome, ReconciliationReport } from '../ledger/port.js';
+import { matchText, money } from '../render/reconcile.js';
 import { ACCOUNT_FLAG, accountOf, exponentOfLedger } from './reconcile.js';
 
 /**
@@ -54,14 +54,34 @@ export default command({
       (await p.input('Statement date (YYYY-MM-DD)', { validate: later }));
     let balance: number | null =
       status.statement && status.statement.date === date ? status.statement.balance_atoms : null;
-    if (balance === null) {
-      const text = await p.input('Statement ending balance', {
-        validate: (v) => parseDecimal(v, exponent).ok || 'an amount such as 1250.00',
-      });
-      const parsed = parseDecimal(text, exponent);
-      balance = parsed.ok ? Number(parsed.atoms) : 0;
+    const saved: string[] = [];
+    try {
+      if (balance === null) {
+        const text = await p.input('Statement ending balance', {
+          validate: (v) => parseDecimal(v, exponent).ok || 'an amount such as 1250.00',
+        });
+        const parsed = parseDecimal(text, exponent);
+        balance = parsed.ok ? Number(parsed.atoms) : 0;
+        // Kept as the statement's closing balance: the next screen, and finish, know it.
+        await ledger.reconcile.importStatement({
+          account: o.account,
+          statement: { lines: [], closing: { date, balance_atoms: balance } },
+          file: 'the screen',
+        });
+        saved.push(`the statement's closing balance ${money(balance, exponent)} on ${date}`);
+      }
+      const s = { account: o.account, date, balance, exponent, after, saved };
+      await screen(ctx, p, ledger, s);
+    } catch (e) {
+      // Ctrl-C: what was saved stays, and is said exactly.
+      if (isBooksError(e) && e.code === 'cancelled')
+        throw errors.cancelled(
+          saved.length
+            ? `cancelled; saved before it: ${saved.join('; ')}`
+            : 'cancelled; nothing was saved',
+        );
+      throw e;
     }
-    await screen(ctx, p, ledger, { account: o.account, date, balance, exponent, after });
   },
 });
 
@@ -75,6 +95,8 @@ interface Screen {
   exponent: number;
   /** The last reconciliation's date: lines dated through it can no longer be ticked. */
   after: string;
+  /** What the screen has saved, in words, for a Ctrl-C to say. */
+  saved: string[];
 }
 
 async function screen(ctx: Context, p: Prompter, ledger: Ledger, s: Screen): Promise<void> {
@@ -88,12 +110,19 @@ async function screen(ctx: Context, p: Prompter, ledger: Ledger, s: Screen): Pro
     );
   const first = await ledger.reconcile.report({ account: s.account, statement_date: s.date });
   show(first.cleared_balance);
-  const proposed = await ledger.reconcile.match({ account: s.account, dry_run: true });
-  if (
-    proposed.matched.length &&
-    (await p.confirm(`Accept the ${proposed.matched.length} proposed match(es)?`, true))
-  )
-    await ledger.reconcile.match({ account: s.account });
+  const proposed = await ledger.reconcile.match({
+    account: s.account,
+    dry_run: true,
+    describe: true,
+  });
+  if (proposed.matched.length) {
+    // The pairs are shown before the question: a bookkeeper accepts what they have seen.
+    ctx.err(matchedTable(proposed, s.exponent));
+    if (await p.confirm(`Accept the ${proposed.matched.length} proposed match(es)?`, true)) {
+      const done = await ledger.reconcile.match({ account: s.account });
+      s.saved.push(`${done.matched.length} match(es) accepted`);
+    }
+  }
   for (;;) {
     const r = await ledger.reconcile.report({ account: s.account, statement_date: s.date });
     const difference = differenceOf(r.cleared_balance);
@@ -151,6 +180,7 @@ async function act(
       statement_date: s.date,
       statement_balance_atoms: s.balance,
     });
+    s.saved.push(`reconciled through ${done.statement_date}`);
     ctx.err(`Reconciled through ${done.statement_date}: ${done.id}`);
     return true;
   }
@@ -158,11 +188,12 @@ async function act(
     const line = await p.select(
       'Tick which line?',
       uncleared.map((l) => ({
-        name: `${l.entry_date} ${l.je_number} ${m(l.amount_atoms)} ${l.memo ?? ''}`,
+        name: `${l.entry_date} ${jeLineOf(l)} ${m(l.amount_atoms)} ${l.memo ?? ''}`,
         value: l.line_id,
       })),
     );
-    await ledger.reconcile.clear({ account: s.account, line_ids: [line] });
+    const done = await ledger.reconcile.clear({ account: s.account, line_ids: [line] });
+    s.saved.push(`ticked ${done.line_ids.join(', ')}`);
     return false;
   }
   await handleLine(p, ledger, s, r);
@@ -190,42 +221,29 @@ async function handleLine(
     { name: 'Ignore it (imported in error)', value: 'ignore' },
     { name: 'Back', value: 'back' },
   ]);
-  if (what === 'ignore')
+  const which = `${line.id} (${line.date} ${m(line.amount_atoms)})`;
+  if (what === 'ignore') {
     await ledger.reconcile.ignore({ account: s.account, statement_line_id: line.id });
-  if (what === 'create') {
-    const accounts = (await ledger.chart.accounts()).filter((a) => a.is_postable && a.is_active);
-    const offset = await p.search('Offset account', (term) =>
-      accounts
-        .filter((a) =>
-          `${a.account_number ?? ''} ${a.name} ${a.external_id}`
-            .toLowerCase()
-            .includes(term.toLowerCase()),
-        )
-        .map((a) => ({
-          name: `${a.account_number ?? ''} ${a.name} (${a.external_id})`,
-          value: a.external_id,
-        })),
-    );
-    await ledger.reconcile.create({
-      account: s.account,
-      statement_line_id: line.id,
-      offset_account: offset,
-    });
+    s.saved.push(`${which} ignored`);
   }
+  if (what === 'create') await createFor(p, ledger, s, line.id, which);
   if (what === 'match') {
     const chosen: string[] = [];
     let sum = 0n;
     const open = [...r.outstanding_debits.lines, ...r.outstanding_credits.lines];
     while (sum !== BigInt(line.amount_atoms)) {
+      const left = BigInt(line.amount_atoms) - sum;
       const pick = await p.select(
         `Add a ledger line (chosen ${m(sum)} of ${m(line.amount_atoms)})`,
         [
-          ...open
-            .filter((l) => !chosen.includes(l.line_id))
-            .map((l) => ({
-              name: `${l.entry_date} ${l.je_number} ${m(l.amount_atoms)} ${l.memo ?? ''}`,
-              value: l.line_id,
-            })),
+          ...bestFirst(
+            open.filter((l) => !chosen.includes(l.line_id)),
+            line,
+            left,
+          ).map((l) => ({
+            name: `${l.entry_date} ${jeLineOf(l)} ${m(l.amount_atoms)} ${l.memo ?? ''}`,
+            value: l.line_id,
+          })),
           { name: 'Cancel this match', value: '' },
         ],
       );
@@ -238,5 +256,68 @@ async function handleLine(
       statement_line_id: line.id,
       line_ids: chosen,
     });
+    s.saved.push(`${which} matched by hand`);
   }
+}
+
+/** An entry for a bank-only statement line, against an offset account chosen by search. */
+async function createFor(
+  p: Prompter,
+  ledger: Ledger,
+  s: Screen,
+  lineId: string,
+  which: string,
+): Promise<void> {
+  // The account being reconciled is never its own offset.
+  const accounts = (await ledger.chart.accounts()).filter(
+    (a) =>
+      a.is_postable && a.is_active && a.external_id !== s.account && a.account_number !== s.account,
+  );
+  const offset = await p.search('Offset account', (term) =>
+    accounts
+      .filter((a) =>
+        `${a.account_number ?? ''} ${a.name} ${a.external_id}`
+          .toLowerCase()
+          .includes(term.toLowerCase()),
+      )
+      .map((a) => ({
+        name: `${a.account_number ?? ''} ${a.name} (${a.external_id})`,
+        value: a.external_id,
+      })),
+  );
+  const made = await ledger.reconcile.create({
+    account: s.account,
+    statement_line_id: lineId,
+    offset_account: offset,
+  });
+  for (const c of made.created) s.saved.push(`${c.je_number} posted and matched to ${which}`);
+}
+
+/**
+ * A hand match's candidates, best first: the amount still to find exactly, then the nearest date
+ * to the statement line's, then a line whose JE number or memo holds the statement's reference.
+ */
+export function bestFirst(
+  lines: ReconLine[],
+  line: { date: string; reference: string | null },
+  left: bigint,
+): ReconLine[] {
+  const days = (l: ReconLine) => Math.abs(dayNumber(l.entry_date) - dayNumber(line.date));
+  const ref = line.reference?.trim().toLowerCase();
+  const named = (l: ReconLine) =>
+    !!ref && `${l.je_number} ${l.memo ?? ''} ${l.line_memo ?? ''}`.toLowerCase().includes(ref);
+  const key = (l: ReconLine): [number, number, number] => [
+    BigInt(l.amount_atoms) === left ? 0 : 1,
+    days(l),
+    named(l) ? 0 : 1,
+  ];
+  return [...lines].sort((a, b) => {
+    const [x, y] = [key(a), key(b)];
+    return x[0] - y[0] || x[1] - y[1] || x[2] - y[2];
+  });
+}
+
+/** The proposed matches, as the screen shows them before asking. */
+function matchedTable(m: MatchOutcome, exponent: number): string {
+  return matchText({ ...m, unmatched_statement_lines: [], uncleared_lines: [] }, exponent, true);
 }

@@ -1,3 +1,4 @@
+import { bestFirst } from '../../src/commands/reconcileScreen.js';
 import { join } from 'node:path';
 import { writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -316,31 +317,58 @@ describe('the reconciliation screen (books reconcile --account A, on a terminal)
     expect(finish.status.last_reconciliation).toBeNull();
   });
 
-  it('asks for the next statement once the last one imported is reconciled, and says a refusal', async () => {
+  it('asks for the next statement once the last one is reconciled, and keeps the balance typed', async () => {
     const march = join(tempDir(), 'march.csv');
     writeFileSync(march, 'date,description,amount\n2025-02-03,FEE,-1.00\n');
     const acct = ['--account', 'checking'];
     const setup = [...JANUARY, ['reconcile', 'import', march, ...acct]];
-    const r = await screen(
-      [
-        '2025-01-15',
-        '2025-02-28',
-        '100.00',
-        'Handle an unmatched',
-        'FEE',
-        'Create an entry',
-        'Operating Checking',
-        'Leave',
-      ],
+    const answers = ['2025-01-15', '2025-02-28', '100.00', 'Handle an unmatched', 'FEE'];
+    const r = await screen([...answers, 'Create an entry', 'Bank Fees', 'Leave'], undefined, setup);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.refused).toEqual(['a date after 2025-01-31, the last reconciled']);
+    expect(r.asked.filter((q) => q === 'What next?')).toHaveLength(2);
+    // The date and balance typed are the statement's closing balance from now on.
+    expect(r.status.statement).toEqual({ date: '2025-02-28', balance_atoms: 10000 });
+    // The account being reconciled is not offered as its own offset.
+    const own = await screen(
+      [...answers, 'Create an entry', 'Operating Checking'],
       undefined,
       setup,
     );
-    expect(r.exitCode, r.stderr).toBe(0);
-    expect(r.refused).toEqual(['a date after 2025-01-31, the last reconciled']);
-    // The offset is the account itself: refused, said, and the screen goes on to the next question.
-    expect(r.stderr).toContain(
-      'reconcile_refused: the offset account is the account being reconciled',
+    expect(own.exitCode).not.toBe(0);
+    expect(own.stderr).toContain("no choice 'Operating Checking' for 'Offset account'");
+  });
+
+  it('shows the proposed matches before asking, and on Ctrl-C says exactly what was saved', async () => {
+    const r = await screen([true], 'What next?');
+    expect(r.exitCode).toBe(130);
+    const shown = r.stderr.indexOf('OWNER INVESTMENT');
+    expect(shown).toBeGreaterThan(-1);
+    expect(r.stderr).toContain('JE-1:1');
+    expect(r.stderr).toContain('cancelled; saved before it: 15 match(es) accepted');
+    const none = await screen([false], 'What next?');
+    expect(none.stderr).toContain('cancelled; nothing was saved');
+  });
+
+  it('lists the candidates of a hand match best first: the exact amount, then the nearest date', () => {
+    const line = (id: string, date: string, amount: number, memo = '') =>
+      ({
+        line_id: id,
+        entry_date: date,
+        amount_atoms: amount,
+        je_number: `JE-${id}`,
+        memo,
+      }) as never;
+    const lines = [
+      line('1', '2025-01-02', -500),
+      line('2', '2025-01-20', -1250),
+      line('3', '2025-01-09', -1250),
+      line('4', '2025-01-10', -700, 'cheque 1043'),
+      line('5', '2025-01-10', -700),
+    ];
+    const order = bestFirst(lines, { date: '2025-01-10', reference: '1043' }, -1250n).map(
+      (l: { line_id: string }) => l.line_id,
     );
-    expect(r.asked.filter((q) => q === 'What next?')).toHaveLength(2);
+    expect(order).toEqual(['3', '2', '4', '5', '1']);
   });
 });
