@@ -153,7 +153,7 @@ refused; --ofx-account-change takes a new bank account.`,
       dry_run: o.dryRun,
       file,
       source: statement.source,
-      ...(csv && !isEmptyLayout(o.layout) ? { layout } : {}),
+      ...(csv && !isEmptyLayout(o.layout) ? { layout: remembered(layout, statement) } : {}),
       ...(o.ofxAccountChange ? { ofx_account_change: true } : {}),
     });
     const read = readSummary(statement);
@@ -161,7 +161,9 @@ refused; --ofx-account-change takes a new bank account.`,
       return ctx.outJson({ ...summary, skipped_zero: read.skipped_zero, columns: read.columns });
     ctx.out(importText(summary, exponent, o.dryRun));
     ctx.out(readSaid(statement, read, exponent));
-    const said = csv ? layoutSaid(o.account, kept.layout, o.layout, o.dryRun) : null;
+    const said = csv
+      ? layoutSaid(o.account, kept.layout, o.layout, remembered(layout, statement), o.dryRun)
+      : null;
     if (said) ctx.out(said);
   },
 });
@@ -174,6 +176,7 @@ function layoutSaid(
   account: string,
   kept: StatementLayout | null,
   given: StatementLayout,
+  keeps: StatementLayout,
   dryRun: boolean,
 ): string | null {
   const out: string[] = [];
@@ -186,10 +189,24 @@ function layoutSaid(
   if (givenFlags.length)
     out.push(
       `${dryRun ? 'Would remember' : 'Remembered'} for ${account}: ` +
-        `${layoutFlags(mergeLayout(kept, given)).join(' ')} (books reconcile layout --account ` +
+        `${layoutFlags(keeps).join(' ')} (books reconcile layout --account ` +
         `${account} --clear forgets it)`,
     );
   return out.length ? out.join('\n') : null;
+}
+
+/**
+ * The layout an account keeps: the flags read with, and the date order and decimal mark the file
+ * showed, so that next month's file whose dates fit two orders (03/07/2025) reads the same.
+ */
+function remembered(layout: StatementLayout, s: StatementRead): StatementLayout {
+  const found = s.csv;
+  if (!found) return layout;
+  return {
+    ...layout,
+    ...(layout.date_format || found.dateOrder === 'ISO' ? {} : { date_format: found.dateOrder }),
+    ...(layout.decimal_comma !== undefined || !found.decimalComma ? {} : { decimal_comma: true }),
+  };
 }
 
 /** `--map SOURCE=TARGET` values, each target one of TARGETS. */

@@ -244,12 +244,20 @@ export function checkStatement(body: unknown, file: string, exponent: number): C
   const chain = chainOf(lines, exponent);
   problems.push(...chain.problems);
   if (problems.length) throw refusal(file, problems);
-  return { lines, closing: closing ?? chain.closing };
+  return { lines, closing: closing ?? chain.closing, newestFirst: chain.newestFirst };
 }
 
 export interface CheckedStatement {
   lines: CheckedLine[];
   closing: StatementIn['closing'];
+  /** The running balance holds only read backwards: the file lists its newest line first. */
+  newestFirst: boolean;
+}
+
+/** A statement's lines in the order they happened: by date, and in a day as the bank booked them. */
+export function chronological(lines: CheckedLine[], newestFirst: boolean): CheckedLine[] {
+  const booked = newestFirst ? [...lines].reverse() : [...lines];
+  return booked.sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0));
 }
 
 function closingOf(raw: unknown, problems: Problem[]): StatementIn['closing'] {
@@ -273,7 +281,7 @@ function closingOf(raw: unknown, problems: Problem[]): StatementIn['closing'] {
 function chainOf(
   lines: CheckedLine[],
   exponent: number,
-): { problems: Problem[]; closing: StatementIn['closing'] } {
+): { problems: Problem[]; closing: StatementIn['closing']; newestFirst: boolean } {
   const forward = lines.map((_, i) => i);
   const backward = [...forward].reverse();
   const [a, b] = [breaks(lines, forward, exponent), breaks(lines, backward, exponent)];
@@ -284,7 +292,7 @@ function chainOf(
     problems.length === 0 && last !== undefined
       ? { date: lines[last]!.date, balance_atoms: lines[last]!.balance_atoms! }
       : null;
-  return { problems, closing };
+  return { problems, closing, newestFirst: order === backward && a.length > 0 };
 }
 
 function breaks(lines: CheckedLine[], order: number[], exponent: number): Problem[] {

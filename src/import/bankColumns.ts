@@ -305,12 +305,15 @@ export function layoutOf(
   };
 }
 
-/** Whether a header row names a date and an amount (or a pair): where a file's lines begin. */
-export function looksLikeHeader(cells: string[]): boolean {
-  const l = layoutOf(cells, new Map(), false);
-  return (
-    !('unknownSource' in l) &&
-    l.date !== null &&
-    (l.amount !== null || (l.deposit !== null && l.withdrawal !== null))
-  );
+/**
+ * How much a row reads as a header (with `--map` applied): 2 when it names a date and an amount (or
+ * a pair), where a file's lines begin; 1 when it names some column's role; else 0.
+ */
+export function headerScore(cells: string[], map: Map<string, Target>): number {
+  const l = layoutOf(cells, map, false);
+  if ('unknownSource' in l) return 0;
+  if (l.date !== null && (l.amount !== null || (l.deposit !== null && l.withdrawal !== null)))
+    return 2;
+  const some = [l.date, l.amount, l.deposit, l.withdrawal, l.balance, l.reference, l.id];
+  return some.some((i) => i !== null) || l.descriptions.length ? 1 : 0;
 }

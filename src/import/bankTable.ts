@@ -1,4 +1,4 @@
-import { layoutOf, looksLikeHeader, type Layout } from './bankColumns.js';
+import { headerScore, layoutOf, type Layout } from './bankColumns.js';
 import type { Add, CsvLayoutFlags } from './bankCsv.js';
 import type { RawRecord } from './csvParser.js';
 
@@ -51,10 +51,13 @@ export function headerOf(
   headerRow: number | null;
 } | null {
   const filled = records.filter((x) => !blank(x));
-  // The first row that names a date and an amount is the header (title lines come before it);
-  // when none does, the first row, whose missing columns are then named.
-  const found = flags.noHeader ? 0 : filled.findIndex((x) => looksLikeHeader(x.cells));
-  const at = flags.skipRows ?? Math.max(found, 0);
+  // The first row that names a date and an amount (`--map` applied) is the header, title lines
+  // before it; when none does, the first that names some role, whose missing columns are named.
+  const score = (x: RawRecord) => headerScore(x.cells, flags.map);
+  const found = flags.noHeader
+    ? 0
+    : [2, 1].map((n) => filled.findIndex((x) => score(x) === n)).find((i) => i >= 0);
+  const at = flags.skipRows ?? found ?? 0;
   const first = filled[at];
   if (!first) {
     add(1, '', 'empty_file', 'the file has no statement lines');
@@ -86,7 +89,8 @@ export function headerOf(
       flags.noHeader ? 1 : first.row,
       path,
       'missing_column',
-      `no ${what} column: name one with --map`,
+      `no ${what} column among ${header.map((h) => `'${h}'`).join(', ')}: name one with ` +
+        `--map SOURCE=${path}`,
     );
   if (missing.length) return null;
   const before = records.slice(0, flags.noHeader ? index : index + 1);

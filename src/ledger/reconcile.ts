@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { BooksError, entryInvalid, isBooksError } from '../domain/errors.js';
 import {
   checkStatement,
+  chronological,
   lineProblem,
   parseLineId,
   reconcileRefused,
@@ -88,7 +89,8 @@ export class ReconcileFromStore extends ReconFinishing implements ReconcileOps {
       }
       if ('write' in tx) {
         const at = this.store.now().toISOString();
-        await tx.recon.addStatementLines(acct.key, fresh, at);
+        // Numbered in the order they happened (a newest-first file's too): stl_1 is the earliest.
+        await tx.recon.addStatementLines(acct.key, chronological(fresh, st.newestFirst), at);
         // An older statement imported again keeps the latest closing balance.
         const keptClosing = await tx.recon.closing(acct.key);
         if (st.closing && (!keptClosing || st.closing.date >= keptClosing.date))

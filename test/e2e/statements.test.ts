@@ -175,9 +175,13 @@ describe.each(FIXTURES.map((f) => [f.name, f] as const))(
 
     it("says an account's remembered layout, and forgets it", async () => {
       const shown = await json(['reconcile', 'layout', '--account', 'giro']);
-      expect(shown.layout).toEqual({ encoding: 'windows-1252' });
+      expect(shown.layout).toEqual({
+        encoding: 'windows-1252',
+        date_format: 'DMY',
+        decimal_comma: true,
+      });
       const forgot = await json(['reconcile', 'layout', '--account', 'giro', '--clear']);
-      expect([forgot.layout, forgot.forgotten]).toEqual([null, { encoding: 'windows-1252' }]);
+      expect([forgot.layout, forgot.forgotten]).toEqual([null, shown.layout]);
       // Without it, the file is not UTF-8 and says so, naming the row and the flag.
       await refused(
         ['reconcile', 'import', path('giro-de.csv'), '--account', 'giro'],
