@@ -39,6 +39,9 @@ export function delimiterOf(text: string, given: string | null): string {
 export const blank = (x: RawRecord) => x.cells.every((c) => c.trim() === '');
 
 /** The header (or the columns' numbers), the roles of its columns, and the rows after it. */
+/** How many of a file's first rows may come before its header. */
+const HEADER_WITHIN = 50;
+
 export function headerOf(
   records: RawRecord[],
   flags: CsvLayoutFlags,
@@ -53,10 +56,12 @@ export function headerOf(
   const filled = records.filter((x) => !blank(x));
   // The first row that names a date and an amount (`--map` applied) is the header, title lines
   // before it; when none does, the first that names some role, whose missing columns are named.
-  const score = (x: RawRecord) => headerScore(x.cells, flags.map);
-  const found = flags.noHeader
-    ? 0
-    : [2, 1].map((n) => filled.findIndex((x) => score(x) === n)).find((i) => i >= 0);
+  // A bank puts a few title lines before its header, never pages of them: the first rows are read.
+  const scores = flags.noHeader
+    ? []
+    : filled.slice(0, HEADER_WITHIN).map((x) => headerScore(x.cells, flags.map));
+  const best = [2, 1].map((n) => scores.indexOf(n)).find((i) => i >= 0);
+  const found = flags.noHeader ? 0 : best;
   const at = flags.skipRows ?? found ?? 0;
   const first = filled[at];
   if (!first) {

@@ -64,6 +64,9 @@ export function dateOrderOf(
   return { ambiguous: cells.find((c) => /^\d{1,2}[-/.]\d{1,2}[-/.]/.test(c.trim())) ?? cells[0]! };
 }
 
+/** An amount as most banks write it: digits, a point, a minus sign before. */
+const PLAIN = /^-?\d+(?:\.\d+)?$/;
+
 /** An amount's text without its currency (a symbol or an ISO code) and spaces. */
 function bare(text: string): string {
   return text
@@ -83,7 +86,7 @@ export function decimalCommaOf(cells: string[], given: boolean | null): boolean 
   let comma = false;
   let point = false;
   for (const c of cells) {
-    const t = bare(c).replace(/^[(+-]+|[)-]+$/g, '');
+    const t = PLAIN.test(c) ? c : bare(c).replace(/^[(+-]+|[)-]+$/g, '');
     if (/,\d{1,2}$|,\d{4,}$|\.\d{3},/.test(t)) comma = true;
     if (/\.\d{1,2}$|\.\d{4,}$|,\d{3}\./.test(t)) point = true;
   }
@@ -97,6 +100,11 @@ export function bankAmount(
   comma: boolean,
   exponent: number,
 ): { atoms: bigint } | { message: string } {
+  // Most banks write `-123.45`: read at once (a statement has thousands of lines).
+  if (!comma && PLAIN.test(text)) {
+    const p = parseDecimal(text, exponent);
+    if (p.ok) return { atoms: p.atoms };
+  }
   const t = bare(text);
   const m = /^([(+-]?)(.*?)([)-]?)$/.exec(t)!;
   const [open, body, close] = [m[1]!, m[2]!, m[3]!];
