@@ -3,7 +3,7 @@ import { candidatesSaid, explainDifference, type Candidate } from '../domain/dif
 import { BooksError } from '../domain/errors.js';
 import { formatAmount, toJsonInteger } from '../domain/money.js';
 import { jeLineOf, reconcileRefused, type Reconciliation } from '../domain/reconcile.js';
-import { newId } from './entryRows.js';
+import { newId } from './ids.js';
 import type { ReconArgs } from './port.js';
 import { accountLines, marksOf, reconAccount } from './reconcileLines.js';
 import { invalid, ReconMatching } from './reconcileMatch.js';

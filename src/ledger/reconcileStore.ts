@@ -1,4 +1,5 @@
 import type { CheckedLine } from '../domain/reconcile.js';
+export type { Column, Sql } from './sql/dialect.js';
 import type { KnownSource, StatementLayout } from '../domain/statementLayout.js';
 
 /** A statement line as its table holds it. */
@@ -114,23 +115,4 @@ export interface ReconWrites extends ReconReads {
   finish(r: ReconciliationRow): Promise<number>;
   /** Removes a reconciliation and releases what it held. */
   undo(r: ReconciliationRow): Promise<void>;
-}
-
-/** A connection's statements, as both stores run them: `?` parameters, rows as objects. */
-export interface Sql {
-  all<T>(sql: string, params: unknown[]): Promise<T[]>;
-  run(sql: string, params: unknown[]): Promise<void>;
-  /**
-   * `column IN (values)` as the store takes many values best (one parameter: a JSON array, a
-   * PostgreSQL array), for a statement's ten thousand lines: its SQL, and the parameter.
-   */
-  anyOf(column: string, values: string[]): { sql: string; param: unknown };
-  /** Inserts rows (values in the columns' order), as many in a statement as the store takes. */
-  insert(table: string, columns: readonly Column[], rows: unknown[][]): Promise<void>;
-}
-
-/** A column of an insert, with its type for a store that sends rows as typed arrays. */
-export interface Column {
-  name: string;
-  type: 'text' | 'int8';
 }

@@ -1,15 +1,7 @@
-import { errors } from '../../domain/errors.js';
-import {
-  keyId,
-  keyPermissions,
-  mintKey,
-  type ApiKeyInfo,
-  type Permission,
-} from '../../domain/keys.js';
+import { keyId, keyPermissions, type ApiKeyInfo, type Permission } from '../../domain/keys.js';
+import type { KeyTables } from '../keys/keys.js';
 import type { KeyOps } from '../port.js';
 import { prepared, type PgDb } from './db.js';
-
-type KeyRow = Omit<ApiKeyInfo, 'permissions'> & { permissions: string };
 
 /** A key's row as authentication reads it: whose it is, its hash, permissions and revocation. */
 export interface KeyAuthRow {
@@ -51,38 +43,19 @@ export class PgKeys implements KeyOps {
   constructor(
     private readonly db: PgDb,
     private readonly entityId: string,
+    private readonly tables: KeyTables,
   ) {}
 
-  async create(
-    name: string | null,
-    permissions: Permission[],
-  ): Promise<ApiKeyInfo & { key: string }> {
-    const { id, key, hash } = mintKey();
-    const created = this.db.stamp();
-    const perms = [...new Set(permissions)].sort() as Permission[];
-    await this.db.query(
-      `INSERT INTO api_keys (entity_id, id, name, key_hash, permissions, created_at) VALUES ($1, $2, $3, $4, $5, $6)`,
-      [this.entityId, id, name, hash, JSON.stringify(perms), created],
-    );
-    return { id, name, permissions: perms, created_at: created, revoked_at: null, key };
+  create(name: string | null, permissions: Permission[]): Promise<ApiKeyInfo & { key: string }> {
+    return this.tables.create(name, permissions);
   }
 
-  async list(): Promise<ApiKeyInfo[]> {
-    const rows = await this.db.query<KeyRow>(
-      `SELECT id, name, permissions, created_at, revoked_at FROM api_keys WHERE entity_id = $1
-       ORDER BY created_at, id`,
-      [this.entityId],
-    );
-    return rows.map((k) => ({ ...k, permissions: JSON.parse(k.permissions) as Permission[] }));
+  list(): Promise<ApiKeyInfo[]> {
+    return this.tables.list();
   }
 
-  async revoke(id: string): Promise<ApiKeyInfo> {
-    const rows = await this.db.query(
-      `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $3) WHERE entity_id = $1 AND id = $2 RETURNING id`,
-      [this.entityId, id, this.db.stamp()],
-    );
-    if (!rows.length) throw errors.notFound(`no API key '${id}'`);
-    return (await this.list()).find((k) => k.id === id)!;
+  revoke(id: string): Promise<ApiKeyInfo> {
+    return this.tables.revoke(id);
   }
 
   async authenticate(key: string): Promise<Permission[] | null> {

@@ -10,6 +10,8 @@ import { PgEntities } from './entity.js';
 import { PgJournalStore } from './journal.js';
 import { PgKeys } from './keys.js';
 import { PgMaintenance } from './maintenance.js';
+import { entityTables } from './tables.js';
+import { KeyTables } from '../keys/keys.js';
 import { PgSums } from './sums.js';
 
 /**
@@ -30,6 +32,8 @@ export class PgLedger implements Ledger {
   readonly reports: ReportsFromSums;
   readonly keys: PgKeys;
   readonly maintenance: MaintenanceOps;
+  /** Restores a dump through a transaction of the caller's (PgMaintenance.restoreIn). */
+  readonly restoreIn: PgMaintenance['restoreIn'];
   readonly reconcile: ReconcileFromStore;
   readonly budgets: BudgetsFromStore;
   readonly recurring: RecurringFromStore;
@@ -42,19 +46,19 @@ export class PgLedger implements Ledger {
   ) {
     this.location = `${redacted(db.location)} (entity ${slug})`;
     this.entity = new PgEntities(db, entityId);
-    this.chart = new PgChart(db, entityId, this.entity);
+    const tables = entityTables(db, this.entity);
+    this.chart = new PgChart(db, entityId, tables);
     const store = new PgJournalStore(db, entityId, this.entity, this.chart);
     this.journal = new JournalFromStore(store, localProcesses);
     const sums = new PgSums(db, entityId, this.entity, this.chart);
     this.reports = new ReportsFromSums(sums, () => store.read((tx) => tx.plans.budgetRows()));
     this.budgets = new BudgetsFromStore(store, sums);
     this.recurring = new RecurringFromStore(store, this.journal);
-    this.keys = new PgKeys(db, entityId);
+    this.keys = new PgKeys(db, entityId, new KeyTables(tables));
     this.reconcile = new ReconcileFromStore(store, sums, this.journal);
-    this.maintenance = checkingReconciliations(
-      new PgMaintenance(db, entityId, this.entity, this.chart),
-      this.reconcile,
-    );
+    const maintenance = new PgMaintenance(db, entityId, this.entity, tables);
+    this.restoreIn = (q, records) => maintenance.restoreIn(q, records);
+    this.maintenance = checkingReconciliations(maintenance, this.reconcile);
   }
 
   close(): Promise<void> {

@@ -35,7 +35,10 @@ export function pgSql(q: Query): Sql {
     run: async (text: string, params: unknown[]) => {
       await q(numbered(text), params);
     },
-    anyOf: (column, values) => ({ sql: `${column} = ANY(?::text[])`, param: values }),
+    anyOf: (column, values, type = 'text') => ({
+      sql: `${column} = ANY(?::${type}[])`,
+      param: values,
+    }),
     // One statement of typed arrays, one per column, whatever the number of rows.
     insert: async (table, columns, rows) => {
       if (rows.length === 0) return;

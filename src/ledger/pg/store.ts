@@ -1,12 +1,11 @@
 import { BooksError, errors } from '../../domain/errors.js';
 import type { Problem } from '../../domain/errors.js';
-import { newId } from '../entryRows.js';
+import { newId } from '../ids.js';
 import type { LedgerInit } from '../open.js';
 import type { LedgerStore } from '../port.js';
 import { PgDb, redacted, type Clock, type Query } from './db.js';
 import { keyRow, permissionsOf } from './keys.js';
 import { PgLedger } from './ledger.js';
-import { PgMaintenance } from './maintenance.js';
 import type { DumpCounts } from '../../domain/dump.js';
 import { migrate, PG_MIGRATIONS, schemaVersion } from './schema.js';
 
@@ -122,7 +121,7 @@ export class PgStore implements LedgerStore {
       id = await this.insertEntity(q, slug, init, 'nothing was copied');
       // Not kept among the store's ledgers until the entity is committed.
       const ledger = new PgLedger(this.db, id, slug, async () => {});
-      return new PgMaintenance(this.db, id, ledger.entity, ledger.chart).restoreIn(q, records);
+      return ledger.restoreIn(q, records);
     });
     return { ledger: this.ledgerOf(id, slug), counts };
   }

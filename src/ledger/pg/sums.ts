@@ -9,10 +9,9 @@ import {
 } from '../../domain/totals.js';
 import type { GlLinesQuery, Sums, SumsSnapshot } from '../reports.js';
 import type { PgChart } from './chart.js';
+import { LINE_NET } from '../sql/totals.js';
 import type { PgDb, Query } from './db.js';
 import { publicOf, type PgEntities } from './entity.js';
-
-const LINE_NET = `CASE WHEN l.line_type = 'debit' THEN l.amount_atoms ELSE -l.amount_atoms END`;
 
 /** Lines read per page of one account: keyset pages over the account's index range. */
 const GL_PAGE = 2000;

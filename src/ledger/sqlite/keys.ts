@@ -1,60 +1,29 @@
-import { errors } from '../../domain/errors.js';
-import {
-  keyId,
-  keyPermissions,
-  mintKey,
-  type ApiKeyInfo,
-  type Permission,
-} from '../../domain/keys.js';
+import { keyId, keyPermissions, type ApiKeyInfo, type Permission } from '../../domain/keys.js';
+import { KeyTables } from '../keys/keys.js';
 import type { KeyOps } from '../port.js';
 import type { Db } from './db.js';
+import { fileTables } from './tables.js';
 
-type KeyRow = Omit<ApiKeyInfo, 'permissions'> & { permissions: string };
 type KeyAuthRow = { key_hash: string; permissions: string; revoked_at: string | null };
 
 /** API keys of a local ledger, for books serve: only a SHA-256 of each key is stored. */
 export class SqliteKeys implements KeyOps {
-  constructor(private readonly db: Db) {}
+  private readonly tables: KeyTables;
 
-  async create(
-    name: string | null,
-    permissions: Permission[],
-  ): Promise<ApiKeyInfo & { key: string }> {
-    const { id, key, hash } = mintKey();
-    const created = this.db.stamp();
-    const perms = [...new Set(permissions)].sort() as Permission[];
-    this.db.write(() =>
-      this.db
-        .prep(
-          `INSERT INTO api_keys (id, name, key_hash, permissions, created_at) VALUES (?, ?, ?, ?, ?)`,
-        )
-        .run(id, name, hash, JSON.stringify(perms), created),
-    );
-    return { id, name, permissions: perms, created_at: created, revoked_at: null, key };
+  constructor(private readonly db: Db) {
+    this.tables = new KeyTables(fileTables(db));
   }
 
-  async list(): Promise<ApiKeyInfo[]> {
-    return this.listSync();
+  create(name: string | null, permissions: Permission[]): Promise<ApiKeyInfo & { key: string }> {
+    return this.tables.create(name, permissions);
   }
 
-  private listSync(): ApiKeyInfo[] {
-    const rows = this.db
-      .prep(
-        `SELECT id, name, permissions, created_at, revoked_at FROM api_keys ORDER BY created_at, id`,
-      )
-      .all() as KeyRow[];
-    return rows.map((k) => ({ ...k, permissions: JSON.parse(k.permissions) as Permission[] }));
+  list(): Promise<ApiKeyInfo[]> {
+    return this.tables.list();
   }
 
-  async revoke(id: string): Promise<ApiKeyInfo> {
-    return this.db.write(() => {
-      const found = this.db.prep(`SELECT 1 FROM api_keys WHERE id = ?`).get(id);
-      if (!found) throw errors.notFound(`no API key '${id}'`);
-      this.db
-        .prep(`UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?`)
-        .run(this.db.stamp(), id);
-      return this.listSync().find((k) => k.id === id)!;
-    });
+  revoke(id: string): Promise<ApiKeyInfo> {
+    return this.tables.revoke(id);
   }
 
   /** A key's row, kept while the ledger is unchanged (a revocation by any process is seen at once). */

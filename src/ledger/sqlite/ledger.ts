@@ -17,7 +17,7 @@ import { SqliteKeys } from './keys.js';
 import { SqliteMaintenance } from './maintenance.js';
 import { APPLICATION_ID, MIGRATIONS } from './schema.js';
 import { SqliteSums } from './sums.js';
-import { newId } from './writer.js';
+import { newId } from '../ids.js';
 
 export type { EntityInit };
 
@@ -67,10 +67,7 @@ export class SqliteLedger implements Ledger {
     this.recurring = new RecurringFromStore(store, this.journal);
     this.keys = new SqliteKeys(this.db);
     this.reconcile = new ReconcileFromStore(store, sums, this.journal);
-    this.maintenance = checkingReconciliations(
-      new SqliteMaintenance(this.db, () => this.chart.shapes()),
-      this.reconcile,
-    );
+    this.maintenance = checkingReconciliations(new SqliteMaintenance(this.db), this.reconcile);
   }
 
   /** Creates a new ledger file with its entity; refuses a path that already exists. */

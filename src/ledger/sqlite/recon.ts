@@ -4,6 +4,7 @@ import { SIGNED } from '../sql/reconChecks.js';
 import { toJsonInteger } from '../../domain/money.js';
 import { ReconTables } from '../sql/reconTables.js';
 import type { Db } from './db.js';
+import { FILE_ENTITY } from '../sql/dialect.js';
 
 /** A line whose mark no longer says what the journal holds (the journal never changes: damage). */
 const STRAY = `SELECT m.entry_seq, m.line_no,
@@ -59,11 +60,7 @@ function exact(row: Record<string, unknown>): Record<string, unknown> {
   return row;
 }
 
-/**
- * The entity reconciliation's rows carry in a ledger file: a file holds one entity, whose id a
- * restore may change, so its rows name none (the column is the database store's).
- */
-export const FILE_ENTITY = '';
+export { FILE_ENTITY };
 
 /** Reconciliation's tables in a ledger file, on its connection. */
 export function sqliteRecon(db: Db): ReconTables {

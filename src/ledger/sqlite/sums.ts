@@ -10,7 +10,7 @@ import {
 import type { GlLinesQuery, Sums, SumsSnapshot } from '../reports.js';
 import type { SqliteChart } from './chart.js';
 import { publicEntity, type Db } from './db.js';
-import { LINE_NET } from './sql.js';
+import { LINE_NET } from '../sql/totals.js';
 
 /**
  * The sums reports are built from, read from the derived monthly totals: never a scan of every line

@@ -3,7 +3,7 @@ import { EntryWriter, type RowTarget, type RunWrite } from '../entryRows.js';
 import type { NumberingFacts } from '../store.js';
 import type { Db } from './db.js';
 
-export { EntryWriter, newId, type RunWrite } from '../entryRows.js';
+export { EntryWriter, type RunWrite } from '../entryRows.js';
 
 /** RunWrite on the ledger's own connection, with its cached statements. */
 export const runOn =
