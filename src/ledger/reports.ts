@@ -65,6 +65,20 @@ export interface GlLinesQuery {
   after?: { key: number; date: string; seq: number; line_no: number };
 }
 
+/** Which lines counterpartySums adds up: of these accounts, with one counterparty, around two dates. */
+export interface CounterpartySumsQuery {
+  keys: number[];
+  before: string;
+  since: string;
+  counterparty: NonNullable<GeneralLedgerQuery['counterparty']>;
+}
+
+/** Per account key: the lines' net and count before one date, and of those since the other. */
+export type CounterpartySums = Map<
+  number,
+  { all: bigint; allCount: number; recent: bigint; recentCount: number }
+>;
+
 /**
  * What a database store offers so that the domain can build every report: the store only sums
  * (per-account totals cumulated to cut dates, read in one snapshot) and streams the general ledger's
@@ -76,12 +90,7 @@ export interface Sums {
   /** The lines of a general ledger, in its accounts' order, then by date and entry. */
   glLines(q: GlLinesQuery): AsyncIterable<GlLineRow[]>;
   /** Per account, debits minus credits (and lines) with one counterparty: before `before`, and since `since`. */
-  counterpartySums(q: {
-    keys: number[];
-    before: string;
-    since: string;
-    counterparty: NonNullable<GeneralLedgerQuery['counterparty']>;
-  }): Promise<Map<number, { all: bigint; allCount: number; recent: bigint; recentCount: number }>>;
+  counterpartySums(q: CounterpartySumsQuery): Promise<CounterpartySums>;
   /** The entity the ledger's books are of. */
   entity(): Promise<Entity>;
   /** A random secret kept in the ledger under this name, made once: the same for every process. */

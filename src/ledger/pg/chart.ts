@@ -1,10 +1,9 @@
-import type { AccountType, Counterparty, GlAccount } from '../../domain/accounts.js';
-import type { ChartFile, CounterpartyRow } from '../../domain/chart.js';
+import type { AccountType } from '../../domain/accounts.js';
 import type { AccountRef, CounterpartyRef } from '../../domain/entry.js';
 import { closeMatches, describeAccount } from '../../domain/input.js';
 import type { ReportAccount } from '../../domain/statement.js';
 import { accountsSql, ChartTables, glAccount } from '../chart/chart.js';
-import type { ChartOps, ImportCounts } from '../port.js';
+import type { ChartOps } from '../port.js';
 import { Scope, type Tables } from '../sql/dialect.js';
 import type { Facts, Wants } from '../store.js';
 import type { PgDb, Query } from './db.js';
@@ -12,8 +11,7 @@ import type { PgDb, Query } from './db.js';
 const REF = `key, id, external_id, account_number, name, account_type, is_active, is_postable, currency`;
 
 /** The chart of accounts and the counterparties of one entity in a database. */
-export class PgChart implements ChartOps {
-  private readonly tables: ChartTables;
+export class PgChart extends ChartTables implements ChartOps {
   private readonly scope: Scope;
 
   constructor(
@@ -21,24 +19,8 @@ export class PgChart implements ChartOps {
     private readonly entityId: string,
     tables: Tables,
   ) {
-    this.tables = new ChartTables(tables);
+    super(tables);
     this.scope = new Scope(entityId);
-  }
-
-  accounts(): Promise<GlAccount[]> {
-    return this.tables.accounts();
-  }
-
-  counterparties(): Promise<Counterparty[]> {
-    return this.tables.counterparties();
-  }
-
-  importAccounts(load: () => Promise<ChartFile>): Promise<ImportCounts> {
-    return this.tables.importAccounts(load);
-  }
-
-  importCounterparties(load: () => Promise<CounterpartyRow[]>): Promise<ImportCounts> {
-    return this.tables.importCounterparties(load);
   }
 
   /** The chart as reports read it. */

@@ -1,5 +1,6 @@
-import { keyId, keyPermissions, type ApiKeyInfo, type Permission } from '../../domain/keys.js';
-import type { KeyTables } from '../keys/keys.js';
+import { keyId, keyPermissions, type Permission } from '../../domain/keys.js';
+import { KeyTables } from '../keys/keys.js';
+import type { Tables } from '../sql/dialect.js';
 import type { KeyOps } from '../port.js';
 import { prepared, type PgDb } from './db.js';
 
@@ -39,23 +40,13 @@ export function permissionsOf(key: string, row: KeyAuthRow | undefined): Permiss
 }
 
 /** API keys of one entity: only a SHA-256 of each key is stored. Read fresh: any server may revoke. */
-export class PgKeys implements KeyOps {
+export class PgKeys extends KeyTables implements KeyOps {
   constructor(
     private readonly db: PgDb,
     private readonly entityId: string,
-    private readonly tables: KeyTables,
-  ) {}
-
-  create(name: string | null, permissions: Permission[]): Promise<ApiKeyInfo & { key: string }> {
-    return this.tables.create(name, permissions);
-  }
-
-  list(): Promise<ApiKeyInfo[]> {
-    return this.tables.list();
-  }
-
-  revoke(id: string): Promise<ApiKeyInfo> {
-    return this.tables.revoke(id);
+    tables: Tables,
+  ) {
+    super(tables);
   }
 
   async authenticate(key: string): Promise<Permission[] | null> {

@@ -7,7 +7,7 @@ import {
   type AccountMonth,
   type PartialSums,
 } from '../../domain/totals.js';
-import type { GlLinesQuery, Sums, SumsSnapshot } from '../reports.js';
+import type { CounterpartySumsQuery, GlLinesQuery, Sums, SumsSnapshot } from '../reports.js';
 import type { PgChart } from './chart.js';
 import { LINE_NET } from '../sql/totals.js';
 import type { PgDb, Query } from './db.js';
@@ -118,12 +118,7 @@ export class PgSums implements Sums {
     return out;
   }
 
-  async counterpartySums(q: {
-    keys: number[];
-    before: string;
-    since: string;
-    counterparty: { type: string; external_id: string };
-  }) {
+  async counterpartySums(q: CounterpartySumsQuery) {
     const rows = await this.db.query<{
       k: number;
       all: bigint;

@@ -1,10 +1,9 @@
-import type { AccountType, Counterparty, GlAccount } from '../../domain/accounts.js';
-import type { ChartFile, CounterpartyRow } from '../../domain/chart.js';
+import type { AccountType } from '../../domain/accounts.js';
 import type { AccountRef, CounterpartyRef, ValidationContext } from '../../domain/entry.js';
 import { closeMatches, describeAccount } from '../../domain/input.js';
 import type { ReportAccount } from '../../domain/statement.js';
 import { accountsSql, ChartTables, glAccount } from '../chart/chart.js';
-import type { ChartOps, ImportCounts } from '../port.js';
+import type { ChartOps } from '../port.js';
 import { Scope } from '../sql/dialect.js';
 import type { Facts } from '../store.js';
 import type { Db } from './db.js';
@@ -15,27 +14,9 @@ const FILE = new Scope(null);
 type Flags = { is_postable: number; is_active: number };
 
 /** The chart of accounts and the counterparties of a ledger file. */
-export class SqliteChart implements ChartOps {
-  private readonly tables: ChartTables;
-
+export class SqliteChart extends ChartTables implements ChartOps {
   constructor(private readonly db: Db) {
-    this.tables = new ChartTables(fileTables(db));
-  }
-
-  accounts(): Promise<GlAccount[]> {
-    return this.tables.accounts();
-  }
-
-  counterparties(): Promise<Counterparty[]> {
-    return this.tables.counterparties();
-  }
-
-  importAccounts(load: () => Promise<ChartFile>): Promise<ImportCounts> {
-    return this.tables.importAccounts(load);
-  }
-
-  importCounterparties(load: () => Promise<CounterpartyRow[]>): Promise<ImportCounts> {
-    return this.tables.importCounterparties(load);
+    super(fileTables(db));
   }
 
   /** The chart as reports read it. */

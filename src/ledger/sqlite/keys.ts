@@ -1,4 +1,4 @@
-import { keyId, keyPermissions, type ApiKeyInfo, type Permission } from '../../domain/keys.js';
+import { keyId, keyPermissions, type Permission } from '../../domain/keys.js';
 import { KeyTables } from '../keys/keys.js';
 import type { KeyOps } from '../port.js';
 import type { Db } from './db.js';
@@ -7,23 +7,9 @@ import { fileTables } from './tables.js';
 type KeyAuthRow = { key_hash: string; permissions: string; revoked_at: string | null };
 
 /** API keys of a local ledger, for books serve: only a SHA-256 of each key is stored. */
-export class SqliteKeys implements KeyOps {
-  private readonly tables: KeyTables;
-
+export class SqliteKeys extends KeyTables implements KeyOps {
   constructor(private readonly db: Db) {
-    this.tables = new KeyTables(fileTables(db));
-  }
-
-  create(name: string | null, permissions: Permission[]): Promise<ApiKeyInfo & { key: string }> {
-    return this.tables.create(name, permissions);
-  }
-
-  list(): Promise<ApiKeyInfo[]> {
-    return this.tables.list();
-  }
-
-  revoke(id: string): Promise<ApiKeyInfo> {
-    return this.tables.revoke(id);
+    super(fileTables(db));
   }
 
   /** A key's row, kept while the ledger is unchanged (a revocation by any process is seen at once). */

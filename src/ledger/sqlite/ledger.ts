@@ -1,17 +1,13 @@
 import { existsSync, rmSync, statSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import { BooksError, errors } from '../../domain/errors.js';
-import type { Ledger, MaintenanceOps } from '../port.js';
-import { checkingReconciliations, ReconcileFromStore } from '../reconcile.js';
-import { ReportsFromSums } from '../reports.js';
-import { BudgetsFromStore, RecurringFromStore } from '../plans.js';
+import type { Ledger } from '../port.js';
+import { StoreLedger } from '../compose/storeLedger.js';
 import { SqliteChart } from './chart.js';
 import { accessProblem, connect, damaged, storageError } from './connection.js';
 import { Db, type Clock } from './db.js';
 import { SqliteEntity, type EntityInit } from './entity.js';
 import { GroupCommit } from './groupCommit.js';
-import { JournalFromStore } from '../journal.js';
-import { localProcesses } from '../processes.js';
 import { SqliteJournalStore } from './journal.js';
 import { SqliteKeys } from './keys.js';
 import { SqliteMaintenance } from './maintenance.js';
@@ -31,43 +27,24 @@ export interface OpenOptions {
  * The local ledger: one SQLite file in WAL mode that several processes may write at once. Each
  * concern of the port lives in a module of its own, over one shared connection.
  */
-export class SqliteLedger implements Ledger {
-  readonly capabilities = {
-    atomicImport: true,
-    dryRun: true,
-    waitsHere: true,
-    listsEntries: true,
-  };
+export class SqliteLedger extends StoreLedger implements Ledger {
   readonly location: string;
   readonly entity: SqliteEntity;
   readonly chart: SqliteChart;
-  readonly journal: JournalFromStore;
-  readonly reports: ReportsFromSums;
   readonly keys: SqliteKeys;
-  readonly maintenance: MaintenanceOps;
-  readonly reconcile: ReconcileFromStore;
-  readonly budgets: BudgetsFromStore;
-  readonly recurring: RecurringFromStore;
   private readonly db: Db;
 
   private constructor(sqlite: Database.Database, location: string, now: Clock) {
-    this.location = location;
-    this.db = new Db(sqlite, location, now);
-    this.entity = new SqliteEntity(this.db);
-    this.chart = new SqliteChart(this.db);
-    const store = new SqliteJournalStore(
-      this.db,
-      this.chart,
-      new GroupCommit(sqlite, location, this.db.stillHere),
+    const db = new Db(sqlite, location, now);
+    const chart = new SqliteChart(db);
+    super(
+      new SqliteJournalStore(db, chart, new GroupCommit(sqlite, location, db.stillHere)),
+      new SqliteSums(db, chart),
+      new SqliteMaintenance(db),
     );
-    this.journal = new JournalFromStore(store, localProcesses);
-    const sums = new SqliteSums(this.db, this.chart);
-    this.reports = new ReportsFromSums(sums, () => store.read((tx) => tx.plans.budgetRows()));
-    this.budgets = new BudgetsFromStore(store, sums);
-    this.recurring = new RecurringFromStore(store, this.journal);
-    this.keys = new SqliteKeys(this.db);
-    this.reconcile = new ReconcileFromStore(store, sums, this.journal);
-    this.maintenance = checkingReconciliations(new SqliteMaintenance(this.db), this.reconcile);
+    [this.location, this.db, this.chart] = [location, db, chart];
+    this.entity = new SqliteEntity(db);
+    this.keys = new SqliteKeys(db);
   }
 
   /** Creates a new ledger file with its entity; refuses a path that already exists. */

@@ -7,7 +7,13 @@ import {
   type Cumulative,
   type PartialSums,
 } from '../../domain/totals.js';
-import type { GlLinesQuery, Sums, SumsSnapshot } from '../reports.js';
+import type {
+  CounterpartySums,
+  CounterpartySumsQuery,
+  GlLinesQuery,
+  Sums,
+  SumsSnapshot,
+} from '../reports.js';
 import type { SqliteChart } from './chart.js';
 import { publicEntity, type Db } from './db.js';
 import { LINE_NET } from '../sql/totals.js';
@@ -123,12 +129,7 @@ export class SqliteSums implements Sums {
   }
 
   /** Per account, the lines with one counterparty before a date: all of them, and those since a date. */
-  async counterpartySums(q: {
-    keys: number[];
-    before: string;
-    since: string;
-    counterparty: { type: string; external_id: string };
-  }): Promise<CounterpartySums> {
+  async counterpartySums(q: CounterpartySumsQuery): Promise<CounterpartySums> {
     const rows = this.db
       .prep(
         `SELECT l.account_key, SUM(${LINE_NET}), COUNT(*),
@@ -286,11 +287,6 @@ function counterpartyLookup(db: Database.Database): (id: string | null) => Party
 
 /** Lines handed on at a time: one await per batch, not per line. */
 const GL_BATCH = 1024;
-
-export type CounterpartySums = Map<
-  number,
-  { all: bigint; allCount: number; recent: bigint; recentCount: number }
->;
 
 function glRow(key: number, r: unknown[], party: (id: string | null) => Party): GlLineRow {
   const [entry_id, je_number, entry_date, memo, line_memo, cpId, side, amount, seq, line_no] =
