@@ -8,7 +8,7 @@ import { run } from './main.js';
  * of entries) through the same commands a bookkeeper runs, then prints the reports of its year-end
  * close: the trial balance, the income statement by quarter and the balance sheet by month.
  */
-const fixtures = fileURLToPath(new URL('../fixtures/demo/', import.meta.url));
+const fixtures = fileURLToPath(new URL('../fixtures/demo', import.meta.url));
 const ledger = process.env.BOOKS_DEMO_LEDGER ?? 'demo.sqlite';
 
 /** Runs one books command; setup steps report on standard error so that standard output is the sheet. */

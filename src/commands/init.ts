@@ -4,7 +4,7 @@ import { monthFlag, wholeFlag } from '../cli/flags.js';
 import { CHART_COLUMNS, chartRefused, checkChart } from '../domain/chart.js';
 import { errors } from '../domain/errors.js';
 import { currencyExponent } from '../domain/money.js';
-import { redacted } from '../ledger/redact.js';
+import { redacted } from '../ledger/runtime/redact.js';
 import { readRecords, STANDARD_CHART } from './chartFiles.js';
 
 export default command({

@@ -6,7 +6,7 @@ import type { DumpCounts, DumpRecord } from '../domain/dump.js';
 import { BooksError, errors } from '../domain/errors.js';
 import { openLedger, openStore } from '../ledger/open.js';
 import type { Ledger } from '../ledger/port.js';
-import { redacted } from '../ledger/redact.js';
+import { redacted } from '../ledger/runtime/redact.js';
 import { Progress } from '../render/progress.js';
 
 interface Options {

@@ -1,6 +1,6 @@
 import { command } from '../cli/command.js';
 import { configPath, readConfig } from '../config/config.js';
-import { redacted } from '../ledger/redact.js';
+import { redacted } from '../ledger/runtime/redact.js';
 import { grid } from '../render/table.js';
 
 export default command({

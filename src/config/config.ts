@@ -8,7 +8,7 @@ import {
   isNested,
   parsedDatabaseUrl,
   redacted,
-} from '../ledger/redact.js';
+} from '../ledger/runtime/redact.js';
 
 export type Profile =
   | { kind: 'local'; ledger: string; entity?: string }

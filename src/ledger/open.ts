@@ -1,15 +1,10 @@
 import type { Target } from '../config/config.js';
 import { errors } from '../domain/errors.js';
 import type { PgStore } from './pg/store.js';
-import type { Ledger, LedgerStore } from './port.js';
+import type { Ledger, LedgerInit, LedgerStore } from './port.js';
 
 /** What a new local ledger starts with. */
-export interface LedgerInit {
-  name: string;
-  currency: string;
-  books_start: string | null;
-  fiscal_year_start_month: number;
-}
+export type { LedgerInit };
 
 export interface OpenContext {
   env: Record<string, string | undefined>;

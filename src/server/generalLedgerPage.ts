@@ -3,7 +3,7 @@ import { BooksError } from '../domain/errors.js';
 import type { GlAccountHead, GlEvent, GlLine, GlPosition } from '../domain/generalLedger.js';
 import type { GeneralLedgerQuery } from '../domain/reportQueries.js';
 import type { ReportOps } from '../ledger/port.js';
-import type { GlCursor } from '../ledger/reports.js';
+import type { GlCursor } from '../ledger/reports/reports.js';
 
 export const MAX_GL_LIMIT = 10_000;
 

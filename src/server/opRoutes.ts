@@ -1,5 +1,5 @@
 import { BooksError } from '../domain/errors.js';
-import { OP_QUERY, OP_ROUTES } from '../ledger/opsApi.js';
+import { OP_QUERY, OP_ROUTES } from '../ledger/compose/opsApi.js';
 import { POST_PERMISSION, queryOf, READ_PERMISSION, type Route } from './routes.js';
 
 /** A POST body of these operations: a JSON object. */

@@ -56,9 +56,10 @@ describe('imports point inward', () => {
   it('commands reach no store and no SQL, however indirectly: stores only through the factory', () => {
     for (const [file] of under('commands/')) {
       for (const i of reach(file))
-        expect(/^ledger\/(sqlite|http)\/|^better-sqlite3$/.test(i), `${file} reaches ${i}`).toBe(
-          false,
-        );
+        expect(
+          /^ledger\/(sqlite|http|pg)\/|^better-sqlite3$|^pg$/.test(i),
+          `${file} reaches ${i}`,
+        ).toBe(false);
     }
   });
 
@@ -71,10 +72,12 @@ describe('imports point inward', () => {
     }
   });
 
-  it('colour is the renderers’ alone, and SQLite the SQLite store’s', () => {
+  it('colour is the renderers’ alone, and SQLite the SQLite store’s (and the HTTP receipts’)', () => {
     for (const [file, { imports }] of all) {
       if (!file.startsWith('render/')) expect(imports, file).not.toContain('chalk');
-      if (!file.startsWith('ledger/sqlite/')) expect(imports, file).not.toContain('better-sqlite3');
+      // The HTTP client keeps what it has posted in a SQLite file of its own (http/receipts.ts).
+      if (!file.startsWith('ledger/sqlite/') && file !== 'ledger/http/receipts.ts')
+        expect(imports, file).not.toContain('better-sqlite3');
       if (!file.startsWith('ledger/pg/')) expect(imports, file).not.toContain('pg');
     }
   });
@@ -82,6 +85,7 @@ describe('imports point inward', () => {
   it('SQL is written only in the stores (SQLite, PostgreSQL, and what both run: ledger/sql)', () => {
     for (const [file, { text }] of all) {
       if (['ledger/sqlite/', 'ledger/pg/', 'ledger/sql/'].some((d) => file.startsWith(d))) continue;
+      if (file === 'ledger/http/receipts.ts') continue;
       expect(
         /\b(SELECT|INSERT INTO|UPDATE|DELETE FROM|CREATE TABLE)\s+[\w*(]/.test(text),
         file,
@@ -93,6 +97,63 @@ describe('imports point inward', () => {
     for (const [file, { text }] of all) {
       if (file.startsWith('ledger/sqlite/') || file === FACTORY) continue;
       expect(text.includes('SqliteLedger'), file).toBe(false);
+    }
+  });
+});
+
+/** The strongly connected groups of files (import circles) among `files`, each of two files or more. */
+function circles(): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const out: string[][] = [];
+  const visit = (v: string) => {
+    index.set(v, index.size);
+    low.set(v, index.get(v)!);
+    stack.push(v);
+    for (const w of all.get(v)!.imports) {
+      if (!all.has(w)) continue;
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (stack.includes(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) === index.get(v)) {
+      const group: string[] = [];
+      let w: string;
+      do {
+        w = stack.pop()!;
+        group.push(w);
+      } while (w !== v);
+      if (group.length > 1) out.push(group);
+    }
+  };
+  for (const v of all.keys()) if (!index.has(v)) visit(v);
+  return out;
+}
+
+const folder = (file: string) => file.slice(0, file.lastIndexOf('/'));
+const STORES = ['ledger/sqlite/', 'ledger/pg/', 'ledger/http/'];
+
+describe('the ledger is laid out by feature', () => {
+  it('holds at its root only the port, the factory and ids', () => {
+    const root = [...all.keys()].filter((f) => /^ledger\/[^/]+$/.test(f)).sort();
+    expect(root).toEqual(['ledger/ids.ts', 'ledger/open.ts', 'ledger/port.ts']);
+  });
+
+  it('has no import circle that spans two folders', () => {
+    for (const group of circles())
+      expect(new Set(group.map(folder)).size, group.join(' ')).toBe(1);
+  });
+
+  it('fences every store: none imports another, and no feature imports a store', () => {
+    for (const [file, { imports }] of under('ledger/')) {
+      const own = STORES.find((s) => file.startsWith(s));
+      for (const i of imports) {
+        const store = STORES.find((s) => i.startsWith(s));
+        if (store && file !== FACTORY)
+          expect(store === own, `${file} imports ${i}`).toBe(true);
+      }
     }
   });
 });

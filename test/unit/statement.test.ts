@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { isBooksError } from '../../src/domain/errors.js';
 import { checkStatement } from '../../src/domain/reconcile.js';
 import { readStatement, type StatementReading } from '../../src/import/statement.js';
-import { ruleSet, slowPattern, testOf } from '../../src/ledger/reconcileCreate.js';
-import { firstRules } from '../../src/ledger/ruleWorker.js';
+import { ruleSet, slowPattern, testOf } from '../../src/ledger/reconcile/create.js';
+import { firstRules } from '../../src/ledger/reconcile/ruleWorker.js';
 
 const reading = (over: Partial<StatementReading> = {}): StatementReading => ({
   file: 'bank.csv',

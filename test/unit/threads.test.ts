@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { isBooksError } from '../../src/domain/errors.js';
 import { bestMatching } from '../../src/domain/matching.js';
-import { firstRules } from '../../src/ledger/ruleWorker.js';
+import { firstRules } from '../../src/ledger/reconcile/ruleWorker.js';
 import {
   callOnThread,
   RUNNING,
   RUNNING_EACH,
   WAITING,
   WAITING_EACH,
-} from '../../src/ledger/threads.js';
+} from '../../src/ledger/runtime/threads.js';
 
 /** (?:aa|a)+b as a class of strings: a pattern that runs until its thread is stopped. */
 const SLOW = '/[\\q{aa|a}]+b/v';

@@ -1,10 +1,20 @@
-import type { Capabilities, Ledger, MaintenanceOps } from '../port.js';
-import { JournalFromStore } from '../journal.js';
-import { localProcesses } from '../processes.js';
-import { BudgetsFromStore, RecurringFromStore } from '../plans.js';
-import { checkingReconciliations, ReconcileFromStore } from '../reconcile.js';
-import { ReportsFromSums, type Sums } from '../reports.js';
-import type { JournalStore } from '../store.js';
+import type { Capabilities, Ledger } from '../port.js';
+import type { MaintenanceOps } from '../books/port.js';
+import { JournalFromStore } from '../journal/journal.js';
+import { localProcesses } from '../runtime/processes.js';
+import { BudgetsFromStore, RecurringFromStore } from '../plans/plans.js';
+import { checkingReconciliations, ReconcileFromStore } from '../reconcile/reconcile.js';
+import { ReportsFromSums, type Sums } from '../reports/reports.js';
+import type { JournalStore } from '../journal/store.js';
+import type { PlanReadTx, PlanWriteTx } from '../plans/store.js';
+import type { ReconReadTx, ReconWriteTx } from '../reconcile/store.js';
+
+/** A store's transactions with every feature's tables. */
+export type StoreReadTx = ReconReadTx & PlanReadTx;
+export type StoreWriteTx = ReconWriteTx & PlanWriteTx;
+
+/** A store as the features use it together. */
+export type FeatureStore = JournalStore<StoreReadTx, StoreWriteTx>;
 
 /**
  * A ledger over a store of its own (a file, a database): every feature is the store-neutral code over
@@ -27,7 +37,7 @@ export abstract class StoreLedger implements Pick<
   readonly budgets: BudgetsFromStore;
   readonly recurring: RecurringFromStore;
 
-  constructor(store: JournalStore, sums: Sums, maintenance: MaintenanceOps) {
+  constructor(store: FeatureStore, sums: Sums, maintenance: MaintenanceOps) {
     this.journal = new JournalFromStore(store, localProcesses);
     this.reports = new ReportsFromSums(sums, () => store.read((tx) => tx.plans.budgetRows()));
     this.budgets = new BudgetsFromStore(store, sums);

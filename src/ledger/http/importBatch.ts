@@ -3,10 +3,10 @@ import type { Counterparty, Entity, GlAccount } from '../../domain/accounts.js';
 import { BooksError, isBooksError } from '../../domain/errors.js';
 import { parseJsonBody, toJson } from '../../domain/json.js';
 import { contextFromChart } from '../../domain/validation.js';
-import { BatchCheck } from '../batchCheck.js';
+import { BatchCheck } from '../journal/batchCheck.js';
 import type { ValidationContext } from '../../domain/entry.js';
 import type { BatchResult, ImportBatch, ImportEntry, ImportOptions, JournalOps } from '../port.js';
-import type { PendingReceipt, Receipts } from '../sqlite/receipts.js';
+import type { PendingReceipt, Receipts } from './receipts.js';
 
 /** Within this time of sending, a request is sent again to learn its answer (the service keeps a key an hour). */
 const ASK_WITHIN_MS = 50 * 60 * 1000;

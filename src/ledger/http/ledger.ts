@@ -24,9 +24,9 @@ import type {
 } from '../port.js';
 import { ApiClient, type ClientOptions } from './client.js';
 import { RemoteImportBatch } from './importBatch.js';
-import { OP_ROUTES, type OpRoute } from '../opsApi.js';
+import { OP_ROUTES, type OpRoute } from '../compose/opsApi.js';
 
-import { Receipts } from '../sqlite/receipts.js';
+import { Receipts } from './receipts.js';
 
 /** A page of the general ledger as the API answers it. */
 interface GlPage {

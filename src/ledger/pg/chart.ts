@@ -2,10 +2,10 @@ import type { AccountType } from '../../domain/accounts.js';
 import type { AccountRef, CounterpartyRef } from '../../domain/entry.js';
 import { closeMatches, describeAccount } from '../../domain/input.js';
 import type { ReportAccount } from '../../domain/statement.js';
-import { accountsSql, ChartTables, glAccount } from '../chart/chart.js';
+import { accountsSql, ChartTables, glAccount } from '../sql/chartTables.js';
 import type { ChartOps } from '../port.js';
 import { Scope, type Tables } from '../sql/dialect.js';
-import type { Facts, Wants } from '../store.js';
+import type { Facts, Wants } from '../journal/store.js';
 import type { PgDb, Query } from './db.js';
 
 const REF = `key, id, external_id, account_number, name, account_type, is_active, is_postable, currency`;

@@ -1,9 +1,9 @@
 import pg from 'pg';
 import { parseIntoClientConfig } from 'pg-connection-string';
 import pgpass from 'pgpass';
-import { LOCK_WAIT_MS } from '../store.js';
+import { LOCK_WAIT_MS } from '../journal/store.js';
 import { BooksError, errors, isBooksError } from '../../domain/errors.js';
-import { redacted } from '../redact.js';
+import { redacted } from '../runtime/redact.js';
 
 export { redacted };
 

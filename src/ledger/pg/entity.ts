@@ -2,7 +2,7 @@ import type { Entity, EntityRecord } from '../../domain/accounts.js';
 import { booksStartRule, lockRule } from '../../domain/entityRules.js';
 import { errors } from '../../domain/errors.js';
 import type { EntityOps } from '../port.js';
-import type { EntityState } from '../store.js';
+import type { EntityState } from '../journal/store.js';
 import type { PgDb, Query } from './db.js';
 
 const ENTITY = `entity_id AS id, name, currency, books_start, fiscal_year_start_month, lock_date,

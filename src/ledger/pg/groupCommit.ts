@@ -1,4 +1,4 @@
-import type { EntityState } from '../store.js';
+import type { EntityState } from '../journal/store.js';
 import type { Query } from './db.js';
 import type { PgEntities } from './entity.js';
 

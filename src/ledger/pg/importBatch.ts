@@ -1,6 +1,6 @@
 import { wantsOf } from '../../domain/posting.js';
-import { EntryWriter } from '../entryRows.js';
-import type { BatchWrites, EntityState, Facts, ImportStore } from '../store.js';
+import { EntryWriter } from '../journal/entryRows.js';
+import type { BatchWrites, EntityState, Facts, ImportStore } from '../journal/store.js';
 import { journalHolds, type PgChart } from './chart.js';
 import { connection, type PgDb } from './db.js';
 import type { PgEntities } from './entity.js';

@@ -1,15 +1,9 @@
 import { seqOf, type JeSeq } from '../../domain/jeNumber.js';
 import { wantsOf, type UsedKey } from '../../domain/posting.js';
-import { EntryWriter, type RowTarget } from '../entryRows.js';
+import { EntryWriter, type RowTarget } from '../journal/entryRows.js';
 import type { EntryFilter } from '../port.js';
-import type {
-  EntityState,
-  JournalStore,
-  NumberingFacts,
-  ReadTx,
-  StoredEntry,
-  WriteTx,
-} from '../store.js';
+import type { EntityState, NumberingFacts, StoredEntry } from '../journal/store.js';
+import type { FeatureStore, StoreReadTx, StoreWriteTx } from '../compose/storeLedger.js';
 import { lookupColumns, lookupParams, lookupsOf, type LookupRow, type PgChart } from './chart.js';
 import { prepared, type PgDb, type Query } from './db.js';
 import type { PgEntities } from './entity.js';
@@ -251,7 +245,7 @@ const FACTS = prepared(`WITH top AS (
  * reads what the write needs in one statement (FACTS), and writes the entry, its totals and its key
  * in another (OneStatement).
  */
-export class PgJournalStore implements JournalStore {
+export class PgJournalStore implements FeatureStore {
   private readonly reader: PgEntryReader;
   private readonly commits: PgGroupCommit;
 
@@ -269,11 +263,11 @@ export class PgJournalStore implements JournalStore {
     return this.db.now();
   }
 
-  write<T>(fn: (tx: WriteTx) => Promise<T>): Promise<T> {
+  write<T>(fn: (tx: StoreWriteTx) => Promise<T>): Promise<T> {
     return this.commits.run((q, entity) => fn(this.writeTx(q, entity)));
   }
 
-  read<T>(fn: (tx: ReadTx) => Promise<T>): Promise<T> {
+  read<T>(fn: (tx: StoreReadTx) => Promise<T>): Promise<T> {
     return this.db.tx(async (q) => fn(this.readTx(q, await this.entities.state(q))), true);
   }
 
@@ -282,7 +276,7 @@ export class PgJournalStore implements JournalStore {
     entity: EntityState,
     recon = pgRecon(q, this.entityId),
     onSeq?: (seq: number) => void,
-  ): ReadTx & { plans: PlanTables } {
+  ): StoreReadTx & { plans: PlanTables } {
     const e = this.entityId;
     return {
       facts: async (r) => {
@@ -310,7 +304,7 @@ export class PgJournalStore implements JournalStore {
     };
   }
 
-  private writeTx(q: Query, entity: EntityState): WriteTx {
+  private writeTx(q: Query, entity: EntityState): StoreWriteTx {
     const recon = pgRecon(q, this.entityId);
     // The entity's largest sequence number, as this transaction's facts (or last write) left it.
     let seq: number | undefined;

@@ -1,5 +1,5 @@
 import { keyId, keyPermissions, type Permission } from '../../domain/keys.js';
-import { KeyTables } from '../keys/keys.js';
+import { KeyTables } from '../sql/keyTables.js';
 import type { Tables } from '../sql/dialect.js';
 import type { KeyOps } from '../port.js';
 import { prepared, type PgDb } from './db.js';

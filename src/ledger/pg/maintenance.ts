@@ -1,11 +1,11 @@
 import type { DumpCounts, DumpRecord } from '../../domain/dump.js';
 import { BooksError, type Problem } from '../../domain/errors.js';
-import { checkedCounts, journalProblems, type OwnChecks } from '../maintenance/check.js';
-import { rebuildMarked } from '../maintenance/rebuild.js';
-import { dumpRecords } from '../maintenance/dump.js';
-import { restoreInto, rewriteTotals } from '../maintenance/restore.js';
+import { checkedCounts, journalProblems, type OwnChecks } from '../sql/check.js';
+import { rebuildMarked } from '../sql/rebuild.js';
+import { dumpRecords } from '../sql/dump.js';
+import { restoreInto, rewriteTotals } from '../sql/restore.js';
 import type { MaintenanceOps } from '../port.js';
-import { reconProblems } from '../reconcileReports.js';
+import { reconProblems } from '../reconcile/reports.js';
 import type { Session, Tables } from '../sql/dialect.js';
 import type { PgDb, Query } from './db.js';
 import type { PgEntities } from './entity.js';

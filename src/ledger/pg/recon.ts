@@ -1,4 +1,5 @@
-import type { JournalLineFacts, ReversalLink, Sql } from '../reconcileStore.js';
+import type { JournalLineFacts, ReversalLink } from '../reconcile/store.js';
+import type { Sql } from '../sql/dialect.js';
 import { SIGNED } from '../sql/reconChecks.js';
 import { storedAtoms } from '../../domain/money.js';
 import { ReconTables } from '../sql/reconTables.js';

@@ -151,7 +151,7 @@ export const PG_MIGRATIONS: string[] = [
   CREATE UNIQUE INDEX api_keys_id ON api_keys (id);
   `,
   `
-  -- Reconciliation (ledger/reconcileStore.ts): statement lines, cleared journal lines, finished
+  -- Reconciliation (ledger/reconcile/store.ts): statement lines, cleared journal lines, finished
   -- reconciliations, the closing balance of an account's last OFX statement.
   CREATE TABLE statement_lines (
     entity_id text COLLATE "C" NOT NULL,

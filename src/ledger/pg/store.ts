@@ -1,7 +1,7 @@
 import { BooksError, errors } from '../../domain/errors.js';
 import type { Problem } from '../../domain/errors.js';
 import { newId } from '../ids.js';
-import type { LedgerInit } from '../open.js';
+import type { LedgerInit } from '../port.js';
 import type { LedgerStore } from '../port.js';
 import { PgDb, redacted, type Clock, type Query } from './db.js';
 import { keyRow, permissionsOf } from './keys.js';

@@ -7,7 +7,12 @@ import {
   type AccountMonth,
   type PartialSums,
 } from '../../domain/totals.js';
-import type { CounterpartySumsQuery, GlLinesQuery, Sums, SumsSnapshot } from '../reports.js';
+import type {
+  CounterpartySumsQuery,
+  GlLinesQuery,
+  Sums,
+  SumsSnapshot,
+} from '../reports/reports.js';
 import type { PgChart } from './chart.js';
 import { LINE_NET } from '../sql/totals.js';
 import type { PgDb, Query } from './db.js';

@@ -1,4 +1,4 @@
-import type { EntityState } from '../store.js';
+import type { EntityState } from '../journal/store.js';
 
 /** A connection's statements, as both stores run them: `?` parameters, rows as objects. */
 export interface Sql {

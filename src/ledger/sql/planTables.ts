@@ -1,23 +1,10 @@
 import { storedAtoms } from '../../domain/money.js';
 import type { RecurringTemplate } from '../../domain/recurring.js';
-import type { Sql } from '../reconcileStore.js';
-import type { BudgetCellRow } from '../reports.js';
+import type { Sql } from './dialect.js';
+import type { PlanWrites } from '../plans/store.js';
+import type { BudgetCellRow } from '../reports/reports.js';
 
 /** What the close's plans read of a store inside one of its transactions: budgets and templates. */
-export interface PlanReads {
-  budgetRows(): Promise<BudgetCellRow[]>;
-  templates(): Promise<RecurringTemplate[]>;
-}
-
-/** What they write, inside a write transaction that holds the entity's lock. */
-export interface PlanWrites extends PlanReads {
-  /** Sets budget cells (a cell named again is replaced). */
-  setBudgets(rows: BudgetCellRow[]): Promise<void>;
-  addTemplate(t: RecurringTemplate): Promise<void>;
-  /** Removes a template; false when there was none by that name. */
-  removeTemplate(name: string): Promise<boolean>;
-}
-
 /** The tables of budgets and recurring templates, in the same statements on every store. */
 export class PlanTables implements PlanWrites {
   constructor(

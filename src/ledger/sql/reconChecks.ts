@@ -1,4 +1,4 @@
-import type { Sql } from '../reconcileStore.js';
+import type { Sql } from './dialect.js';
 
 /** A place in reconciliation's tables that does not hold together, and why. */
 export interface ReconDamage {

@@ -2,15 +2,14 @@ import type { CheckedLine } from '../../domain/reconcile.js';
 import { storedAtoms } from '../../domain/money.js';
 import { reconDamage } from './reconChecks.js';
 import type {
-  Column,
   LineMark,
   ReconReads,
   ReconWrites,
   ReconciliationRow,
-  Sql,
   StatementLineRow,
   StoredSource,
-} from '../reconcileStore.js';
+} from '../reconcile/store.js';
+import type { Column, Sql } from './dialect.js';
 import type { StatementLayout } from '../../domain/statementLayout.js';
 
 const LINE_COLUMNS = `id, account_key, ordinal, line_date, amount_atoms, description, reference, bank_id,

@@ -3,7 +3,7 @@ import type { DumpCounts, DumpRecord, PlanRecord, ReconRecord } from '../../doma
 import type { RecurringTemplate } from '../../domain/recurring.js';
 import { PlanTables } from './planTables.js';
 import { storedAtoms } from '../../domain/money.js';
-import type { Column, Sql } from '../reconcileStore.js';
+import type { Column, Sql } from './dialect.js';
 import { LINE_INSERT, MARK_INSERT } from './reconTables.js';
 
 /** Rows read per page of a dump. */

@@ -2,10 +2,10 @@ import type { AccountType } from '../../domain/accounts.js';
 import type { AccountRef, CounterpartyRef, ValidationContext } from '../../domain/entry.js';
 import { closeMatches, describeAccount } from '../../domain/input.js';
 import type { ReportAccount } from '../../domain/statement.js';
-import { accountsSql, ChartTables, glAccount } from '../chart/chart.js';
+import { accountsSql, ChartTables, glAccount } from '../sql/chartTables.js';
 import type { ChartOps } from '../port.js';
 import { Scope } from '../sql/dialect.js';
-import type { Facts } from '../store.js';
+import type { Facts } from '../journal/store.js';
 import type { Db } from './db.js';
 import { fileTables } from './tables.js';
 

@@ -10,7 +10,7 @@ import {
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { BooksError, errors } from '../../domain/errors.js';
-import { LOCK_WAIT_MS } from '../store.js';
+import { LOCK_WAIT_MS } from '../journal/store.js';
 
 /** How long a connection waits for a lock another process holds before the command says "unavailable". */
 export const BUSY_TIMEOUT_MS = LOCK_WAIT_MS;

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { BatchWrites, EntityState, Facts, ImportStore } from '../store.js';
+import type { BatchWrites, EntityState, Facts, ImportStore } from '../journal/store.js';
 import type { SqliteChart } from './chart.js';
 import type { Db } from './db.js';
 import { indexTail } from './glIndex.js';

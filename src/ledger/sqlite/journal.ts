@@ -1,7 +1,8 @@
 import type { UsedKey } from '../../domain/posting.js';
 import { normaliseJeNumber } from '../../domain/jeNumber.js';
 import type { EntryFilter } from '../port.js';
-import type { JournalStore, ReadTx, StoredEntry, WriteTx } from '../store.js';
+import type { StoredEntry } from '../journal/store.js';
+import type { FeatureStore, StoreReadTx, StoreWriteTx } from '../compose/storeLedger.js';
 import type { SqliteChart } from './chart.js';
 import type { Db } from './db.js';
 import { EntryReader } from './entries.js';
@@ -17,14 +18,14 @@ import { fileWriter, lastSeq, numberingFacts, runOn } from './writer.js';
  * The journal's persistence in a ledger file: look-ups, transactions and rows. Posts and reversals
  * requested together share a transaction (GroupCommit), each in a savepoint of its own.
  */
-export class SqliteJournalStore implements JournalStore {
+export class SqliteJournalStore implements FeatureStore {
   private readonly reader: EntryReader;
   /**
    * The transactions' look-ups and writes: made once (as they hold no state of their own) when first
    * needed, after the schema is brought up to date.
    */
-  private readOps: ReadTx | null = null;
-  private writeOps: WriteTx | null = null;
+  private readOps: StoreReadTx | null = null;
+  private writeOps: StoreWriteTx | null = null;
 
   constructor(
     private readonly db: Db,
@@ -38,7 +39,7 @@ export class SqliteJournalStore implements JournalStore {
     return this.db.now();
   }
 
-  write<T>(fn: (tx: WriteTx) => Promise<T>): Promise<T> {
+  write<T>(fn: (tx: StoreWriteTx) => Promise<T>): Promise<T> {
     return this.commits.run(() => fn((this.writeOps ??= this.writeTx())));
   }
 
@@ -46,11 +47,11 @@ export class SqliteJournalStore implements JournalStore {
    * A read transaction around fn. What fn awaits resolves at once (this store answers synchronously),
    * so no other work on the connection runs inside it.
    */
-  async read<T>(fn: (tx: ReadTx) => Promise<T>): Promise<T> {
+  async read<T>(fn: (tx: StoreReadTx) => Promise<T>): Promise<T> {
     return this.db.readAsync(() => fn((this.readOps ??= this.readTx())));
   }
 
-  private readTx(recon: ReconTables = sqliteRecon(this.db)): ReadTx & { plans: PlanTables } {
+  private readTx(recon: ReconTables = sqliteRecon(this.db)): StoreReadTx & { plans: PlanTables } {
     const db = this.db;
     const usedKey = db.prep(
       `SELECT k.request_hash, k.journal_entry_id, k.created_at_ms, e.je_number
@@ -82,7 +83,7 @@ export class SqliteJournalStore implements JournalStore {
     };
   }
 
-  private writeTx(): WriteTx {
+  private writeTx(): StoreWriteTx {
     const db = this.db;
     const reversed = db.prep(
       `UPDATE journal_entries SET status = 'reversed', updated_at = ? WHERE seq = ?`,

@@ -1,5 +1,5 @@
 import { keyId, keyPermissions, type Permission } from '../../domain/keys.js';
-import { KeyTables } from '../keys/keys.js';
+import { KeyTables } from '../sql/keyTables.js';
 import type { KeyOps } from '../port.js';
 import type { Db } from './db.js';
 import { fileTables } from './tables.js';

@@ -1,10 +1,10 @@
 import type { DumpCounts, DumpRecord } from '../../domain/dump.js';
 import { derivedStructure } from '../../domain/check.js';
 import { isBooksError, type Problem } from '../../domain/errors.js';
-import { checkedCounts, journalProblems, type Add } from '../maintenance/check.js';
-import { rebuildMarked } from '../maintenance/rebuild.js';
-import { dumpRecords } from '../maintenance/dump.js';
-import { restoreInto, rewriteTotals, type RestoreTarget } from '../maintenance/restore.js';
+import { checkedCounts, journalProblems, type Add } from '../sql/check.js';
+import { rebuildMarked } from '../sql/rebuild.js';
+import { dumpRecords } from '../sql/dump.js';
+import { restoreInto, rewriteTotals, type RestoreTarget } from '../sql/restore.js';
 import type { MaintenanceOps } from '../port.js';
 import { Scope, type Tables } from '../sql/dialect.js';
 import { monthTotalsFromLines, TOTALS_COLUMNS } from '../sql/totals.js';

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
-import type { JournalLineFacts, ReversalLink, Sql } from '../reconcileStore.js';
+import type { JournalLineFacts, ReversalLink } from '../reconcile/store.js';
+import type { Sql } from '../sql/dialect.js';
 import { SIGNED } from '../sql/reconChecks.js';
 import { toJsonInteger } from '../../domain/money.js';
 import { ReconTables } from '../sql/reconTables.js';

@@ -169,7 +169,7 @@ export const MIGRATIONS: string[] = [
   -- Reconciliation: a statement's lines as the bank gave them (identity finds a line again in an
   -- overlapping file), the journal lines cleared against them or ticked by hand, and the
   -- reconciliations finished. Tables carry the entity as a database's do, so that one set of
-  -- statements serves both stores (ledger/reconcileStore.ts).
+  -- statements serves both stores (ledger/reconcile/store.ts).
   CREATE TABLE IF NOT EXISTS statement_lines (
     entity_id TEXT NOT NULL,
     id TEXT NOT NULL PRIMARY KEY,

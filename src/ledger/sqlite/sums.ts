@@ -13,7 +13,7 @@ import type {
   GlLinesQuery,
   Sums,
   SumsSnapshot,
-} from '../reports.js';
+} from '../reports/reports.js';
 import type { SqliteChart } from './chart.js';
 import { publicEntity, type Db } from './db.js';
 import { LINE_NET } from '../sql/totals.js';

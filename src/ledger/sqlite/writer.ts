@@ -1,9 +1,9 @@
 import { seqOf } from '../../domain/jeNumber.js';
-import { EntryWriter, type RowTarget, type RunWrite } from '../entryRows.js';
-import type { NumberingFacts } from '../store.js';
+import { EntryWriter, type RowTarget, type RunWrite } from '../journal/entryRows.js';
+import type { NumberingFacts } from '../journal/store.js';
 import type { Db } from './db.js';
 
-export { EntryWriter, type RunWrite } from '../entryRows.js';
+export { EntryWriter, type RunWrite } from '../journal/entryRows.js';
 
 /** RunWrite on the ledger's own connection, with its cached statements. */
 export const runOn =

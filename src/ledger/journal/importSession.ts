@@ -1,0 +1,229 @@
+import type { ValidEntry } from '../../domain/entry.js';
+import { errors } from '../../domain/errors.js';
+import {
+  autoReversalOf,
+  contextOf,
+  importGates,
+  reversalMemo,
+  wantsOf,
+} from '../../domain/posting.js';
+import { JeNumbering, normaliseJeNumber, type NumberedEntry } from '../../domain/jeNumber.js';
+import { rebuildRunning, type Processes } from '../../domain/rebuild.js';
+import { BatchCheck } from './batchCheck.js';
+import { hintsFor } from './journal.js';
+import type { BatchResult, ImportBatch, ImportEntry, ImportOptions } from './port.js';
+import type { BatchWrites, EntityState, EntryMeta, EntrySink, ImportStore } from './store.js';
+
+/**
+ * One all-or-nothing import into a ledger, on any store. The file comes in chunks; each chunk's
+ * look-ups (accounts, counterparties, JE numbers, fingerprints) are fetched at once, then every
+ * entry is checked by the domain's rules. The write lock is held for writing only: the store's
+ * batch transaction is begun when the first entry is ready to be written, and given back at once
+ * when an entry turns out invalid (validation goes on, to list every problem, without it). Entries
+ * are written as they come while the batch is clean; commit makes the batch visible only when
+ * nothing was wrong. A number or fingerprint that another writer takes meanwhile is refused by the
+ * store's unique keys, and the import fails whole.
+ */
+export class ImportSession implements ImportBatch {
+  private readonly check = new BatchCheck();
+  private writes: BatchWrites | null = null;
+  private sink: EntrySink | null = null;
+  private numbering: JeNumbering | null = null;
+  /** Valid entries waiting for the write lock (at most one chunk of the file). */
+  private pending: { entry: ValidEntry; meta: EntryMeta; result: { status: string } }[] = [];
+  private done = false;
+  /** Numbers this batch gave automatically that the file then claimed for its own entries (few). */
+  private readonly claimed = new Set<string>();
+  /** The JE number of each accrual written in this batch, and its reversal's. */
+  private readonly reversals = new Map<string, string>();
+  /** What accounts unknown to the ledger resemble, for messages, asked once per reference. */
+  private readonly hints = new Map<string, string[]>();
+
+  private constructor(
+    private readonly store: ImportStore,
+    private readonly entity: EntityState,
+    private readonly options: ImportOptions,
+    private readonly processes: Processes,
+    private readonly nowMs: () => number,
+  ) {}
+
+  /** Starts an import, refused at once when nothing could post (no First Month of Books, a rebuild). */
+  static async begin(
+    store: ImportStore,
+    options: ImportOptions,
+    nowMs: () => number,
+    processes: Processes,
+  ): Promise<ImportSession> {
+    const entity = await store.entity();
+    importGates(entity, rebuildRunning(entity, nowMs(), processes));
+    return new ImportSession(store, entity, options, processes, nowMs);
+  }
+
+  async add(chunk: ImportEntry[]): Promise<BatchResult[]> {
+    const bodies = chunk.map((e) => e.body);
+    const [stored, taken] = await Promise.all([
+      this.store.facts(bodies),
+      this.store.fingerprintsTaken(chunk.map((e) => e.fingerprint)),
+    ]);
+    // A number this batch gave automatically is the file's to take (the entry that had it moves on),
+    // though a store that reads its own batch's rows finds it taken. (The store's facts may be kept
+    // for other writes: they are not changed.)
+    const facts = {
+      ...stored,
+      takenNumbers: { has: (n: string) => !this.automatic(n) && stored.takenNumbers.has(n) },
+    };
+    let ctx = this.check.context(contextOf(this.entity, facts, (ref) => this.hints.get(ref) ?? []));
+    let results = chunk.map((e) => this.one(e, taken.has(e.fingerprint), ctx));
+    // Accounts a reference resembles are read only for a message (an error's path): the chunk's
+    // refusals are checked again with them.
+    if (
+      results.some(
+        (r) => r.status === 'invalid' && r.problems.some((p) => p.reason === 'unknown_account'),
+      )
+    ) {
+      const wants = wantsOf(bodies);
+      for (const [ref, near] of await hintsFor(this.store, facts.accounts, wants.accounts))
+        if (this.hints.size < 10_000) this.hints.set(ref, near);
+      ctx = this.check.context(contextOf(this.entity, facts, (ref) => this.hints.get(ref) ?? []));
+      results = results.map((r, i) =>
+        r.status === 'invalid' ? this.one(chunk[i]!, taken.has(chunk[i]!.fingerprint), ctx) : r,
+      );
+    }
+    await this.ready();
+    return results;
+  }
+
+  /** Checks one entry and, while the batch is clean and not a dry run, writes or queues it. */
+  private one(e: ImportEntry, fpTaken: boolean, ctx: ReturnType<typeof contextOf>): BatchResult {
+    if (fpTaken && !this.options.allowDuplicates) return { status: 'skipped' };
+    const checked = this.check.entry(e.body, e.hasRowProblems, ctx);
+    if ('problems' in checked) return { status: 'invalid', problems: checked.problems };
+    if (this.check.failed || this.options.dryRun) return { status: 'would_post' };
+    // A duplicate posted on purpose (--allow-duplicates) carries no fingerprint: the first one keeps it.
+    const meta = {
+      source: 'csv_import',
+      fingerprint: fpTaken ? null : e.fingerprint,
+      originalSeq: null,
+    };
+    const result = { status: 'posted' as const };
+    if (this.sink) this.write(checked.entry, meta);
+    else this.pending.push({ entry: checked.entry, meta, result });
+    return result;
+  }
+
+  /**
+   * Numbers and writes an entry. A number the file gives that this import already gave to an earlier
+   * entry of its own (without a number) stays the file's: that earlier entry takes the next free
+   * number instead, so that the outcome does not depend on where the file's chunks fall.
+   */
+  private write(entry: ValidEntry, meta: EntryMeta): void {
+    const numbering = this.numbering!;
+    // Only a number this batch gave: one another writer took meanwhile fails on the unique key.
+    if (entry.je_number !== null && this.automatic(entry.je_number))
+      this.renumber(entry.je_number, numbering.assign(null, null, true));
+    const numbered = numbering.assign(entry.je_number, entry.je_seq, true);
+    if (!entry.auto_reverse_on) {
+      this.sink!.write(entry, numbered, meta);
+      return;
+    }
+    // An accrual and its reversal, written one after the other in the batch, linked.
+    const posted = this.sink!.write(entry, numbered, { ...meta, status: 'reversed' });
+    const mirror = autoReversalOf(entry, posted.je_number);
+    const revMeta = { source: meta.source, fingerprint: null, originalSeq: posted.seq };
+    const reversal = this.sink!.write(mirror, numbering.assign(null, null, true), revMeta);
+    this.reversals.set(posted.je_number, reversal.je_number);
+  }
+
+  /** Whether a JE number is one this batch gave automatically and still holds (an entry, a reversal). */
+  private automatic(jeNumber: string): boolean {
+    const n = normaliseJeNumber(jeNumber);
+    return (
+      this.numbering !== null &&
+      n.ok &&
+      n.seq !== null &&
+      !this.claimed.has(jeNumber) &&
+      this.numbering.gave(n.seq)
+    );
+  }
+
+  /** Renumbers an earlier entry of the batch; an accrual's reversal names its new number. */
+  private renumber(from: string, to: NumberedEntry): void {
+    this.sink!.renumber(from, to);
+    this.claimed.add(from);
+    const reversal = this.reversals.get(from);
+    if (reversal !== undefined) {
+      this.reversals.delete(from);
+      this.reversals.set(to.je_number, reversal);
+      this.sink!.setMemo(reversal, reversalMemo(to.je_number));
+    }
+    for (const [accrual, r] of this.reversals)
+      if (r === from) this.reversals.set(accrual, to.je_number);
+  }
+
+  /** Takes the write lock for the entries waiting, or gives it back once the batch has failed. */
+  private async ready(): Promise<void> {
+    if (this.check.failed || this.options.dryRun) {
+      this.pending = [];
+      await this.release();
+      return;
+    }
+    if (this.pending.length > 0 && !this.writes) {
+      const writes = (this.writes = await this.store.openWrites());
+      const entity = await writes.entity();
+      importGates(entity, rebuildRunning(entity, this.nowMs(), this.processes));
+      if (
+        entity.lock_date !== this.entity.lock_date ||
+        entity.books_start !== this.entity.books_start
+      )
+        throw errors.unavailable(
+          'the lock date or the First Month of Books changed while the import waited for the ledger; ' +
+            'nothing was posted: run it again',
+        );
+      const facts = await writes.numbering();
+      this.numbering = new JeNumbering(facts.last, facts.nextTaken);
+      this.sink = writes.sink();
+      // Another import may have posted some of the first entries while this one waited for the lock.
+      const taken = await writes.taken(this.pending.flatMap((p) => p.meta.fingerprint ?? []));
+      for (const { entry, meta, result } of this.pending) {
+        const posted = meta.fingerprint !== null && taken.has(meta.fingerprint);
+        if (!posted) this.write(entry, meta);
+        else if (this.options.allowDuplicates) this.write(entry, { ...meta, fingerprint: null });
+        else result.status = 'skipped';
+      }
+      this.pending = [];
+    }
+    await this.writes?.ready();
+  }
+
+  /** Makes the batch visible (or, for a dry run or a failed batch, discards it). */
+  async commit(): Promise<{ alreadyPosted: number[] }> {
+    if (this.done) return { alreadyPosted: [] };
+    await this.ready();
+    this.done = true;
+    if (!this.writes || this.check.failed || this.options.dryRun) {
+      await this.release();
+      return { alreadyPosted: [] };
+    }
+    try {
+      await this.sink!.flush();
+      await this.writes.commit();
+    } catch (e) {
+      await this.release().catch(() => {});
+      throw e;
+    }
+    return { alreadyPosted: [] };
+  }
+
+  async rollback(): Promise<void> {
+    this.done = true;
+    this.pending = [];
+    await this.release();
+  }
+
+  private async release(): Promise<void> {
+    const writes = this.writes;
+    this.writes = null;
+    this.sink = null;
+    await writes?.rollback();
+  }
+}

@@ -1,0 +1,202 @@
+import {
+  journalEntryOf,
+  linesOfValid,
+  type JournalEntry,
+  type ValidEntry,
+} from '../../domain/entry.js';
+import { entryInvalid, errors } from '../../domain/errors.js';
+import { idempotencyKeyProblem, requestHash } from '../../domain/idempotency.js';
+import { JeNumbering } from '../../domain/jeNumber.js';
+import {
+  autoReversalOf,
+  contextOf,
+  reversalBody,
+  wantsOf,
+  writeGates,
+} from '../../domain/posting.js';
+import { rebuildRunning, type Processes } from '../../domain/rebuild.js';
+import { validateEntry } from '../../domain/validation.js';
+import { ImportSession } from './importSession.js';
+import type {
+  EntryFilter,
+  ImportBatch,
+  ImportOptions,
+  JournalOps,
+  PostOptions,
+  ReverseOptions,
+} from './port.js';
+import type { EntryMeta, Inserted, JournalStore, ReadTx, WriteFacts, WriteTx } from './store.js';
+
+/**
+ * The journal of any store: posting, reversing and importing as the domain's rules say, over what
+ * the store looks up and writes. Every check a write depends on (the entity's state, the idempotency
+ * key, JE numbers) is read inside the write's own transaction, which holds the entity's write lock.
+ */
+export class JournalFromStore implements JournalOps {
+  constructor(
+    private readonly store: JournalStore,
+    private readonly processes: Processes,
+  ) {}
+
+  async post(body: unknown, options: PostOptions): Promise<JournalEntry> {
+    const keyProblem = idempotencyKeyProblem(options.idempotencyKey);
+    if (keyProblem) throw errors.idempotencyKeyRefused(keyProblem);
+    const post = (tx: ReadTx | WriteTx) => this.postWithin(tx, body, options);
+    return options.dryRun ? this.store.read(post) : this.store.write(post);
+  }
+
+  /**
+   * Posts one entry inside a transaction the caller holds (a write, or a read for a dry run): what a
+   * run of several entries that post together or not at all (reconciliation's) is made of.
+   */
+  async postWithin(
+    tx: ReadTx | WriteTx,
+    body: unknown,
+    options: Omit<PostOptions, 'dryRun'>,
+  ): Promise<JournalEntry> {
+    const source = options.source ?? 'manual_api';
+    const hash = requestHash('POST /v1/journal-entries', body);
+    const fingerprint = options.fingerprint ?? null;
+    const key = { key: options.idempotencyKey, hash };
+    const facts = await tx.facts({ bodies: [body], idempotencyKey: key.key, fingerprint });
+    this.gates(facts, hash);
+    // An earlier import posted this entry of the file (its key may have expired, or be another's).
+    if (facts.fingerprinted) throw errors.idempotencyKeyUsed(facts.fingerprinted, true);
+    const entry = await this.validated(tx, facts, body);
+    const meta = { source, fingerprint, originalSeq: null };
+    const numbering = numberingOf(facts);
+    if (!entry.auto_reverse_on)
+      return (await this.written(tx, numbering, entry, meta, null, key)).entry;
+    // An accrual and its reversal: written together, in this transaction, linked as a reversal is
+    // (the reversal numbered next; the key names the accrual).
+    const reversed = { ...meta, status: 'reversed' as const };
+    const posted = await this.written(tx, numbering, entry, reversed, null, key);
+    const mirror = autoReversalOf(entry, posted.entry.je_number);
+    const original = { id: posted.entry.id, date: posted.entry.entry_date };
+    const revMeta = { source, fingerprint: null, originalSeq: posted.seq };
+    const reversal = await this.written(tx, numbering, mirror, revMeta, original, null);
+    if (posted.seq === null) return posted.entry;
+    return { ...posted.entry, reversed_by_journal_entry_ids: [reversal.entry.id] };
+  }
+
+  async reverse(idOrNumber: string, options: ReverseOptions): Promise<JournalEntry> {
+    const keyProblem = idempotencyKeyProblem(options.idempotencyKey);
+    if (keyProblem) throw errors.idempotencyKeyRefused(keyProblem);
+    const reverse = async (tx: ReadTx | WriteTx) => {
+      const original = await tx.entry(idOrNumber);
+      if (!original) throw errors.notFound(`no journal entry '${idOrNumber}'`);
+      const endpoint = `POST /v1/journal-entries/${original.id}/reverse`;
+      const hash = requestHash(endpoint, { entry_date: options.entryDate ?? null });
+      const key = { key: options.idempotencyKey, hash };
+      // The gates come before the reversal's own checks: their facts are read without a body first.
+      const gated = await tx.facts({ bodies: [], idempotencyKey: key.key, fingerprint: null });
+      this.gates(gated, hash);
+      const body = reversalBody(original, options.entryDate);
+      const facts = {
+        ...gated,
+        lookups: (await tx.facts({ bodies: [body], fingerprint: null })).lookups,
+      };
+      const entry = await this.validated(tx, facts, body);
+      const link = { id: original.id, date: original.entry_date };
+      const meta = { source: 'manual_api', fingerprint: null, originalSeq: original.seq };
+      return (await this.written(tx, numberingOf(facts), entry, meta, link, key)).entry;
+    };
+    return options.dryRun ? this.store.read(reverse) : this.store.write(reverse);
+  }
+
+  /** The checks before an entry's content, in decisions.md's order, over what its write read. */
+  private gates(facts: WriteFacts, hash: string): void {
+    const now = facts.nowMs;
+    const rebuilding = rebuildRunning(facts.entity, now, this.processes);
+    writeGates(facts.entity, rebuilding, facts.usedKey, hash, now);
+  }
+
+  /** The entry as every rule of the ledger reads it, or the refusal with all of its problems. */
+  private async validated(tx: ReadTx, facts: WriteFacts, body: unknown): Promise<ValidEntry> {
+    let result = validateEntry(body, contextOf(facts.entity, facts.lookups));
+    // Accounts a reference resembles are read only for a message (an error's path).
+    if (result.problems.some((p) => p.reason === 'unknown_account')) {
+      const hints = await hintsFor(tx, facts.lookups.accounts, wantsOf([body]).accounts);
+      result = validateEntry(
+        body,
+        contextOf(facts.entity, facts.lookups, (ref) => hints.get(ref) ?? []),
+      );
+    }
+    if (!result.entry) throw entryInvalid(result.problems);
+    return result.entry;
+  }
+
+  /**
+   * Writes a valid entry (numbered by the domain from the numbering the store read under the lock)
+   * with the key it was posted under; in a read transaction (a dry run), only numbers it as it
+   * would post.
+   */
+  private async written(
+    tx: ReadTx | WriteTx,
+    numbering: JeNumbering,
+    entry: ValidEntry,
+    meta: EntryMeta,
+    original: { id: string; date: string } | null,
+    key: { key: string; hash: string } | null,
+  ): Promise<{ entry: JournalEntry; seq: number | null }> {
+    let inserted: Inserted | null = null;
+    if ('write' in tx) {
+      const numbered = numbering.assign(
+        entry.je_number,
+        entry.je_seq,
+        meta.source === 'csv_import',
+      );
+      inserted = await tx.write(entry, numbered, meta, key);
+    }
+    const ts = inserted?.ts ?? this.store.now().toISOString();
+    const answer = journalEntryOf(
+      {
+        id: inserted?.id ?? '',
+        seq: inserted?.seq ?? null,
+        je_number: inserted?.je_number ?? entry.je_number ?? numbering.peek(),
+        entry_date: entry.entry_date,
+        currency: entry.currency,
+        memo: entry.memo,
+        source: meta.source,
+        status: inserted ? (meta.status ?? 'posted') : 'draft',
+        is_adjusting: entry.is_adjusting,
+        manual_entry_reason: entry.manual_entry_reason,
+        total_atoms: entry.total_atoms,
+        created_at: ts,
+        updated_at: ts,
+        original,
+        reversed_by: [],
+      },
+      linesOfValid(entry),
+    );
+    return { entry: answer, seq: inserted?.seq ?? null };
+  }
+
+  get(idOrNumber: string): Promise<JournalEntry> {
+    return this.store.get(idOrNumber);
+  }
+
+  list(filter: EntryFilter): AsyncIterable<JournalEntry> {
+    return this.store.list(filter);
+  }
+
+  async beginImport(options: ImportOptions): Promise<ImportBatch> {
+    const store = await this.store.importStore(options.sizeHint);
+    return ImportSession.begin(store, options, () => this.store.now().getTime(), this.processes);
+  }
+}
+
+/** Numbering from where a write's facts found it: an accrual's reversal is numbered after the accrual. */
+const numberingOf = (facts: WriteFacts) =>
+  new JeNumbering(facts.numbering.last, facts.numbering.nextTaken);
+
+/** The accounts each reference that names none resembles, for the messages of its refusal. */
+export async function hintsFor(
+  tx: Pick<ReadTx, 'resembling'>,
+  found: { has(ref: string): boolean },
+  refs: Iterable<string>,
+): Promise<Map<string, string[]>> {
+  const hints = new Map<string, string[]>();
+  for (const ref of refs) if (!found.has(ref)) hints.set(ref, await tx.resembling(ref));
+  return hints;
+}

@@ -1,0 +1,158 @@
+import { FIRST_DATE, isIsoDate } from '../../domain/dates.js';
+import { candidatesSaid, explainDifference, type Candidate } from '../../domain/difference.js';
+import { BooksError } from '../../domain/errors.js';
+import { formatAmount, toJsonInteger } from '../../domain/money.js';
+import { jeLineOf, reconcileRefused, type Reconciliation } from '../../domain/reconcile.js';
+import { newId } from '../ids.js';
+import type { ReconArgs } from './port.js';
+import { accountLines, marksOf, reconAccount } from './lines.js';
+import { invalid, ReconMatching } from './match.js';
+import type { ReconciliationRow } from './store.js';
+
+/** A finish refused at a difference: what the candidates that explain it are looked for with. */
+class AtDifference extends BooksError {
+  constructor(
+    refusal: BooksError,
+    readonly date: string,
+    readonly difference: bigint,
+    readonly exponent: number,
+  ) {
+    super(refusal.code, refusal.message, refusal.errors, refusal.details);
+  }
+}
+
+/** Finishing a reconciliation: at a zero difference, or refused naming what would explain it. */
+export class ReconFinishing extends ReconMatching {
+  async finish(
+    a: ReconArgs & { statement_date?: string; statement_balance_atoms?: number },
+  ): Promise<Reconciliation> {
+    if (a.statement_date !== undefined && !isIsoDate(a.statement_date))
+      throw invalid('statement_date', `'${String(a.statement_date)}' is not a date (YYYY-MM-DD)`);
+    if (a.statement_balance_atoms !== undefined && !Number.isSafeInteger(a.statement_balance_atoms))
+      throw invalid(
+        'statement_balance_atoms',
+        'statement_balance_atoms is a whole number of atoms',
+      );
+    try {
+      return await this.finishWrite(a);
+    } catch (e) {
+      if (!(e instanceof AtDifference)) throw e;
+      // Said after the write gave up its lock: the lines that would explain the difference.
+      const found = await this.differenceCandidates(a.account, e.date, e.difference);
+      const money = (x: number) => formatAmount(x, e.exponent);
+      throw new BooksError(e.code, e.message + candidatesSaid(found, money), e.errors, {
+        ...e.details,
+        candidates: [
+          ...found.singles.map((c) => [c.name]),
+          ...found.pairs.map(([x, y]) => [x.name, y.name]),
+        ],
+      });
+    }
+  }
+
+  private finishWrite(
+    a: ReconArgs & { statement_date?: string; statement_balance_atoms?: number },
+  ): Promise<Reconciliation> {
+    return this.store.write(async (tx) => {
+      const acct = await reconAccount(tx, a.account);
+      const closing = await tx.recon.closing(acct.key);
+      const date = a.statement_date ?? closing?.date;
+      const balance =
+        a.statement_balance_atoms ??
+        (closing && closing.date === date ? closing.balance_atoms : undefined);
+      if (date === undefined || balance === undefined)
+        throw invalid(
+          date === undefined ? 'statement_date' : 'statement_balance',
+          'give the statement date and balance (--statement-date, --statement-balance): ' +
+            'no imported OFX statement gave a closing balance for that date',
+        );
+      const last = await this.lastFinished(tx.recon, acct);
+      // The same finish asked again (a retry whose answer was lost): done already. Without a date,
+      // the statement's closing balance is the last one imported, which may be the one finished.
+      const same = last?.statement_date === date && last.statement_balance_atoms === balance;
+      if (last && same && a.statement_date !== undefined) return this.reconciliationOf(acct, last);
+      if (last && same)
+        throw reconcileRefused(
+          `the last statement imported (through ${date}) is reconciled already; import the next ` +
+            'one, or give --statement-date and --statement-balance',
+          'statement_date',
+          'reconciled_already',
+        );
+      if (last && date <= last.statement_date)
+        throw reconcileRefused(
+          `the statement date ${date} must be later than the last reconciliation's (${last.statement_date})`,
+          'statement_date',
+          'not_later',
+        );
+      const open = (await tx.recon.statementLines(acct.key)).filter(
+        (l) => l.state === 'unmatched' && l.line_date <= date,
+      );
+      const cleared = await tx.recon.clearedThrough(acct.key, date);
+      const difference = BigInt(balance) - cleared.total;
+      if (open.length || difference !== 0n) {
+        const m = (a: bigint | number) => formatAmount(a, acct.exponent);
+        const parts = [
+          difference !== 0n
+            ? `the statement balance ${m(balance)} differs from the cleared balance ` +
+              `${m(cleared.total)} by ${m(difference)}`
+            : '',
+          open.length
+            ? `${open.length} statement line(s) through ${date} are unmatched ` +
+              `(${open
+                .slice(0, 5)
+                .map((l) => l.id)
+                .join(', ')}${open.length > 5 ? ', …' : ''})`
+            : '',
+        ].filter(Boolean);
+        const refusal = reconcileRefused(
+          `cannot finish: ${parts.join('; ')}`,
+          difference !== 0n ? 'statement_balance' : 'statement_line_id',
+          difference !== 0n ? 'difference' : 'unmatched_lines',
+          { difference: toJsonInteger(difference), unmatched: open.map((l) => l.id) },
+        );
+        throw difference === 0n
+          ? refusal
+          : new AtDifference(refusal, date, difference, acct.exponent);
+      }
+      const row: ReconciliationRow = {
+        id: newId('rec'),
+        account_key: acct.key,
+        statement_date: date,
+        statement_balance_atoms: balance,
+        line_count: 0,
+        finished_at: this.store.now().toISOString(),
+      };
+      row.line_count = await tx.recon.finish(row);
+      return this.reconciliationOf(acct, row);
+    });
+  }
+
+  /** Uncleared ledger lines and unmatched statement lines through a date, as candidates. */
+  private async differenceCandidates(account: string, date: string, difference: bigint) {
+    const seen = await this.store.read(async (tx) => {
+      const acct = await reconAccount(tx, account);
+      const open = (await tx.recon.statementLines(acct.key)).filter(
+        (l) => l.state === 'unmatched' && l.line_date <= date,
+      );
+      return { acct, open, marks: await marksOf(tx.recon, acct, FIRST_DATE, date) };
+    });
+    const items: Candidate[] = seen.open.map((l) => ({
+      name: l.id,
+      kind: 'statement',
+      date: l.line_date,
+      amount_atoms: l.amount_atoms,
+      description: l.description,
+    }));
+    for await (const batch of accountLines(this.sums, seen.marks, seen.acct, FIRST_DATE, date))
+      for (const l of batch)
+        if (l.state === 'uncleared')
+          items.push({
+            name: jeLineOf(l),
+            kind: 'ledger',
+            date: l.entry_date,
+            amount_atoms: l.amount_atoms,
+            description: l.memo ?? l.line_memo,
+          });
+    return explainDifference(difference, items);
+  }
+}

@@ -1,0 +1,263 @@
+import { randomUUID } from 'node:crypto';
+import { BooksError, entryInvalid, isBooksError } from '../../domain/errors.js';
+import {
+  checkStatement,
+  chronological,
+  lineProblem,
+  parseLineId,
+  reconcileRefused,
+  type Reconciliation,
+} from '../../domain/reconcile.js';
+import type { JournalFromStore } from '../journal/journal.js';
+import type {
+  CreateOutcome,
+  ReconArgs,
+  ReconcileOps,
+  StatementImportArgs,
+  StatementImportSummary,
+  StatementSourceView,
+} from './port.js';
+import type { MaintenanceOps } from '../books/port.js';
+import {
+  checkLayout,
+  checkSource,
+  isEmptyLayout,
+  sourceProblem,
+} from '../../domain/statementLayout.js';
+import { flags } from './match.js';
+import { ReconFinishing } from './finish.js';
+import { reconAccount } from './lines.js';
+import { createTargets, entryBody, ruleSet, type Rule } from './create.js';
+import { firstRules, RULES_TIME_MS } from './ruleWorker.js';
+import type { Sums } from '../reports/reports.js';
+import type { ReconReadTx, ReconStore, ReconWriteTx } from './store.js';
+
+/**
+ * Reconciliation written once over the store SPI: every rule here, the store's tables in
+ * ledger/reconcile/store.ts. A write runs in one transaction holding the entity's lock, so two
+ * bookkeepers (or two servers) never match one line twice.
+ */
+export class ReconcileFromStore extends ReconFinishing implements ReconcileOps {
+  constructor(
+    store: ReconStore,
+    sums: Sums,
+    private readonly journal: JournalFromStore,
+  ) {
+    super(store, sums);
+  }
+
+  async importStatement(a: StatementImportArgs): Promise<StatementImportSummary> {
+    flags(a, ['dry_run', 'ofx_account_change']);
+    const file = typeof a.file === 'string' && a.file ? a.file : 'statement';
+    const source = checkSource(a.source);
+    const layout = a.layout === undefined || a.layout === null ? null : checkLayout(a.layout);
+    const run = async (tx: ReconReadTx | ReconWriteTx) => {
+      const acct = await reconAccount(tx, a.account);
+      const st = checkStatement(a.statement, file, acct.exponent);
+      const kept = await tx.recon.source(acct.key);
+      const wrong =
+        source && sourceProblem(acct, source, kept.known, a.ofx_account_change === true);
+      if (wrong) throw new BooksError('reconcile_refused', `${file}: ${wrong.message}`, [wrong]);
+      const taken = await tx.recon.identitiesTaken(
+        acct.key,
+        st.lines.map((l) => l.identity),
+      );
+      const seen = new Set<string>();
+      const fresh = st.lines.filter((l) => {
+        const dup = taken.has(l.identity) || seen.has(l.identity);
+        seen.add(l.identity);
+        return !dup;
+      });
+      const last = await this.lastFinished(tx.recon, acct);
+      const closed = last ? fresh.filter((l) => l.date <= last.statement_date) : [];
+      if (closed.length) {
+        const problems = closed.map((l) =>
+          lineProblem(
+            st.lines.indexOf(l),
+            l.row,
+            'date',
+            'statement_closed',
+            `a line dated ${l.date}, on or before the account's last finished reconciliation ` +
+              `(${last!.statement_date}): that statement is closed`,
+          ),
+        );
+        const message =
+          problems.length === 1
+            ? `${file}: ${problems[0]!.message}`
+            : `${file}: ${problems.length} lines are dated within a finished reconciliation`;
+        throw new BooksError('reconcile_refused', message, problems);
+      }
+      if ('write' in tx) {
+        const at = this.store.now().toISOString();
+        // Numbered in the order they happened (a newest-first file's too): stl_1 is the earliest.
+        await tx.recon.addStatementLines(acct.key, chronological(fresh, st.newestFirst), at);
+        // An older statement imported again keeps the latest closing balance.
+        const keptClosing = await tx.recon.closing(acct.key);
+        if (st.closing && (!keptClosing || st.closing.date >= keptClosing.date))
+          await tx.recon.setClosing(acct.key, st.closing);
+        // The first statement to name its bank account names the account's; a changed one is
+        // recorded only when the bookkeeper said so (checked above).
+        const known = source?.acctid
+          ? { acctid: source.acctid, bankid: source.bankid }
+          : kept.known;
+        const remembered = layout && !isEmptyLayout(layout) ? layout : kept.layout;
+        if (known !== kept.known || remembered !== kept.layout)
+          await tx.recon.setSource(acct.key, { layout: remembered, known });
+      }
+      // A statement of no lines spans its closing balance's day.
+      const dates = st.lines.length ? st.lines.map((l) => l.date).sort() : [st.closing!.date];
+      return {
+        imported: fresh.length,
+        skipped: st.lines.length - fresh.length,
+        start: dates[0]!,
+        end: dates[dates.length - 1]!,
+        closing_balance: st.closing?.balance_atoms ?? null,
+      };
+    };
+    return a.dry_run ? this.store.read(run) : this.store.write(run);
+  }
+
+  async layout(a: ReconArgs): Promise<StatementSourceView> {
+    flags(a, []);
+    return this.store.read(async (tx) => {
+      const acct = await reconAccount(tx, a.account);
+      const kept = await tx.recon.source(acct.key);
+      return { account_id: acct.id, layout: kept.layout, statement_account: kept.known };
+    });
+  }
+
+  async forgetLayout(a: ReconArgs): Promise<StatementSourceView> {
+    flags(a, []);
+    return this.store.write(async (tx) => {
+      const acct = await reconAccount(tx, a.account);
+      const kept = await tx.recon.source(acct.key);
+      if (kept.layout) await tx.recon.setSource(acct.key, { layout: null, known: kept.known });
+      return {
+        account_id: acct.id,
+        layout: null,
+        statement_account: kept.known,
+        forgotten: kept.layout,
+      };
+    });
+  }
+
+  async create(a: Parameters<ReconcileOps['create']>[0]): Promise<CreateOutcome> {
+    flags(a, ['dry_run']);
+    const rules = ruleSet(a);
+    const ruled = await this.ruled(a, rules);
+    const run = async (tx: ReconReadTx | ReconWriteTx) => {
+      const acct = await reconAccount(tx, a.account);
+      const targets = await createTargets(tx.recon, acct, a, rules, ruled);
+      const created: CreateOutcome['created'] = [];
+      for (const t of targets.apply) {
+        const body = entryBody(acct, t.line, t.rule);
+        let entry;
+        try {
+          entry = await this.journal.postWithin(tx, body, {
+            idempotencyKey: `rec-${randomUUID()}`,
+          });
+        } catch (e) {
+          if (!isBooksError(e)) throw e;
+          const what = t.line.description ?? 'no description';
+          const where = `statement line ${t.line.id} (${t.line.line_date}, ${what})`;
+          const problems = e.errors.map((p) => ({ ...p, message: `${where}: ${p.message}` }));
+          // Worded as a service's answer is read back (a CAPI33's message is its problems').
+          const message =
+            e.code === 'CAPI33' && problems.length
+              ? entryInvalid(problems).message
+              : `${where}: ${e.message}`;
+          throw new BooksError(e.code, message, problems, e.details);
+        }
+        // A dry run numbers nothing (every draft would take the same next number): it names none.
+        const lineId = entry.lines[0]!.id;
+        created.push({
+          statement_line_id: t.line.id,
+          je_number: 'write' in tx ? entry.je_number : '',
+          entry_id: entry.id,
+          line_id: lineId,
+        });
+        if ('write' in tx) {
+          const ref = parseLineId(lineId)!;
+          await tx.recon.addMarks([
+            {
+              entry_seq: ref.seq,
+              line_no: ref.line_no,
+              account_key: acct.key,
+              entry_date: t.line.line_date,
+              net_atoms: t.line.amount_atoms,
+              cleared_date: t.line.line_date,
+              statement_line_id: t.line.id,
+              reconciliation_id: null,
+            },
+          ]);
+          await tx.recon.setState([t.line.id], 'matched');
+        }
+      }
+      return { created, left: targets.left };
+    };
+    return a.dry_run ? this.store.read(run) : this.store.write(run);
+  }
+
+  /**
+   * Which rule each unmatched statement line takes, read before the lock and worked out on a thread
+   * of its own with a time limit (see firstRules): nothing a pattern does holds the ledger or the
+   * server.
+   */
+  private async ruled(a: ReconArgs, rules: Rule[]): Promise<Map<string, number>> {
+    const patterns = rules.map((r) => r.pattern);
+    if (patterns.some((p) => p === null)) return new Map();
+    const open = await this.store.read(async (tx) => {
+      const acct = await reconAccount(tx, a.account);
+      return (await tx.recon.statementLines(acct.key)).filter((l) => l.state === 'unmatched');
+    });
+    const first = await firstRules(
+      patterns as string[],
+      open.map((l) => l.description ?? ''),
+      RULES_TIME_MS,
+      this.store,
+    );
+    return new Map(open.map((l, i) => [l.id, first[i]!]));
+  }
+
+  async undo(a: ReconArgs & { id?: string }): Promise<Reconciliation> {
+    return this.store.write(async (tx) => {
+      const acct = await reconAccount(tx, a.account);
+      const last = await this.lastFinished(tx.recon, acct);
+      if (!last || (a.id !== undefined && last.id !== a.id))
+        throw reconcileRefused(
+          last
+            ? `reconciliation ${a.id} is not the account's latest (${last.id} is): undone meanwhile? ` +
+                'nothing was undone; run books reconcile list, and undo again to reopen the next'
+            : a.id !== undefined
+              ? `reconciliation ${a.id} was undone meanwhile: account '${acct.external_id}' has no ` +
+                'finished reconciliation left; nothing was undone'
+              : `account '${acct.external_id}' has no finished reconciliation`,
+          'account',
+          'nothing_to_undo',
+        );
+      await tx.recon.undo(last);
+      return this.reconciliationOf(acct, last);
+    });
+  }
+}
+
+/** A store's maintenance whose check also proves every reconciliation (see ReconReports.problems). */
+export function checkingReconciliations(
+  maintenance: MaintenanceOps,
+  reconcile: ReconcileFromStore,
+): MaintenanceOps {
+  return {
+    check: async () => {
+      const own = await maintenance.check();
+      const recon = await reconcile.problems();
+      return {
+        problems: [...own.problems, ...recon.problems],
+        checked: { ...own.checked, reconciliations: recon.count },
+      };
+    },
+    verifyFile: () => maintenance.verifyFile(),
+    rebuild: () => maintenance.rebuild(),
+    dump: () => maintenance.dump(),
+    restore: (records) => maintenance.restore(records),
+  };
+}

@@ -1,0 +1,175 @@
+import { chartProblems } from '../../domain/chart.js';
+import {
+  brokenReversal,
+  currencyReadable,
+  entityProblems,
+  entryProblems,
+  type EntitySettings,
+  type EntryFacts,
+  invalidLine,
+  totalsDrift,
+  unbalancedEntry,
+  type TotalsDrift,
+} from '../../domain/check.js';
+import type { Problem } from '../../domain/errors.js';
+import { numberingProblem } from '../../domain/jeNumber.js';
+import { exponentOf, MAX_ATOMS } from '../../domain/money.js';
+import { chartShapes } from './chartTables.js';
+import type { Session } from './dialect.js';
+import { monthTotalsFromLines } from './totals.js';
+
+export type Add = (p: Problem) => void;
+
+/** What a store checks of its own storage, around the checks of the rows every store keeps. */
+export interface OwnChecks {
+  /** Before the rows: false when the storage is damaged, and what it holds cannot be believed. */
+  storage(add: Add): Promise<boolean>;
+  /** After the derived totals: the store's own derived structures. */
+  derived(add: Add): Promise<void>;
+}
+
+/** Every invariant of the entity's rows that `books check` proves, read in the session's transaction. */
+export async function journalProblems(s: Session, own: OwnChecks): Promise<Problem[]> {
+  const problems: Problem[] = [];
+  const add: Add = (p) => problems.push(p);
+  if (!(await own.storage(add))) return problems;
+  const currency = await entityRow(s, add);
+  await balances(s, add);
+  await derivedTotals(s, add);
+  await own.derived(add);
+  await links(s, add);
+  await numbering(s, add);
+  if (currency !== null)
+    for (const p of chartProblems(await chartShapes(s), exponentOf(currency))) add(p);
+  return problems;
+}
+
+/** How many rows check read, by kind. */
+export async function checkedCounts({ sql, scope }: Session): Promise<Record<string, number>> {
+  const n = (table: string) => `(SELECT COUNT(*) FROM ${table} x WHERE ${scope.of('x')}TRUE)`;
+  const [counts] = await sql.all<Record<string, number>>(
+    `SELECT ${n('journal_entries')} AS entries, ${n('journal_lines')} AS lines,
+            ${n('accounts')} AS accounts, ${n('counterparties')} AS counterparties,
+            ${n('account_month_totals')} AS totals`,
+    [],
+  );
+  return counts!;
+}
+
+/** The entity's one settings row, sound, and no entry before its books start; its currency if readable. */
+async function entityRow({ sql, scope }: Session, add: Add): Promise<string | null> {
+  const rows = await sql.all<EntitySettings>(
+    `SELECT name, currency, books_start, fiscal_year_start_month, lock_date FROM ${scope.settings}`,
+    [],
+  );
+  if (rows.length !== 1) {
+    add({
+      path: 'entity',
+      reason: 'invalid_entity',
+      message: `the file holds ${rows.length} entity rows, not one`,
+    });
+    return null;
+  }
+  const entries = `FROM journal_entries e WHERE ${scope.of('e')}TRUE`;
+  const [first] = await sql.all<{ je_number: string; entry_date: string }>(
+    `SELECT je_number, entry_date ${entries} ORDER BY entry_date, seq LIMIT 1`,
+    [],
+  );
+  const problems = entityProblems(rows[0]!, first);
+  for (const p of problems) add(p);
+  if (!currencyReadable(problems)) return null;
+  const facts: EntryFacts = {
+    dates: await sql.all(
+      `SELECT entry_date, MIN(je_number) AS je_number, COUNT(*) AS n ${entries} GROUP BY entry_date`,
+      [],
+    ),
+    currencies: await sql.all(
+      `SELECT currency, MIN(je_number) AS je_number, COUNT(*) AS n ${entries} GROUP BY currency`,
+      [],
+    ),
+  };
+  for (const p of entryProblems(facts, rows[0]!.currency as string)) add(p);
+  return rows[0]!.currency as string;
+}
+
+/** Every entry balanced, with its lines counted and its total right; every line sound. */
+async function balances({ sql, scope }: Session, add: Add): Promise<void> {
+  const side = (s: string) =>
+    `COALESCE(SUM(CASE WHEN l.line_type = '${s}' THEN l.amount_atoms END), 0)`;
+  const unbalanced = await sql.all<Parameters<typeof unbalancedEntry>[0]>(
+    `SELECT * FROM (
+       SELECT e.je_number, e.total_atoms, e.line_count, ${side('debit')} AS d, ${side('credit')} AS c,
+              COUNT(l.line_no) AS n
+       FROM journal_entries e LEFT JOIN journal_lines l ON ${scope.joined('l', 'e')}l.entry_seq = e.seq
+       WHERE ${scope.of('e')}TRUE GROUP BY e.seq, e.je_number, e.total_atoms, e.line_count) x
+     WHERE d != c OR d != total_atoms OR n != line_count OR n < 2 OR total_atoms > ${MAX_ATOMS}`,
+    [],
+  );
+  for (const u of unbalanced) add(unbalancedEntry(u));
+  const badLines = await sql.all<{ je_number: string; line_no: number }>(
+    `SELECT e.je_number, l.line_no
+     FROM journal_lines l JOIN journal_entries e ON ${scope.joined('e', 'l')}e.seq = l.entry_seq
+     WHERE ${scope.of('l')}(l.amount_atoms < 1 OR l.amount_atoms > ${MAX_ATOMS}
+       OR l.line_type NOT IN ('debit', 'credit') OR l.entry_date != e.entry_date)`,
+    [],
+  );
+  for (const b of badLines) add(invalidLine(b.je_number, b.line_no));
+}
+
+/** The derived totals equal what the lines say. */
+async function derivedTotals({ sql, scope }: Session, add: Add): Promise<void> {
+  const drift = await sql.all<TotalsDrift>(
+    `WITH actual AS (${monthTotalsFromLines(scope)}),
+       t AS (SELECT * FROM account_month_totals t WHERE ${scope.of('t')}TRUE)
+     SELECT a.external_id, x.* FROM (
+       SELECT COALESCE(actual.account_key, t.account_key) AS account_key,
+              COALESCE(actual.month, t.month) AS month, actual.net, actual.n, actual.adj_net, actual.adj_n,
+              t.net_atoms AS tnet, t.line_count AS tn, t.adj_net_atoms AS tadj_net, t.adj_line_count AS tadj_n
+       FROM actual FULL JOIN t ON t.account_key = actual.account_key AND t.month = actual.month) x
+     LEFT JOIN accounts a ON ${scope.of('a')}a.key = x.account_key
+     WHERE x.net IS DISTINCT FROM x.tnet OR x.n IS DISTINCT FROM x.tn
+        OR x.adj_net IS DISTINCT FROM x.tadj_net OR x.adj_n IS DISTINCT FROM x.tadj_n`,
+    [],
+  );
+  for (const d of drift) add(totalsDrift(d));
+}
+
+/** Every reversed entry has its reversal. */
+async function links({ sql, scope }: Session, add: Add): Promise<void> {
+  const reversals = await sql.all<{ je_number: string }>(
+    `SELECT o.je_number FROM journal_entries o WHERE ${scope.of('o')}o.status = 'reversed'
+       AND NOT EXISTS (SELECT 1 FROM journal_entries r WHERE ${scope.joined('r', 'o')}r.original_seq = o.seq)`,
+    [],
+  );
+  for (const r of reversals) add(brokenReversal(r.je_number));
+}
+
+/**
+ * Every JE-n kept where automatic numbering looks for it (see numberingProblem). Entries whose
+ * number is the one they are kept as are sound and left in the database: a million of them are the
+ * rule, not worth reading.
+ */
+async function numbering({ sql, scope }: Session, add: Add): Promise<void> {
+  const starts = Array.from({ length: 9 }, (_, i) => `'JE-${i + 1}'`).join(', ');
+  const rows = await sql.all<{
+    je_number: string;
+    counted: number | bigint | null;
+    uncounted: number | bigint | null;
+  }>(
+    `SELECT je_number, je_seq AS counted, je_seq_uncounted AS uncounted FROM journal_entries e
+     WHERE ${scope.of('e')}(je_seq IS NOT NULL OR je_seq_uncounted IS NOT NULL
+       OR substr(je_number, 1, 4) IN (${starts}))
+       AND NOT COALESCE(je_number = 'JE-' || CAST(COALESCE(je_seq, je_seq_uncounted) AS TEXT)
+                        AND (je_seq IS NULL OR je_seq_uncounted IS NULL), FALSE)`,
+    [],
+  );
+  let found = 0;
+  const big = (v: number | bigint | null) => (v === null ? null : BigInt(v));
+  for (const r of rows) {
+    const problem = numberingProblem(r.je_number, big(r.counted), big(r.uncounted));
+    if (problem && found++ < 10)
+      add({ path: `journal_entries[${r.je_number}]`, reason: 'je_numbering', message: problem });
+  }
+  if (found > 10)
+    add({ path: 'journal_entries', reason: 'je_numbering', message: `… ${found - 10} more` });
+}
