@@ -142,8 +142,7 @@ describe('the ledger is laid out by feature', () => {
   });
 
   it('has no import circle that spans two folders', () => {
-    for (const group of circles())
-      expect(new Set(group.map(folder)).size, group.join(' ')).toBe(1);
+    for (const group of circles()) expect(new Set(group.map(folder)).size, group.join(' ')).toBe(1);
   });
 
   it('fences every store: none imports another, and no feature imports a store', () => {
@@ -151,8 +150,7 @@ describe('the ledger is laid out by feature', () => {
       const own = STORES.find((s) => file.startsWith(s));
       for (const i of imports) {
         const store = STORES.find((s) => i.startsWith(s));
-        if (store && file !== FACTORY)
-          expect(store === own, `${file} imports ${i}`).toBe(true);
+        if (store && file !== FACTORY) expect(store === own, `${file} imports ${i}`).toBe(true);
       }
     }
   });
