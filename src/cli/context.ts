@@ -3,6 +3,7 @@ import { resolveTarget, type Env, type Target } from '../config/config.js';
 import { toJson } from '../domain/json.js';
 import { createLedger, openLedger, openStore, type LedgerInit } from '../ledger/open.js';
 import type { Ledger, LedgerStore } from '../ledger/port.js';
+import { Gathered, writeWaiting } from './gather.js';
 import type { Prompter } from './prompter.js';
 
 export type Format = 'table' | 'json' | 'csv';
@@ -103,12 +104,12 @@ export class Context {
 
   out(text: string): void {
     if (this.outputClosed) throw new OutputClosed();
-    if (this.pending) this.io.stdout.write(this.pending);
-    this.pending = '';
+    const gathered = this.gathered.take();
+    if (gathered) this.io.stdout.write(gathered);
     this.io.stdout.write(text.endsWith('\n') ? text : text + '\n');
   }
 
-  private pending = '';
+  private readonly gathered = new Gathered();
 
   /**
    * Writes a piece of a long output: pieces are gathered into writes of 64 KiB, and a write waits
@@ -122,23 +123,12 @@ export class Context {
   /** Gathers a piece without waiting; true once 64 KiB are gathered and `flush` is due. */
   push(text: string): boolean {
     if (this.outputClosed) throw new OutputClosed();
-    this.pending += text;
-    return this.pending.length >= 65_536;
+    return this.gathered.add(text);
   }
 
   async flush(): Promise<void> {
-    const text = this.pending;
-    this.pending = '';
-    if (text === '' || this.io.stdout.write(text)) return;
-    await new Promise<void>((resolve, reject) => {
-      const out = this.io.stdout;
-      const done = () => {
-        for (const event of ['drain', 'close', 'error']) out.off(event, done);
-        if (this.outputClosed) reject(new OutputClosed());
-        else resolve();
-      };
-      for (const event of ['drain', 'close', 'error']) out.once(event, done);
-    });
+    await writeWaiting(this.io.stdout, this.gathered.take());
+    if (this.outputClosed) throw new OutputClosed();
   }
 
   err(text: string): void {

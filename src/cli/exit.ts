@@ -9,7 +9,7 @@ export const EXIT = {
   cancelled: 130,
 } as const;
 
-/** The one table from error code to exit code (cli.md). */
+/** The one table from error code to exit code (docs/cli.md). */
 export function exitCodeFor(code: ErrorCode): number {
   switch (code) {
     case 'CAPI33':

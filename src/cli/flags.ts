@@ -4,7 +4,7 @@ import { readDate, readMonth, readWholeNumber, type Read } from '../domain/input
 
 /**
  * Flag values read with the domain's readers. A value that cannot be read is a usage error (exit 2)
- * naming the flag; a readable value the ledger refuses is the ledger's to say (cli.md).
+ * naming the flag; a readable value the ledger refuses is the ledger's to say (docs/cli.md).
  */
 function flagValue<T>(
   flag: string,

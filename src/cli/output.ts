@@ -14,6 +14,7 @@ import { once } from 'node:events';
 import { basename, dirname, join, resolve } from 'node:path';
 import { errors } from '../domain/errors.js';
 import type { Context } from './context.js';
+import { Gathered, writeWaiting } from './gather.js';
 
 /** Where a command's output goes: standard output, or the file of --output. */
 export interface Output {
@@ -69,25 +70,14 @@ export async function openOutput(ctx: Context, flag: string | undefined): Promis
   const failed = (e: unknown) =>
     errors.usage(`--output ${flag}: cannot write: ${(e as Error).message}`);
   // Pieces are gathered into writes of 64 KiB; a write waits while the disk is behind.
-  let pending = '';
+  const gathered = new Gathered();
   let broken: unknown = null;
   stream.on('error', (e) => (broken = e));
   const flush = async () => {
-    const text = pending;
-    pending = '';
-    if (text && !broken && !stream.write(text))
-      await new Promise<void>((resolve) => {
-        const done = () => {
-          stream.off('drain', done);
-          stream.off('error', done);
-          resolve();
-        };
-        stream.once('drain', done);
-        stream.once('error', done);
-      });
+    if (!broken) await writeWaiting(stream, gathered.take());
     if (broken) throw failed(broken);
   };
-  const push = (text: string) => (pending += text).length >= 65_536;
+  const push = (text: string) => gathered.add(text);
   return {
     terminal: false,
     push,

@@ -46,7 +46,7 @@ export interface BalanceSheet {
   periods: Period[];
   sections: BalanceSheetSection[];
   reporting_currency: string;
-  /** With `compare`: which column is compared with which (close.md). */
+  /** With `compare`: which column is compared with which (docs/close.md). */
   comparisons?: Comparison[];
 }
 

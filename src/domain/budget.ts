@@ -17,7 +17,7 @@ export interface BudgetRow {
   amount_atoms: number;
 }
 
-/** The import file's columns (close.md), in order. */
+/** The import file's columns (docs/close.md), in order. */
 export const BUDGET_COLUMNS = ['gl_account_id', 'period', 'amount'] as const;
 
 const PERIOD_ID = /^(?!0000)(\d{4})(?:-(0[1-9]|1[0-2])|-Q([1-4]))?$/;

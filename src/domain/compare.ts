@@ -1,7 +1,7 @@
 import { shiftMonths } from './dates.js';
 import { splitPeriods, type Period, type PeriodType } from './periods.js';
 
-/** What a statement's columns are compared with (close.md, "Comparisons and budgets"). */
+/** What a statement's columns are compared with (docs/close.md, "Comparisons and budgets"). */
 export type CompareKind = 'previous-period' | 'previous-year' | 'budget';
 export const COMPARE_KINDS: readonly CompareKind[] = ['previous-period', 'previous-year', 'budget'];
 

@@ -76,13 +76,13 @@ export type DumpRecord =
   | PlanRecord
   | { type: 'end'; counts: DumpCounts };
 
-/** The close's plans (close.md): budget cells, and recurring entries' templates. */
+/** The close's plans (docs/close.md): budget cells, and recurring entries' templates. */
 export type PlanRecord =
   | { type: 'budget'; account_id: string; period: string; amount_atoms: number }
   | ({ type: 'recurring_template' } & RecurringTemplate);
 
 /**
- * Reconciliation's records (reconcile.md): finished reconciliations, an account's last closing
+ * Reconciliation's records (docs/reconciliation.md): finished reconciliations, an account's last closing
  * balance, statement lines, and the journal lines cleared, named by entry id and line number.
  */
 export type ReconRecord =

@@ -126,7 +126,7 @@ export const errors = {
     ]),
   usage: (message: string, problems: Problem[] = []) => new BooksError('usage', message, problems),
   notFound: (message: string) => new BooksError('not_found', message),
-  /** An operation the store behind a profile does not offer (exit 2, as cli.md says). */
+  /** An operation the store behind a profile does not offer (exit 2, as docs/cli.md says). */
   notOffered: (operation: string, location: string) =>
     new BooksError('usage', `${operation} is not offered by this profile (${location})`),
   cancelled: (message = 'cancelled; nothing was posted') => new BooksError('cancelled', message),

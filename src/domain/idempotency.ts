@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { JsonFraction } from './json.js';
 
-/** How long a used idempotency key is remembered (decisions.md). */
+/** How long a used idempotency key is remembered (docs/api.md, "Decisions"). */
 export const IDEMPOTENCY_WINDOW_MS = 60 * 60 * 1000;
 export const MAX_KEY_LENGTH = 128;
 

@@ -43,13 +43,13 @@ export interface IncomeStatementSummary {
   amounts: Record<string, Amount>;
 }
 
-/** The income statement as the API returns it (close.md). */
+/** The income statement as the API returns it (docs/close.md). */
 export interface IncomeStatement {
   periods: Period[];
   reporting_currency: string;
   sections: IncomeStatementSection[];
   summary: IncomeStatementSummary[];
-  /** With `compare`: which column is compared with which (close.md). */
+  /** With `compare`: which column is compared with which (docs/close.md). */
   comparisons?: Comparison[];
 }
 
@@ -65,7 +65,7 @@ export const INCOME_SECTIONS = [
 /**
  * Builds the income statement from cumulative per-account totals at the cut dates: the activity
  * within each column (not cumulative), each section an account type with its accounts nested by
- * parent, and the computed rows of close.md. An account with no line in any column is left out; a
+ * parent, and the computed rows of docs/close.md. An account with no line in any column is left out; a
  * cell is null where the node had no line in the column, 0 where its lines net to zero.
  */
 export function buildIncomeStatement(input: StatementInput): IncomeStatement {

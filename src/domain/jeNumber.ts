@@ -76,7 +76,7 @@ export interface NumberedEntry {
  * The numbering of entries as one writer assigns them: automatic numbers go on from the largest
  * number that counts, and pass over every number already taken, whatever callers chose, so that
  * numbering never collides and never stops. A number a caller gives through the API or the CLI
- * counts (decisions.md: JE-(largest n + 1)) up to 2^62; a number from an imported file is kept but
+ * counts (docs/api.md, "Decisions": JE-(largest n + 1)) up to 2^62; a number from an imported file is kept but
  * never steers the next one (a QuickBooks "Journal No." 5001 does not make the next entry JE-5002).
  */
 export class JeNumbering {

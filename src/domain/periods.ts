@@ -97,7 +97,7 @@ export interface ReportQuery {
   start_date: string;
   end_date: string;
   period_type: PeriodType;
-  /** Columns to compare each period with (close.md): none when absent. */
+  /** Columns to compare each period with (docs/close.md): none when absent. */
   compare?: CompareKind[];
 }
 

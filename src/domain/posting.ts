@@ -16,7 +16,7 @@ export interface UsedKey {
 }
 
 /**
- * The checks a write of an entry runs before its content, in the order decisions.md gives: the
+ * The checks a write of an entry runs before its content, in the order docs/api.md gives ("Decisions"): the
  * First Month of Books (CAPI67), a rebuild under way (CAPI73), then the idempotency key: used within
  * the hour is CAPI34, naming the entry it posted (as "already posted" only for the same request).
  * Throws the first refusal; read inside the write's own transaction, so that no other writer can

@@ -14,7 +14,7 @@ import { isObj } from './rules.js';
 export type Every = 'month' | 'quarter' | 'year' | 'week';
 export const EVERY: readonly Every[] = ['month', 'quarter', 'year', 'week'];
 
-/** A recurring entry as the ledger keeps it (close.md, "Recurring entries"). */
+/** A recurring entry as the ledger keeps it (docs/close.md, "Recurring entries"). */
 export interface RecurringTemplate {
   name: string;
   every: Every;

@@ -108,7 +108,7 @@ export const dateRule: EntryRule = (c) => {
 };
 
 /**
- * An accrual that reverses itself (close.md): its reversal's date, after the entry's own (and so,
+ * An accrual that reverses itself (docs/close.md): its reversal's date, after the entry's own (and so,
  * like it, after the lock date). Checked after the entry's date.
  */
 export const autoReverseRule: EntryRule = (c) => {

@@ -4,7 +4,7 @@ import { BooksError, type Problem } from './errors.js';
 
 /**
  * How an account's statements are read, remembered from the first import that needed flags
- * (reconcile.md, "Remembered per account"), and the statement's own account as its file names it
+ * (docs/reconciliation.md, "Remembered per account"), and the statement's own account as its file names it
  * (an OFX's ACCTID, its type and currency), checked against the ledger's account at every import.
  */
 

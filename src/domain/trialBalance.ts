@@ -19,7 +19,7 @@ export interface TrialBalanceRow {
   [column: string]: Atoms | string | null;
 }
 
-/** The trial balance as the API returns it (close.md). */
+/** The trial balance as the API returns it (docs/close.md). */
 export interface TrialBalance {
   as_of: string;
   reporting_currency: string;

@@ -54,7 +54,7 @@ export function validateEntry(
   return { entry, problems: [] };
 }
 
-/** A reversal may not be dated before the entry it reverses (decisions.md). */
+/** A reversal may not be dated before the entry it reverses (docs/api.md, "Decisions"). */
 export function reversalDateProblem(
   original: { je_number: string; entry_date: string },
   date: string,

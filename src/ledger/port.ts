@@ -22,9 +22,9 @@ export interface LedgerInit {
 }
 
 /**
- * The one door between commands and stores. A store (SQLite, the HTTP client, PostgreSQL next)
+ * The one door between commands and stores. A store (SQLite, PostgreSQL, the HTTP client)
  * implements every concern below; an operation a store cannot offer raises a usage error saying it
- * is not offered by the profile. Stores raise BooksError values with the codes of spec part 7, so
+ * is not offered by the profile. Stores raise BooksError values with the codes of docs/api.md, so
  * that commands and exit codes never care which store they hold.
  */
 export interface Ledger {

@@ -101,7 +101,7 @@ function statementLines(st: Statement, cols: ColumnSpec[], maxDepth: number): St
 
 /**
  * A column of a printed or CSV statement: a period's cells, or what a comparison computes from two
- * (close.md: each period, then what it is compared with, its change and percentage).
+ * (docs/close.md: each period, then what it is compared with, its change and percentage).
  */
 interface ColumnSpec {
   head: StatementColumn;

@@ -133,7 +133,7 @@ const REQUESTS: Record<string, Schema> = {
       manual_entry_reason: str,
       auto_reverse_on: {
         ...date,
-        description: 'post the reversal with the entry, on this date, linked (close.md)',
+        description: 'post the reversal with the entry, on this date, linked (docs/close.md)',
       },
       lines: arrayOf({
         type: 'object',

@@ -12,7 +12,7 @@ import {
   type Schema,
 } from './openapiSchemas.js';
 
-/** The OpenAPI parts of the close's plans (close.md): aging, budgets, recurring entries. */
+/** The OpenAPI parts of the close's plans (docs/close.md): aging, budgets, recurring entries. */
 
 const atoms = int;
 const intOrNull: Schema = { type: ['integer', 'null'] };

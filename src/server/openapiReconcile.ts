@@ -10,7 +10,7 @@ import {
   type Schema,
 } from './openapiSchemas.js';
 
-/** The OpenAPI parts of reconciliation's routes (reconcile.md): answers, requests, operations. */
+/** The OpenAPI parts of reconciliation's routes (docs/reconciliation.md): answers, requests, operations. */
 
 const intOrNull: Schema = { type: ['integer', 'null'] };
 const account = { name: 'account', in: 'query', required: true, schema: str };

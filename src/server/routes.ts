@@ -197,7 +197,7 @@ function reversalDate(body: unknown): string | undefined {
 }
 
 /**
- * Every route of `books serve`. Checks run in the order decisions.md gives: authentication and
+ * Every route of `books serve`. Checks run in the order docs/api.md gives ("Decisions"): authentication and
  * permission (before a handler runs), the idempotency key, the JSON body, then the ledger's own.
  */
 export const ROUTES: readonly Route[] = [

@@ -78,7 +78,10 @@ const STATUS: Record<ErrorCode, number> = {
   cancelled: 500,
 };
 
-/** HTTP status of each error code (decisions.md): a duplicate idempotency key is a conflict, a missing one bad. */
+/**
+ * HTTP status of each error code (docs/api.md, "Decisions"): a duplicate idempotency key is a
+ * conflict, a missing one bad.
+ */
 export function statusOf(e: BooksError): number {
   if (e.code === 'CAPI34' && e.errors.some((p) => p.reason === 'duplicate_idempotency_key'))
     return 409;
@@ -101,7 +104,7 @@ const TITLES: Partial<Record<ErrorCode, string>> = {
 };
 
 /**
- * The API of accounting-api.md over any Ledger (ROUTES). Authentication and permission are checked
+ * The API of docs/api.md over any Ledger (ROUTES). Authentication and permission are checked
  * before a route's handler runs; bodies are limited to 2 MiB and headers to 16 KiB; a client slower
  * than the time limits is answered 408.
  */

@@ -4,7 +4,7 @@ import { writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { Choice, Prompter } from '../../src/cli/prompter.js';
 import { errors } from '../../src/domain/errors.js';
-import { snapshot } from '../e2e/helpers.js';
+import { snapshot } from '../support/helpers.js';
 import { cli } from '../support/cli.js';
 import { copyTemplate, tempDir } from '../support/ledgers.js';
 import { JANUARY } from '../support/reconcile.js';

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FIXTURES as FILES } from '../e2e/helpers.js';
+import { FIXTURES as FILES } from '../support/helpers.js';
 import { FIXTURES, fromTemplate, type FixtureLedger, type Served } from '../support/fixtures.js';
 
 /** One case of fixtures/bad/cases.json: a command line or an HTTP request, and how it must be refused. */

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { generate } from '../../src/bench/generate.js';
-import { BIN, books, serve, tempDir, writeFile } from '../e2e/helpers.js';
+import { BIN, books, serve, tempDir, writeFile } from '../support/helpers.js';
 import pg from 'pg';
 import type { PgLedger } from '../../src/ledger/pg/ledger.js';
 import { databaseUrl, FIXTURES, fromTemplate, pgFixture } from '../support/fixtures.js';

@@ -3,7 +3,7 @@ import Database from 'better-sqlite3';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { generate } from '../../src/bench/generate.js';
-import { BIN, books, serve, standardLedger, tempDir } from '../e2e/helpers.js';
+import { BIN, books, serve, standardLedger, tempDir } from '../support/helpers.js';
 import { FIXTURES, fromTemplate, type FixtureLedger } from '../support/fixtures.js';
 import { until } from '../support/ledgers.js';
 

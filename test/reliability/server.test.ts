@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { books, serve, standardLedger, type Served } from '../e2e/helpers.js';
+import { books, serve, standardLedger, type Served } from '../support/helpers.js';
 import { keyFor } from '../support/keys.js';
 
 /** Sends raw bytes and collects what comes back until the server closes the connection. */

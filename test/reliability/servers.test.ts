@@ -2,11 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { books, serve, tempDir, type Served } from '../e2e/helpers.js';
+import { books, serve, tempDir, type Served } from '../support/helpers.js';
 import { databaseUrl } from '../support/fixtures.js';
 import { keyFor } from '../support/keys.js';
 
-// Two `books serve` over one database of two entities (scale.md): every request acts on its key's
+// Two `books serve` over one database of two entities (docs/scaling.md): every request acts on its key's
 // entity, whichever server answers it.
 
 /** Two entities with the standard chart in a new database, a key each, and two servers over it. */

@@ -14,7 +14,7 @@ import { PgStore } from '../../src/ledger/pg/store.js';
 import { apiServer } from '../../src/server/server.js';
 import { inject } from 'vitest';
 import { createDatabase, psqlPath } from '../../src/bench/cluster.js';
-import { books, snapshot, type RunResult } from '../e2e/helpers.js';
+import { books, snapshot, type RunResult } from './helpers.js';
 import { copyTemplate, tempDir } from './ledgers.js';
 import type { TemplateName } from './globalSetup.js';
 import { POST, READ } from './keys.js';

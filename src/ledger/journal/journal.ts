@@ -104,7 +104,7 @@ export class JournalFromStore implements JournalOps {
     return options.dryRun ? this.store.read(reverse) : this.store.write(reverse);
   }
 
-  /** The checks before an entry's content, in decisions.md's order, over what its write read. */
+  /** The checks before an entry's content, in the order docs/api.md gives ("Decisions"), over what its write read. */
   private gates(facts: WriteFacts, hash: string): void {
     const now = facts.nowMs;
     const rebuilding = rebuildRunning(facts.entity, now, this.processes);

@@ -11,7 +11,7 @@ export const LOCK_WAIT_MS = 30_000;
  * What a store offers the store-neutral journal (ledger/journal/journal.ts): transactions, look-ups fetched
  * for many entries at once, and the writing of entries already checked and numbered. A store
  * persists and sums; every rule is the domain's, applied by the journal. SQLite implements it over
- * one file, PostgreSQL (next) over a database of many entities: every method may go to a server.
+ * one file, PostgreSQL over a database of many entities: every method may go to a server.
  */
 export interface JournalStore<R extends ReadTx = ReadTx, W extends WriteTx = WriteTx> {
   /**

@@ -2,9 +2,9 @@ import type { BudgetRow } from '../../domain/budget.js';
 import type { RecurringTemplate } from '../../domain/recurring.js';
 import type { ImportCounts } from '../books/port.js';
 
-/** The close's plans on the port (close.md): budgets, recurring entries. */
+/** The close's plans on the port (docs/close.md): budgets, recurring entries. */
 
-/** Budgets (close.md, "Comparisons and budgets"): cells by account and report period. */
+/** Budgets (docs/close.md, "Comparisons and budgets"): cells by account and report period. */
 export interface BudgetOps {
   /** Sets the cells the rows name (a re-import replaces them); refused whole, by row, on a problem. */
   import(a: {
@@ -23,7 +23,7 @@ export interface RecurringRun {
   already_posted: number;
 }
 
-/** Recurring entries (close.md): templates kept in the ledger, each occurrence posted once. */
+/** Recurring entries (docs/close.md): templates kept in the ledger, each occurrence posted once. */
 export interface RecurringOps {
   add(template: unknown): Promise<RecurringTemplate>;
   list(a?: Record<string, never>): Promise<RecurringTemplate[]>;

@@ -112,7 +112,7 @@ export interface ReconciliationReport {
 }
 
 /**
- * Bank and card reconciliation (reconcile.md), on every store and over the API: each operation takes
+ * Bank and card reconciliation (docs/reconciliation.md), on every store and over the API: each operation takes
  * its arguments as the API's JSON body (or query) names them.
  */
 export interface ReconcileOps {

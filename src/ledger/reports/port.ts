@@ -35,6 +35,6 @@ export interface ReportOps {
    * server over it accepts a cursor another gave) and the entity it is scoped to.
    */
   cursorKey(): Promise<{ secret: Buffer; scope: string }>;
-  /** Aged receivables or payables: open items first-in-first-out per counterparty (close.md). */
+  /** Aged receivables or payables: open items first-in-first-out per counterparty (docs/close.md). */
   aging(query: AgingQueryArgs): Promise<AgingReport>;
 }

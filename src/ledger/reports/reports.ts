@@ -140,7 +140,7 @@ export class ReportsFromSums implements ReportOps {
       const periods = splitPeriods(q.start_date, q.end_date, q.period_type, fy);
       return comparedColumns(periods, compare, q.period_type, fy);
     };
-    // The 5-year window counts the compared periods too (close.md).
+    // The 5-year window counts the compared periods too (docs/close.md).
     const entity = compare.length ? await this.sums.entity() : null;
     if (entity) {
       const first = columnsOf(entity).columns.reduce(

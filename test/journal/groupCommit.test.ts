@@ -1,0 +1,214 @@
+import Database from 'better-sqlite3';
+import { execFileSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { isBooksError } from '../../src/domain/errors.js';
+import { SqliteLedger } from '../../src/ledger/sqlite/ledger.js';
+import { snapshot } from '../support/helpers.js';
+import { psqlPath } from '../../src/bench/cluster.js';
+import { databaseUrl, fromTemplate, pgFixture } from '../support/fixtures.js';
+import { copyTemplate, exec } from '../support/ledgers.js';
+
+const entry = (amount: unknown, extra: Record<string, unknown> = {}) => ({
+  entry_date: '2025-03-02',
+  lines: [
+    { gl_account_id: 'rent', line_type: 'debit', amount_atoms: amount },
+    { gl_account_id: 'checking', line_type: 'credit', amount_atoms: amount },
+  ],
+  ...extra,
+});
+
+/** Runs a test on a fresh standard ledger, opened in this process. */
+async function withLedger(
+  test: (ledger: SqliteLedger, path: string) => Promise<void>,
+  busyTimeoutMs?: number,
+): Promise<void> {
+  const { ledger: path } = copyTemplate('standard');
+  const ledger = SqliteLedger.open(path, busyTimeoutMs === undefined ? {} : { busyTimeoutMs });
+  try {
+    await test(ledger, path);
+  } finally {
+    await ledger.close();
+  }
+}
+
+const codes = (outcomes: PromiseSettledResult<unknown>[]) =>
+  outcomes.map((o) =>
+    o.status === 'rejected' && isBooksError(o.reason) ? o.reason.code : o.status,
+  );
+
+describe('posts requested together (one transaction, a savepoint each)', () => {
+  it('answers each on its own: refusals and repeated keys touch nothing else; numbers stay gapless', () =>
+    withLedger(async (ledger) => {
+      const requests = [
+        ledger.journal.post(entry(100), { idempotencyKey: 'a' }),
+        ledger.journal.post(entry(0), { idempotencyKey: 'b' }), // invalid amount
+        // The key 'a' posted just before, in the same transaction:
+        ledger.journal.post(entry(200), { idempotencyKey: 'a' }),
+        ledger.journal.post(entry(300, { je_number: 'JE-1' }), { idempotencyKey: 'c' }), // JE-1 is taken by the first
+        ledger.journal.post(entry(400), { idempotencyKey: 'd' }),
+        ledger.journal.reverse('JE-1', { idempotencyKey: 'e', entryDate: '2025-03-03' }),
+      ];
+      const outcomes = await Promise.allSettled(requests);
+      const summary = outcomes.map((o) =>
+        o.status === 'fulfilled'
+          ? o.value.je_number
+          : isBooksError(o.reason)
+            ? `${o.reason.code} ${o.reason.errors.map((p) => p.reason).join(',')}`
+            : String(o.reason),
+      );
+      expect(summary).toEqual([
+        'JE-1',
+        'CAPI33 invalid_amount,invalid_amount',
+        'CAPI34 duplicate_idempotency_key',
+        'CAPI33 duplicate_je_number',
+        'JE-2',
+        'JE-3',
+      ]);
+      const listed = [];
+      for await (const e of ledger.journal.list({}))
+        listed.push([e.je_number, e.total_debit_atoms, e.status]);
+      expect(listed).toEqual([
+        ['JE-1', 100, 'reversed'],
+        ['JE-2', 400, 'posted'],
+        ['JE-3', 100, 'posted'],
+      ]);
+      expect((await ledger.maintenance.check()).problems).toEqual([]);
+      // The refused key 'b' was never recorded: the caller may retry with it.
+      expect((await ledger.journal.post(entry(5), { idempotencyKey: 'b' })).je_number).toBe('JE-4');
+    }));
+
+  it('leaves nothing of a lone post that fails half-way through its writes', () =>
+    withLedger(async (ledger, path) => {
+      // A fault after the entry's row is written and before its lines are (as a full disk would be).
+      exec(
+        path,
+        `CREATE TRIGGER fault BEFORE INSERT ON journal_lines WHEN NEW.amount_atoms = 777
+         BEGIN SELECT RAISE(ABORT, 'simulated fault'); END`,
+      );
+      const before = snapshot(path);
+      await expect(ledger.journal.post(entry(777), { idempotencyKey: 'half' })).rejects.toThrow(
+        'simulated fault',
+      );
+      exec(path, 'DROP TRIGGER fault');
+      expect(snapshot(path)).toBe(before);
+      expect((await ledger.journal.post(entry(5), { idempotencyKey: 'half' })).je_number).toBe(
+        'JE-1',
+      );
+      expect((await ledger.maintenance.check()).problems).toEqual([]);
+    }));
+
+  it('fails every post of a transaction whose COMMIT fails, and writes none of them', () =>
+    withLedger(async (ledger, path) => {
+      const before = snapshot(path);
+      // A deferred foreign key is checked at COMMIT: an entry of 555 atoms makes the COMMIT itself fail.
+      exec(
+        path,
+        `CREATE TABLE commit_fault (x INTEGER REFERENCES accounts(key) DEFERRABLE INITIALLY DEFERRED);
+         CREATE TRIGGER fault AFTER INSERT ON journal_lines WHEN NEW.amount_atoms = 555
+         BEGIN INSERT INTO commit_fault VALUES (-1); END`,
+      );
+      const outcomes = await Promise.allSettled([
+        ledger.journal.post(entry(1), { idempotencyKey: 'x' }),
+        ledger.journal.post(entry(555), { idempotencyKey: 'y' }),
+      ]);
+      // The first post's own statements all succeeded: it fails because the transaction did.
+      expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected']);
+      exec(path, 'DROP TRIGGER fault; DROP TABLE commit_fault');
+      expect(snapshot(path)).toBe(before);
+      // The ledger goes on: the same keys post now.
+      expect((await ledger.journal.post(entry(1), { idempotencyKey: 'x' })).je_number).toBe('JE-1');
+    }));
+
+  it('fails every post of a transaction that SQLite rolls back on its own, and goes on', () =>
+    withLedger(async (ledger, path) => {
+      const before = snapshot(path);
+      // RAISE(ROLLBACK) ends the whole transaction, as SQLite does itself on a full disk or an I/O error.
+      exec(
+        path,
+        `CREATE TRIGGER fault BEFORE INSERT ON journal_lines WHEN NEW.amount_atoms = 666
+         BEGIN SELECT RAISE(ROLLBACK, 'disk full'); END`,
+      );
+      const outcomes = await Promise.allSettled([
+        ledger.journal.post(entry(1), { idempotencyKey: 'p' }),
+        ledger.journal.post(entry(666), { idempotencyKey: 'q' }),
+        ledger.journal.post(entry(2), { idempotencyKey: 'r' }),
+      ]);
+      expect(codes(outcomes)).toEqual(['unavailable', 'unavailable', 'unavailable']);
+      exec(path, 'DROP TRIGGER fault');
+      expect(snapshot(path)).toBe(before);
+      expect((await ledger.journal.post(entry(3), { idempotencyKey: 'p' })).je_number).toBe('JE-1');
+      expect((await ledger.maintenance.check()).problems).toEqual([]);
+    }));
+
+  it('fails the posts waiting for a lock another writer holds past the busy timeout, and writes none', () =>
+    withLedger(async (ledger, path) => {
+      const before = snapshot(path);
+      const other = new Database(path);
+      other.exec('BEGIN IMMEDIATE');
+      const outcomes = await Promise.allSettled([
+        ledger.journal.post(entry(1), { idempotencyKey: 'x' }),
+        ledger.journal.post(entry(2), { idempotencyKey: 'y' }),
+      ]);
+      other.exec('ROLLBACK');
+      other.close();
+      expect(codes(outcomes)).toEqual(['unavailable', 'unavailable']);
+      expect(snapshot(path)).toBe(before);
+    }, 50));
+});
+
+describe('one open ledger over many requests (as books serve)', () => {
+  it("a dry-run import's JE numbers do not stay taken for the posts after it", () =>
+    withLedger(async (ledger) => {
+      // The chart and entity the server keeps between requests must not carry one import's numbers.
+      const batch = await ledger.journal.beginImport({ dryRun: true, allowDuplicates: false });
+      const chunk = [
+        {
+          body: entry(100, { je_number: 'INV-7' }),
+          fingerprint: 'f1',
+          hasRowProblems: false,
+          row: 2,
+        },
+      ];
+      expect(await batch.add(chunk)).toEqual([{ status: 'would_post' }]);
+      await batch.rollback();
+      const posted = await ledger.journal.post(entry(100, { je_number: 'INV-7' }), {
+        idempotencyKey: 'after-dry-run',
+      });
+      expect(posted.je_number).toBe('INV-7');
+    }));
+});
+
+describe('posts requested together on PostgreSQL (one transaction, a savepoint each)', () => {
+  const fault = (sql: string) =>
+    execFileSync(psqlPath(), [databaseUrl(), '-qc', sql], { encoding: 'utf8' });
+
+  it('keeps every post of a group whose last or middle one fails in the database, and none of the failed', async () => {
+    const pg = await fromTemplate(pgFixture, 'standard');
+    try {
+      fault(`CREATE FUNCTION fault() RETURNS trigger LANGUAGE plpgsql AS $$
+               BEGIN RAISE EXCEPTION 'simulated fault'; END $$;
+             CREATE TRIGGER fault BEFORE INSERT ON journal_lines FOR EACH ROW
+               WHEN (NEW.amount_atoms = 777) EXECUTE FUNCTION fault()`);
+      // The first post runs alone; the others wait for its transaction and share the next one.
+      for (const amounts of [
+        [1, 2, 3, 777],
+        [4, 5, 777, 6],
+      ]) {
+        const outcomes = await Promise.allSettled(
+          amounts.map((a, i) => pg.ledger.journal.post(entry(a), { idempotencyKey: `${a}-${i}` })),
+        );
+        expect(
+          outcomes.map((o) => (o.status === 'fulfilled' ? 'posted' : String(o.reason))),
+        ).toEqual(
+          amounts.map((a) => (a === 777 ? expect.stringContaining('simulated fault') : 'posted')),
+        );
+      }
+      const listed = (await pg.journal()).map((e) => e.je_number);
+      expect(listed).toEqual(['JE-1', 'JE-2', 'JE-3', 'JE-4', 'JE-5', 'JE-6']);
+      expect(await pg.check()).toEqual([]);
+    } finally {
+      fault('DROP TRIGGER IF EXISTS fault ON journal_lines; DROP FUNCTION IF EXISTS fault()');
+      await pg.close();
+    }
+  });
+});
