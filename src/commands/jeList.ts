@@ -8,7 +8,7 @@ import { readCounterpartyRef } from '../domain/reportQueries.js';
 import { csvLine } from '../render/csv.js';
 import { JOURNAL_COLUMNS, journalRows } from '../render/journalCsv.js';
 import { cell } from '../render/text.js';
-import { accountsOfFlag, counterpartyOfFlag, OUTPUT_FLAG } from './reportFlags.js';
+import { accountsOfFlag, counterpartyFlagRefused, OUTPUT_FLAG } from './reportFlags.js';
 
 interface Options {
   from: string | undefined;
@@ -68,17 +68,25 @@ rebuilds the same journal in a ledger with the same chart.`,
     if (!ledger.capabilities.listsEntries) throw errors.notOffered('je list', ledger.location);
     const chart = ctx.format === 'csv' || opts.accounts.length ? await ledger.chart.accounts() : [];
     const accounts = accountsOfFlag(opts.accounts, chart);
-    const counterparty = opts.counterparty
-      ? counterpartyOfFlag(opts.counterparty, await ledger.chart.counterparties())
-      : undefined;
-    const entries = ledger.journal.list({
+    const counterparty = opts.counterparty ? readCounterpartyRef(opts.counterparty)! : undefined;
+    const filter = {
       from: opts.from,
       to: opts.to,
       ...(accounts.length ? { accounts } : {}),
       ...(counterparty ? { counterparty } : {}),
       ...(opts.search !== undefined ? { search: opts.search } : {}),
       ...(opts.limit !== undefined ? { limit: opts.limit } : {}),
+    };
+    const listed = ledger.journal.list(filter)[Symbol.asyncIterator]();
+    // The first entry is read before anything is written: a refused filter writes no partial list.
+    const first = await listed.next().catch((e: unknown) => {
+      throw counterpartyFlagRefused(e);
     });
+    const entries = {
+      async *[Symbol.asyncIterator]() {
+        for (let r = first; !r.done; r = await listed.next()) yield r.value;
+      },
+    };
     const out = await openOutput(ctx, opts.output);
     const write = (text: string) => out.write(text);
     const currency = (await ledger.entity.get()).currency;

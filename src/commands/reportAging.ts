@@ -10,7 +10,7 @@ import { agingCsv, agingTable } from '../render/aging.js';
 import {
   accountsOfFlag,
   ATOMS_FLAG,
-  counterpartyOfFlag,
+  counterpartyFlagRefused,
   OUTPUT_FLAG,
   refuseFlags,
   writeReport,
@@ -87,12 +87,8 @@ accounts' balance in the trial balance at the same date.`,
   async run(ctx, opts) {
     const ledger = await ctx.ledger();
     const asOf = opts.asOf ?? localDate(ctx.now());
-    const [chart, counterparties] = await Promise.all([
-      opts.accounts.length ? ledger.chart.accounts() : [],
-      opts.counterparty ? ledger.chart.counterparties() : [],
-    ]);
+    const chart = opts.accounts.length ? await ledger.chart.accounts() : [];
     const accounts = opts.accounts.length ? accountsOfFlag(opts.accounts, chart) : [];
-    const cp = opts.counterparty ? counterpartyOfFlag(opts.counterparty, counterparties) : null;
     let report: AgingReport;
     try {
       report = await ledger.reports.aging({
@@ -100,11 +96,14 @@ accounts' balance in the trial balance at the same date.`,
         as_of: asOf,
         ...(opts.buckets !== undefined ? { buckets: opts.buckets } : {}),
         ...(opts.dueDays !== undefined ? { due_days: opts.dueDays } : {}),
-        ...(cp ? { counterparty: `${cp.type}:${cp.external_id}` } : {}),
+        ...(opts.counterparty ? { counterparty: opts.counterparty } : {}),
         ...(accounts.length ? { accounts } : {}),
       });
     } catch (e) {
-      // The ledger's problems with a parameter are the flag's (exit 2).
+      // A counterparty the ledger does not have is not found (exit 1), as an unknown account is;
+      // its other problems with a parameter are the flag's (exit 2).
+      const unknown = counterpartyFlagRefused(e);
+      if (unknown !== e) throw unknown;
       if (e instanceof Error && 'code' in e && e.code === 'invalid_parameters' && 'errors' in e)
         refuseFlags(
           (e.errors as { path: string; reason: string; message: string }[]).map((p) => ({

@@ -3,13 +3,12 @@ import { COMPARE_KINDS, type CompareKind } from '../domain/compare.js';
 import type { Context } from '../cli/context.js';
 import { dateFlag, wholeFlag } from '../cli/flags.js';
 import { openOutput, writeTo } from '../cli/output.js';
-import type { Counterparty, Entity, GlAccount } from '../domain/accounts.js';
+import type { Entity, GlAccount } from '../domain/accounts.js';
 import { accountIndex } from '../domain/input.js';
 import { localDate } from '../domain/dates.js';
-import { BooksError, errors } from '../domain/errors.js';
+import { BooksError, errors, isBooksError } from '../domain/errors.js';
 import { toJson } from '../domain/json.js';
 import { exponentOf } from '../domain/money.js';
-import { readCounterpartyRef } from '../domain/reportQueries.js';
 import {
   checkReportQuery,
   fiscalYearStart,
@@ -182,39 +181,15 @@ export function accountsOfFlag(refs: string[], chart: GlAccount[]): string[] {
 }
 
 /**
- * The counterparty named by --counterparty (TYPE:ID, already read as such), refused as an unknown
- * account is when the ledger has none by that type and id: not_found (exit 1), not an empty report.
+ * A ledger's refusal of a filter's counterparty (not found) as the flag's: not_found (exit 1), as an
+ * unknown account is, naming --counterparty; any other error as it is.
  */
-export function counterpartyOfFlag(
-  text: string,
-  counterparties: Counterparty[],
-): { type: string; external_id: string } {
-  const ref = readCounterpartyRef(text)!;
-  const found = counterparties.some(
-    (c) => c.counterparty_type === ref.type && c.external_id === ref.external_id,
-  );
-  if (found) return ref;
-  const message = `--counterparty: ${unknownCounterparty(ref, counterparties)}`;
-  throw new BooksError('not_found', message, [
+export function counterpartyFlagRefused(e: unknown): unknown {
+  if (!isBooksError(e) || e.code !== 'invalid_parameters') return e;
+  const problem = e.errors.find((p) => p.reason === 'unknown_counterparty');
+  if (!problem) return e;
+  const message = `--counterparty: ${problem.message}`;
+  return new BooksError('not_found', message, [
     { path: '--counterparty', reason: 'unknown_counterparty', message },
   ]);
-}
-
-/** Why a counterparty reference names none, with those of its type whose id or name resembles it. */
-export function unknownCounterparty(
-  ref: { type: string; external_id: string },
-  counterparties: Counterparty[],
-): string {
-  const t = ref.external_id.toLowerCase();
-  const near = counterparties
-    .filter((c) => c.counterparty_type === ref.type)
-    .filter((c) =>
-      [c.external_id, c.name].some(
-        (k) => k.toLowerCase().includes(t) || t.includes(k.toLowerCase()),
-      ),
-    )
-    .slice(0, 3)
-    .map((c) => `${c.counterparty_type}:${c.external_id} (${c.name})`);
-  const hint = near.length ? `; did you mean ${near.join(', ')}?` : '';
-  return `no ${ref.type} '${ref.external_id}'${hint}`;
 }

@@ -18,7 +18,7 @@ import {
 import {
   accountsOfFlag,
   ATOMS_FLAG,
-  counterpartyOfFlag,
+  counterpartyFlagRefused,
   OUTPUT_FLAG,
   refuseFlags,
 } from './reportFlags.js';
@@ -90,7 +90,6 @@ async function generalLedger(ctx: Context, opts: Options): Promise<void> {
   const raw = { start_date: start, end_date: end, accounts, counterparty: opts.counterparty };
   const checked = checkGeneralLedgerQuery(raw);
   if ('problems' in checked) refuseFlags(checked.problems);
-  if (opts.counterparty) counterpartyOfFlag(opts.counterparty, await ledger.chart.counterparties());
   const exponent = exponentOf(entity.currency);
   const head = {
     entity: entity.name,
@@ -100,7 +99,9 @@ async function generalLedger(ctx: Context, opts: Options): Promise<void> {
   };
   // The first event is read before anything is written: a refused query writes no partial report.
   const events = ledger.reports.generalLedger(checked.query)[Symbol.asyncIterator]();
-  let next = await events.next();
+  let next = await events.next().catch((e: unknown) => {
+    throw counterpartyFlagRefused(e);
+  });
   const out = await openOutput(ctx, opts.output);
   const writer: GlWriter =
     ctx.format === 'json'

@@ -336,3 +336,29 @@ const cmp = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
 function jsonCells(cells: Record<string, bigint>): Record<string, Atoms> {
   return Object.fromEntries(Object.entries(cells).map(([k, v]) => [k, toJsonInteger(v)]));
 }
+
+/** A counterparty with what it owes and is owed on a date: the totals of its aging rows. */
+export type CounterpartyBalance<C> = C & {
+  receivable_balance: Atoms;
+  payable_balance: Atoms;
+};
+
+/**
+ * Each counterparty's receivable and payable balance on the date of two agings (one of each type):
+ * its row's total, in the account's sign, or zero where it has none.
+ */
+export function counterpartyBalances<C extends { counterparty_type: string; external_id: string }>(
+  counterparties: C[],
+  receivable: AgingReport,
+  payable: AgingReport,
+): CounterpartyBalance<C>[] {
+  const totals = (r: AgingReport) =>
+    new Map(
+      r.rows.map((row) => [`${row.counterparty_type}:${row.counterparty_external_id}`, row.total]),
+    );
+  const [rec, pay] = [totals(receivable), totals(payable)];
+  return counterparties.map((c) => {
+    const key = `${c.counterparty_type}:${c.external_id}`;
+    return { ...c, receivable_balance: rec.get(key) ?? 0, payable_balance: pay.get(key) ?? 0 };
+  });
+}

@@ -32,3 +32,19 @@ export function lockRule(previous: string | null, date: string, reopen: boolean)
     );
   }
 }
+
+/** Why nothing may be posted on a date: before the First Month of Books, or in a closed period. */
+export type DateBar =
+  | { reason: 'before_books_start'; books_start: string }
+  | { reason: 'period_closed'; lock_date: string };
+
+/** What bars posting on a date (the First Month of Books first), or null when nothing does. */
+export function dateBar(
+  entity: { books_start: string | null; lock_date: string | null },
+  date: string,
+): DateBar | null {
+  const { books_start: start, lock_date: lock } = entity;
+  if (start && date < start) return { reason: 'before_books_start', books_start: start };
+  if (lock && date <= lock) return { reason: 'period_closed', lock_date: lock };
+  return null;
+}

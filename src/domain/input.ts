@@ -1,4 +1,5 @@
-import type { GlAccount } from './accounts.js';
+import type { Counterparty, GlAccount } from './accounts.js';
+import type { Problem } from './errors.js';
 import { isIsoDate, isIsoMonth } from './dates.js';
 import { formatAmount, MAX_ATOMS, parseDecimal, plainDecimalAtoms } from './money.js';
 
@@ -192,4 +193,39 @@ function editDistance(a: string, b: string): number {
     prev = cur;
   }
   return prev[b.length]!;
+}
+
+/** Why a counterparty reference names none, with those of its type whose id or name resembles it. */
+export function unknownCounterparty(
+  ref: { type: string; external_id: string },
+  counterparties: Counterparty[],
+): string {
+  const t = ref.external_id.toLowerCase();
+  const near = counterparties
+    .filter((c) => c.counterparty_type === ref.type)
+    .filter((c) =>
+      [c.external_id, c.name].some(
+        (k) => k.toLowerCase().includes(t) || t.includes(k.toLowerCase()),
+      ),
+    )
+    .slice(0, 3)
+    .map((c) => `${c.counterparty_type}:${c.external_id} (${c.name})`);
+  const hint = near.length ? `; did you mean ${near.join(', ')}?` : '';
+  return `no ${ref.type} '${ref.external_id}'${hint}`;
+}
+
+/**
+ * A filter's counterparty that the ledger does not have: refused as an unknown account is, not
+ * answered with an empty report. Null when it has it.
+ */
+export function counterpartyProblem(
+  ref: { type: string; external_id: string },
+  counterparties: Counterparty[],
+): Problem | null {
+  const found = counterparties.some(
+    (c) => c.counterparty_type === ref.type && c.external_id === ref.external_id,
+  );
+  if (found) return null;
+  const message = unknownCounterparty(ref, counterparties);
+  return { path: 'counterparty', reason: 'unknown_counterparty', message };
 }

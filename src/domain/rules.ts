@@ -1,5 +1,6 @@
 import { requiredCounterpartyType } from './accounts.js';
 import { isIsoDate } from './dates.js';
+import { dateBar } from './entityRules.js';
 import type { AccountRef, CounterpartyRef, ValidationContext, ValidLine } from './entry.js';
 import { MAX_LINES, MIN_LINES } from './entry.js';
 import type { Problem } from './errors.js';
@@ -95,15 +96,15 @@ export const currencyRule: EntryRule = (c) => {
 
 export const dateRule: EntryRule = (c) => {
   const d = c.body.entry_date;
-  const { books_start: start, lock_date: lock } = c.ctx.entity;
+  const bar = isIsoDate(d) ? dateBar(c.ctx.entity, d) : null;
   if (d === undefined) add(c, 'entry_date', 'missing_field', 'entry_date is required');
   else if (!isIsoDate(d)) {
     add(c, 'entry_date', 'invalid_date', `'${String(d)}' is not a date: write YYYY-MM-DD`);
-  } else if (start && d < start) {
-    add(c, 'entry_date', 'before_books_start', `${d} is before the books start on ${start}`);
-  } else if (lock && d <= lock) {
-    const message = `${d} is in a closed period: the books are closed through ${lock}`;
-    add(c, 'entry_date', 'period_closed', message);
+  } else if (bar?.reason === 'before_books_start') {
+    add(c, 'entry_date', bar.reason, `${d} is before the books start on ${bar.books_start}`);
+  } else if (bar) {
+    const message = `${d} is in a closed period: the books are closed through ${bar.lock_date}`;
+    add(c, 'entry_date', bar.reason, message);
   } else c.entryDate = d;
 };
 

@@ -7,12 +7,10 @@ import { checkReportQuery, type ReportQuery } from '../domain/periods.js';
 import {
   checkGeneralLedgerQuery,
   checkTrialBalanceQuery,
-  readCounterpartyRef,
   type GeneralLedgerQuery,
   type TrialBalanceQuery,
 } from '../domain/reportQueries.js';
 import type { AgingQueryArgs, Ledger } from '../ledger/port.js';
-import { checkAgingQuery } from '../domain/aging.js';
 import { generalLedgerPage, MAX_GL_LIMIT } from './generalLedgerPage.js';
 import { openApi } from './openapi.js';
 import { opRoutes } from './opRoutes.js';
@@ -66,21 +64,6 @@ function idempotencyKey(req: IncomingMessage): string {
   const problem = idempotencyKeyProblem(given?.[0], header);
   if (problem) throw errors.idempotencyKeyRefused(problem, header);
   return given![0]!;
-}
-
-/** Refuses (400) a counterparty parameter that names none of the ledger's (a report of it is nothing). */
-async function knownCounterparty(ledger: Ledger, text: string): Promise<void> {
-  const cp = readCounterpartyRef(text);
-  if (!cp) return;
-  const cps = await ledger.chart.counterparties();
-  if (!cps.some((c) => c.counterparty_type === cp.type && c.external_id === cp.external_id))
-    throw invalid([
-      {
-        path: 'counterparty',
-        reason: 'unknown_counterparty',
-        message: `no ${cp.type} '${cp.external_id}'`,
-      },
-    ]);
 }
 
 /** A header given at most once (refused, naming it, when repeated), or undefined. */
@@ -280,10 +263,7 @@ export const ROUTES: readonly Route[] = [
       // Accounts as the general ledger takes them: `account` repeated, one each.
       const accounts = url.searchParams.getAll('account');
       const query = { ...args, ...(accounts.length ? { accounts } : {}) };
-      // The query's own problems first, as the general ledger's; then whether its counterparty is one.
-      const checked = checkAgingQuery(query);
-      if ('problems' in checked) throw invalid(checked.problems);
-      if (q.counterparty) await knownCounterparty(ledger, q.counterparty);
+      // The ledger checks the query (and that its counterparty is one of the ledger's).
       return { status: 200, body: await ledger.reports.aging(query as AgingQueryArgs) };
     },
   }),
@@ -294,8 +274,6 @@ export const ROUTES: readonly Route[] = [
     summary: 'The general ledger, a page of lines at a time',
     handle: async ({ url, ledger }) => {
       const { query, limit, cursor } = generalLedgerQuery(url);
-      const cp = query.counterparty;
-      if (cp) await knownCounterparty(ledger, `${cp.type}:${cp.external_id}`);
       return { status: 200, body: await generalLedgerPage(ledger.reports, query, limit, cursor) };
     },
   }),

@@ -1,5 +1,5 @@
 import type { Capabilities, Ledger } from '../port.js';
-import type { MaintenanceOps } from '../books/port.js';
+import type { ChartOps, MaintenanceOps } from '../books/port.js';
 import { JournalFromStore } from '../journal/journal.js';
 import { localProcesses } from '../runtime/processes.js';
 import { BudgetsFromStore, RecurringFromStore } from '../plans/plans.js';
@@ -37,9 +37,16 @@ export abstract class StoreLedger implements Pick<
   readonly budgets: BudgetsFromStore;
   readonly recurring: RecurringFromStore;
 
-  constructor(store: FeatureStore, sums: Sums, maintenance: MaintenanceOps) {
-    this.journal = new JournalFromStore(store, localProcesses);
-    this.reports = new ReportsFromSums(sums, () => store.read((tx) => tx.plans.budgetRows()));
+  constructor(
+    store: FeatureStore,
+    sums: Sums,
+    maintenance: MaintenanceOps,
+    chart: Pick<ChartOps, 'counterparties'>,
+  ) {
+    const counterparties = () => chart.counterparties();
+    this.journal = new JournalFromStore(store, localProcesses, counterparties);
+    const budgets = () => store.read((tx) => tx.plans.budgetRows());
+    this.reports = new ReportsFromSums(sums, budgets, counterparties);
     this.budgets = new BudgetsFromStore(store, sums);
     this.recurring = new RecurringFromStore(store, this.journal);
     this.reconcile = new ReconcileFromStore(store, sums, this.journal);

@@ -1,12 +1,7 @@
+import { accrualWrites } from './accrual.js';
 import type { ValidEntry } from '../../domain/entry.js';
 import { errors } from '../../domain/errors.js';
-import {
-  autoReversalOf,
-  contextOf,
-  importGates,
-  reversalMemo,
-  wantsOf,
-} from '../../domain/posting.js';
+import { contextOf, importGates, reversalMemo, wantsOf } from '../../domain/posting.js';
 import { JeNumbering, normaliseJeNumber, type NumberedEntry } from '../../domain/jeNumber.js';
 import { rebuildRunning, type Processes } from '../../domain/rebuild.js';
 import { BatchCheck } from './batchCheck.js';
@@ -127,10 +122,14 @@ export class ImportSession implements ImportBatch {
       return;
     }
     // An accrual and its reversal, written one after the other in the batch, linked.
-    const posted = this.sink!.write(entry, numbered, { ...meta, status: 'reversed' });
-    const mirror = autoReversalOf(entry, posted.je_number);
-    const revMeta = { source: meta.source, fingerprint: null, originalSeq: posted.seq };
-    const reversal = this.sink!.write(mirror, numbering.assign(null, null, true), revMeta);
+    const accrual = accrualWrites(entry, meta);
+    const posted = this.sink!.write(entry, numbered, accrual.meta);
+    const mirror = accrual.reversal(posted);
+    const reversal = this.sink!.write(
+      mirror.entry,
+      numbering.assign(null, null, true),
+      mirror.meta,
+    );
     this.reversals.set(posted.je_number, reversal.je_number);
   }
 

@@ -4,16 +4,12 @@ import {
   type JournalEntry,
   type ValidEntry,
 } from '../../domain/entry.js';
-import { entryInvalid, errors } from '../../domain/errors.js';
+import type { Counterparty } from '../../domain/accounts.js';
+import { BooksError, entryInvalid, errors } from '../../domain/errors.js';
+import { counterpartyProblem } from '../../domain/input.js';
 import { idempotencyKeyProblem, requestHash } from '../../domain/idempotency.js';
 import { JeNumbering } from '../../domain/jeNumber.js';
-import {
-  autoReversalOf,
-  contextOf,
-  reversalBody,
-  wantsOf,
-  writeGates,
-} from '../../domain/posting.js';
+import { contextOf, reversalBody, wantsOf, writeGates } from '../../domain/posting.js';
 import { rebuildRunning, type Processes } from '../../domain/rebuild.js';
 import { validateEntry } from '../../domain/validation.js';
 import { ImportSession } from './importSession.js';
@@ -25,6 +21,7 @@ import type {
   PostOptions,
   ReverseOptions,
 } from './port.js';
+import { accrualWrites } from './accrual.js';
 import type { EntryMeta, Inserted, JournalStore, ReadTx, WriteFacts, WriteTx } from './store.js';
 
 /**
@@ -36,6 +33,8 @@ export class JournalFromStore implements JournalOps {
   constructor(
     private readonly store: JournalStore,
     private readonly processes: Processes,
+    /** The entity's counterparties: a listing's filter must name one of them. */
+    private readonly counterparties: () => Promise<Counterparty[]>,
   ) {}
 
   async post(body: unknown, options: PostOptions): Promise<JournalEntry> {
@@ -69,12 +68,11 @@ export class JournalFromStore implements JournalOps {
       return (await this.written(tx, numbering, entry, meta, null, key)).entry;
     // An accrual and its reversal: written together, in this transaction, linked as a reversal is
     // (the reversal numbered next; the key names the accrual).
-    const reversed = { ...meta, status: 'reversed' as const };
-    const posted = await this.written(tx, numbering, entry, reversed, null, key);
-    const mirror = autoReversalOf(entry, posted.entry.je_number);
+    const accrual = accrualWrites(entry, meta);
+    const posted = await this.written(tx, numbering, entry, accrual.meta, null, key);
+    const mirror = accrual.reversal({ je_number: posted.entry.je_number, seq: posted.seq });
     const original = { id: posted.entry.id, date: posted.entry.entry_date };
-    const revMeta = { source, fingerprint: null, originalSeq: posted.seq };
-    const reversal = await this.written(tx, numbering, mirror, revMeta, original, null);
+    const reversal = await this.written(tx, numbering, mirror.entry, mirror.meta, original, null);
     if (posted.seq === null) return posted.entry;
     return { ...posted.entry, reversed_by_journal_entry_ids: [reversal.entry.id] };
   }
@@ -176,8 +174,13 @@ export class JournalFromStore implements JournalOps {
     return this.store.get(idOrNumber);
   }
 
-  list(filter: EntryFilter): AsyncIterable<JournalEntry> {
-    return this.store.list(filter);
+  /** Entries by a filter; a counterparty it names must be one of the ledger's (as in reports). */
+  async *list(filter: EntryFilter): AsyncIterable<JournalEntry> {
+    if (filter.counterparty) {
+      const problem = counterpartyProblem(filter.counterparty, await this.counterparties());
+      if (problem) throw new BooksError('invalid_parameters', problem.message, [problem]);
+    }
+    yield* this.store.list(filter);
   }
 
   async beginImport(options: ImportOptions): Promise<ImportBatch> {

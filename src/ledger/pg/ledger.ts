@@ -35,6 +35,7 @@ export class PgLedger extends StoreLedger implements Ledger {
       new PgJournalStore(db, entityId, entity, chart),
       new PgSums(db, entityId, entity, chart),
       maintenance,
+      chart,
     );
     this.location = `${redacted(db.location)} (entity ${slug})`;
     [this.entity, this.chart] = [entity, chart];

@@ -1,6 +1,7 @@
 import { budgetProblems, type BudgetRow } from '../../domain/budget.js';
 import { FIRST_DATE, isIsoDate } from '../../domain/dates.js';
 import { BooksError, entryInvalid, errors, isBooksError } from '../../domain/errors.js';
+import { dateBar } from '../../domain/entityRules.js';
 import type { JournalEntry } from '../../domain/entry.js';
 import { isObj } from '../../domain/rules.js';
 import { toJson } from '../../domain/json.js';
@@ -205,12 +206,12 @@ export class RecurringFromStore implements RecurringOps {
         }
       for (const { t, date, fingerprint } of due) {
         // Before the books start or in a closed period: said, and left for the bookkeeper.
-        const why =
-          entity.books_start && date < entity.books_start
-            ? `before the First Month of Books (${entity.books_start})`
-            : entity.lock_date && date <= entity.lock_date
-              ? `in a closed period (the books are closed through ${entity.lock_date})`
-              : null;
+        const bar = dateBar(entity, date);
+        const why = !bar
+          ? null
+          : bar.reason === 'before_books_start'
+            ? `before the First Month of Books (${bar.books_start})`
+            : `in a closed period (the books are closed through ${bar.lock_date})`;
         if (why) {
           out.skipped.push({ name: t.name, date, reason: why });
           continue;

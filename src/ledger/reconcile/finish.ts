@@ -1,13 +1,16 @@
 import { FIRST_DATE, isIsoDate } from '../../domain/dates.js';
 import { candidatesSaid, explainDifference, type Candidate } from '../../domain/difference.js';
 import { BooksError } from '../../domain/errors.js';
-import { formatAmount, toJsonInteger } from '../../domain/money.js';
-import { jeLineOf, reconcileRefused, type Reconciliation } from '../../domain/reconcile.js';
+import { formatAmount } from '../../domain/money.js';
+import { jeLineOf, type Reconciliation } from '../../domain/reconcile.js';
+import { finishRefusal } from '../../domain/reconcileFinish.js';
 import { newId } from '../ids.js';
 import type { ReconArgs } from './port.js';
 import { accountLines, marksOf, reconAccount } from './lines.js';
-import { invalid, ReconMatching } from './match.js';
-import type { ReconciliationRow } from './store.js';
+import { invalid } from './match.js';
+import { lastFinished, reconciliationOf } from './reports.js';
+import type { Sums } from '../reports/reports.js';
+import type { ReconciliationRow, ReconStore } from './store.js';
 
 /** A finish refused at a difference: what the candidates that explain it are looked for with. */
 class AtDifference extends BooksError {
@@ -22,7 +25,12 @@ class AtDifference extends BooksError {
 }
 
 /** Finishing a reconciliation: at a zero difference, or refused naming what would explain it. */
-export class ReconFinishing extends ReconMatching {
+export class ReconFinishing {
+  constructor(
+    private readonly store: ReconStore,
+    private readonly sums: Sums,
+  ) {}
+
   async finish(
     a: ReconArgs & { statement_date?: string; statement_balance_atoms?: number },
   ): Promise<Reconciliation> {
@@ -60,70 +68,35 @@ export class ReconFinishing extends ReconMatching {
       const balance =
         a.statement_balance_atoms ??
         (closing && closing.date === date ? closing.balance_atoms : undefined);
-      if (date === undefined || balance === undefined)
-        throw invalid(
-          date === undefined ? 'statement_date' : 'statement_balance',
-          'give the statement date and balance (--statement-date, --statement-balance): ' +
-            'no imported OFX statement gave a closing balance for that date',
-        );
-      const last = await this.lastFinished(tx.recon, acct);
-      // The same finish asked again (a retry whose answer was lost): done already. Without a date,
-      // the statement's closing balance is the last one imported, which may be the one finished.
-      const same = last?.statement_date === date && last.statement_balance_atoms === balance;
-      if (last && same && a.statement_date !== undefined) return this.reconciliationOf(acct, last);
-      if (last && same)
-        throw reconcileRefused(
-          `the last statement imported (through ${date}) is reconciled already; import the next ` +
-            'one, or give --statement-date and --statement-balance',
-          'statement_date',
-          'reconciled_already',
-        );
-      if (last && date <= last.statement_date)
-        throw reconcileRefused(
-          `the statement date ${date} must be later than the last reconciliation's (${last.statement_date})`,
-          'statement_date',
-          'not_later',
-        );
+      const last = await lastFinished(tx.recon, acct);
       const open = (await tx.recon.statementLines(acct.key)).filter(
-        (l) => l.state === 'unmatched' && l.line_date <= date,
+        (l) => l.state === 'unmatched' && date !== undefined && l.line_date <= date,
       );
-      const cleared = await tx.recon.clearedThrough(acct.key, date);
-      const difference = BigInt(balance) - cleared.total;
-      if (open.length || difference !== 0n) {
-        const m = (a: bigint | number) => formatAmount(a, acct.exponent);
-        const parts = [
-          difference !== 0n
-            ? `the statement balance ${m(balance)} differs from the cleared balance ` +
-              `${m(cleared.total)} by ${m(difference)}`
-            : '',
-          open.length
-            ? `${open.length} statement line(s) through ${date} are unmatched ` +
-              `(${open
-                .slice(0, 5)
-                .map((l) => l.id)
-                .join(', ')}${open.length > 5 ? ', …' : ''})`
-            : '',
-        ].filter(Boolean);
-        const refusal = reconcileRefused(
-          `cannot finish: ${parts.join('; ')}`,
-          difference !== 0n ? 'statement_balance' : 'statement_line_id',
-          difference !== 0n ? 'difference' : 'unmatched_lines',
-          { difference: toJsonInteger(difference), unmatched: open.map((l) => l.id) },
-        );
-        throw difference === 0n
-          ? refusal
-          : new AtDifference(refusal, date, difference, acct.exponent);
-      }
+      const cleared =
+        date === undefined ? 0n : (await tx.recon.clearedThrough(acct.key, date)).total;
+      const facts = {
+        date,
+        balance,
+        dateGiven: a.statement_date !== undefined,
+        last,
+        open,
+        cleared,
+      };
+      const refusal = finishRefusal({ ...facts, exponent: acct.exponent });
+      if (refusal === 'again') return reconciliationOf(acct, last!);
+      if (refusal?.errors[0]?.reason === 'difference')
+        throw new AtDifference(refusal, date!, BigInt(balance!) - cleared, acct.exponent);
+      if (refusal) throw refusal;
       const row: ReconciliationRow = {
         id: newId('rec'),
         account_key: acct.key,
-        statement_date: date,
-        statement_balance_atoms: balance,
+        statement_date: date!,
+        statement_balance_atoms: balance!,
         line_count: 0,
         finished_at: this.store.now().toISOString(),
       };
       row.line_count = await tx.recon.finish(row);
-      return this.reconciliationOf(acct, row);
+      return reconciliationOf(acct, row);
     });
   }
 

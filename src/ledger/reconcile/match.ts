@@ -13,7 +13,8 @@ import {
   type StatementLine,
 } from '../../domain/reconcile.js';
 import type { MatchOutcome, ReconArgs } from './port.js';
-import { ReconReports } from './reports.js';
+import { lastFinished } from './reports.js';
+import type { Sums } from '../reports/reports.js';
 import {
   accountLines,
   lineIdsNamed,
@@ -26,7 +27,7 @@ import {
   type ReconAccount,
 } from './lines.js';
 import type { LineMark, ReconReads } from './store.js';
-import type { ReconReadTx, ReconWriteTx } from './store.js';
+import type { ReconReadTx, ReconStore, ReconWriteTx } from './store.js';
 
 const withPartners = (named: unknown, also: string[]) =>
   Array.isArray(named) ? [...(named as unknown[]), ...also] : named;
@@ -43,7 +44,12 @@ export function flags(a: object, names: string[]): void {
 }
 
 /** Matching, unmatching, ticking and setting aside: what pairs the statement with the ledger. */
-export class ReconMatching extends ReconReports {
+export class ReconMatching {
+  constructor(
+    private readonly store: ReconStore,
+    private readonly sums: Sums,
+  ) {}
+
   async match(
     a: ReconArgs & {
       window_days?: number;
@@ -296,7 +302,7 @@ export class ReconMatching extends ReconReports {
     flags(a, ['unclear']);
     return this.store.write(async (tx) => {
       const acct = await reconAccount(tx, a.account);
-      const last = await this.lastFinished(tx.recon, acct);
+      const last = await lastFinished(tx.recon, acct);
       const named = await lineIdsNamed(tx, a.line_ids);
       // An entry and its reversal are ticked and unticked together (they net to zero).
       const also = await reversalPartners(tx, acct, named, a.unclear === true);

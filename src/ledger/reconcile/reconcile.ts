@@ -5,10 +5,10 @@ import {
   chronological,
   lineProblem,
   parseLineId,
-  reconcileRefused,
   type Reconciliation,
 } from '../../domain/reconcile.js';
 import type { JournalFromStore } from '../journal/journal.js';
+import { undoRefusal } from '../../domain/reconcileFinish.js';
 import type {
   CreateOutcome,
   ReconArgs,
@@ -26,6 +26,8 @@ import {
 } from '../../domain/statementLayout.js';
 import { flags } from './match.js';
 import { ReconFinishing } from './finish.js';
+import { ReconMatching } from './match.js';
+import { lastFinished, ReconReports, reconciliationOf } from './reports.js';
 import { reconAccount } from './lines.js';
 import { createTargets, entryBody, ruleSet, type Rule } from './create.js';
 import { firstRules, RULES_TIME_MS } from './ruleWorker.js';
@@ -37,13 +39,39 @@ import type { ReconReadTx, ReconStore, ReconWriteTx } from './store.js';
  * ledger/reconcile/store.ts. A write runs in one transaction holding the entity's lock, so two
  * bookkeepers (or two servers) never match one line twice.
  */
-export class ReconcileFromStore extends ReconFinishing implements ReconcileOps {
+export class ReconcileFromStore implements ReconcileOps {
+  readonly list: ReconReports['list'];
+  readonly status: ReconReports['status'];
+  readonly report: ReconReports['report'];
+  readonly lineStates: ReconReports['lineStates'];
+  /** Check's part: every reconciliation proved against the lines (see ReconReports.problems). */
+  readonly problems: ReconReports['problems'];
+  readonly match: ReconMatching['match'];
+  readonly unmatch: ReconMatching['unmatch'];
+  readonly clear: ReconMatching['clear'];
+  readonly ignore: ReconMatching['ignore'];
+  readonly finish: ReconFinishing['finish'];
+
   constructor(
-    store: ReconStore,
+    private readonly store: ReconStore,
     sums: Sums,
     private readonly journal: JournalFromStore,
   ) {
-    super(store, sums);
+    // Each part of reconciliation on its own, over the same store; this class adds the imports,
+    // the layout, entries created from statement lines and undo.
+    const reading = new ReconReports(store, sums);
+    const matching = new ReconMatching(store, sums);
+    const finishing = new ReconFinishing(store, sums);
+    this.list = (a) => reading.list(a);
+    this.status = (a) => reading.status(a);
+    this.report = (a) => reading.report(a);
+    this.lineStates = (a) => reading.lineStates(a);
+    this.problems = () => reading.problems();
+    this.match = (a) => matching.match(a);
+    this.unmatch = (a) => matching.unmatch(a);
+    this.clear = (a) => matching.clear(a);
+    this.ignore = (a) => matching.ignore(a);
+    this.finish = (a) => finishing.finish(a);
   }
 
   async importStatement(a: StatementImportArgs): Promise<StatementImportSummary> {
@@ -68,7 +96,7 @@ export class ReconcileFromStore extends ReconFinishing implements ReconcileOps {
         seen.add(l.identity);
         return !dup;
       });
-      const last = await this.lastFinished(tx.recon, acct);
+      const last = await lastFinished(tx.recon, acct);
       const closed = last ? fresh.filter((l) => l.date <= last.statement_date) : [];
       if (closed.length) {
         const problems = closed.map((l) =>
@@ -222,21 +250,11 @@ export class ReconcileFromStore extends ReconFinishing implements ReconcileOps {
   async undo(a: ReconArgs & { id?: string }): Promise<Reconciliation> {
     return this.store.write(async (tx) => {
       const acct = await reconAccount(tx, a.account);
-      const last = await this.lastFinished(tx.recon, acct);
-      if (!last || (a.id !== undefined && last.id !== a.id))
-        throw reconcileRefused(
-          last
-            ? `reconciliation ${a.id} is not the account's latest (${last.id} is): undone meanwhile? ` +
-                'nothing was undone; run books reconcile list, and undo again to reopen the next'
-            : a.id !== undefined
-              ? `reconciliation ${a.id} was undone meanwhile: account '${acct.external_id}' has no ` +
-                'finished reconciliation left; nothing was undone'
-              : `account '${acct.external_id}' has no finished reconciliation`,
-          'account',
-          'nothing_to_undo',
-        );
-      await tx.recon.undo(last);
-      return this.reconciliationOf(acct, last);
+      const last = await lastFinished(tx.recon, acct);
+      const refusal = undoRefusal(last, a.id, acct.external_id);
+      if (refusal) throw refusal;
+      await tx.recon.undo(last!);
+      return reconciliationOf(acct, last!);
     });
   }
 }

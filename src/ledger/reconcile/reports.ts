@@ -22,43 +22,45 @@ import type { ReconStore } from './store.js';
 
 const n = toJsonInteger;
 
+/** The account's latest finished reconciliation. */
+export async function lastFinished(
+  recon: ReconReads,
+  acct: ReconAccount,
+): Promise<ReconciliationRow | undefined> {
+  const all = await recon.reconciliations(acct.key);
+  return all[all.length - 1];
+}
+
+/** A reconciliation as the API says it. */
+export function reconciliationOf(acct: ReconAccount, r: ReconciliationRow): Reconciliation {
+  return {
+    id: r.id,
+    account_id: acct.id,
+    statement_date: r.statement_date,
+    statement_balance_atoms: r.statement_balance_atoms,
+    line_count: r.line_count,
+    finished_at: r.finished_at,
+  };
+}
+
 /** What reconciliation reads: its list, the status of an account, the report, and check's part. */
 export class ReconReports {
   constructor(
-    protected readonly store: ReconStore,
-    protected readonly sums: Sums,
+    private readonly store: ReconStore,
+    private readonly sums: Sums,
   ) {}
-
-  protected async lastFinished(
-    recon: ReconReads,
-    acct: ReconAccount,
-  ): Promise<ReconciliationRow | undefined> {
-    const all = await recon.reconciliations(acct.key);
-    return all[all.length - 1];
-  }
-
-  protected reconciliationOf(acct: ReconAccount, r: ReconciliationRow): Reconciliation {
-    return {
-      id: r.id,
-      account_id: acct.id,
-      statement_date: r.statement_date,
-      statement_balance_atoms: r.statement_balance_atoms,
-      line_count: r.line_count,
-      finished_at: r.finished_at,
-    };
-  }
 
   async list(a: ReconArgs): Promise<Reconciliation[]> {
     return this.store.read(async (tx) => {
       const acct = await reconAccount(tx, a.account);
-      return (await tx.recon.reconciliations(acct.key)).map((r) => this.reconciliationOf(acct, r));
+      return (await tx.recon.reconciliations(acct.key)).map((r) => reconciliationOf(acct, r));
     });
   }
 
   async status(a: ReconArgs): Promise<ReconcileStatus> {
     const seen = await this.store.read(async (tx) => {
       const acct = await reconAccount(tx, a.account);
-      const last = await this.lastFinished(tx.recon, acct);
+      const last = await lastFinished(tx.recon, acct);
       const closing = await tx.recon.closing(acct.key);
       // A closing balance already reconciled is no longer the statement at hand.
       const statement = closing && (!last || closing.date > last.statement_date) ? closing : null;
@@ -83,7 +85,7 @@ export class ReconReports {
     const reversed = await this.reversed(uncleared);
     return {
       account_id: acct.id,
-      last_reconciliation: last ? this.reconciliationOf(acct, last) : null,
+      last_reconciliation: last ? reconciliationOf(acct, last) : null,
       statement,
       through,
       cleared_balance: cleared === null ? null : n(cleared),
@@ -103,7 +105,7 @@ export class ReconReports {
    * Lines (uncleared) without the pairs of an entry and its reversal that net to zero, and those
    * pairs: only lines whose opposite amount is among them are looked up.
    */
-  protected async reversed(
+  private async reversed(
     lines: ReconLine[],
   ): Promise<{ kept: ReconLine[]; pairs: [ReconLine, ReconLine][] }> {
     const amounts = new Set(lines.map((l) => l.amount_atoms));

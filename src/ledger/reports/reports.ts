@@ -1,4 +1,5 @@
-import { ACCOUNT_TYPES, type Entity } from '../../domain/accounts.js';
+import { ACCOUNT_TYPES, type Counterparty, type Entity } from '../../domain/accounts.js';
+import { counterpartyProblem } from '../../domain/input.js';
 import { buildBalanceSheet, cutDates, type BalanceSheet } from '../../domain/balanceSheet.js';
 import { dayBefore, FIRST_DATE } from '../../domain/dates.js';
 import { BooksError, errors, type Problem } from '../../domain/errors.js';
@@ -127,7 +128,16 @@ export class ReportsFromSums implements ReportOps {
     private readonly sums: Sums,
     /** The entity's budget cells, by account key (`--compare budget`). */
     private readonly budgets: () => Promise<BudgetCellRow[]>,
+    /** The entity's counterparties: a filter must name one of them. */
+    private readonly counterparties: () => Promise<Counterparty[]>,
   ) {}
+
+  /** Refuses a filter's counterparty the ledger does not have (an empty report would mislead). */
+  private async known(ref: { type: string; external_id: string } | null | undefined) {
+    if (!ref) return;
+    const problem = counterpartyProblem(ref, await this.counterparties());
+    if (problem) refuse([problem]);
+  }
 
   private async statement<T extends object>(
     query: ReportQuery,
@@ -181,6 +191,7 @@ export class ReportsFromSums implements ReportOps {
     const checked = checkAgingQuery(raw);
     if ('problems' in checked) refuse(checked.problems);
     const q = checked.query;
+    await this.known(q.counterparty);
     const s = await this.sums.snapshot(() => [q.as_of]);
     let selected: ReportAccount[];
     if (q.accounts.length) {
@@ -234,6 +245,7 @@ export class ReportsFromSums implements ReportOps {
     const q = checked.query;
     if (windowTooLong(q.start_date, q.end_date))
       throw errors.windowTooLong(q.start_date, q.end_date);
+    await this.known(q.counterparty);
     const before = dayBefore(q.start_date);
     const s = await this.sums.snapshot((e) => [
       dayBefore(fiscalYearStart(q.start_date, e.fiscal_year_start_month)),

@@ -96,13 +96,14 @@ async function entityRow({ sql, scope }: Session, add: Add): Promise<string | nu
 async function balances({ sql, scope }: Session, add: Add): Promise<void> {
   const side = (s: string) =>
     `COALESCE(SUM(CASE WHEN l.line_type = '${s}' THEN l.amount_atoms END), 0)`;
+  const [d, c, n] = [side('debit'), side('credit'), 'COUNT(l.line_no)'];
+  // Grouped by the entry's key (its other columns follow from it): SQLite then reads in key order.
   const unbalanced = await sql.all<Parameters<typeof unbalancedEntry>[0]>(
-    `SELECT * FROM (
-       SELECT e.je_number, e.total_atoms, e.line_count, ${side('debit')} AS d, ${side('credit')} AS c,
-              COUNT(l.line_no) AS n
-       FROM journal_entries e LEFT JOIN journal_lines l ON ${scope.joined('l', 'e')}l.entry_seq = e.seq
-       WHERE ${scope.of('e')}TRUE GROUP BY e.seq, e.je_number, e.total_atoms, e.line_count) x
-     WHERE d != c OR d != total_atoms OR n != line_count OR n < 2 OR total_atoms > ${MAX_ATOMS}`,
+    `SELECT e.je_number, e.total_atoms, e.line_count, ${d} AS d, ${c} AS c, ${n} AS n
+     FROM journal_entries e LEFT JOIN journal_lines l ON ${scope.joined('l', 'e')}l.entry_seq = e.seq
+     WHERE ${scope.of('e')}TRUE GROUP BY ${scope.key('e', 'seq')}
+     HAVING ${d} != ${c} OR ${d} != e.total_atoms OR ${n} != e.line_count OR ${n} < 2
+         OR e.total_atoms > ${MAX_ATOMS}`,
     [],
   );
   for (const u of unbalanced) add(unbalancedEntry(u));
@@ -118,14 +119,20 @@ async function balances({ sql, scope }: Session, add: Add): Promise<void> {
 
 /** The derived totals equal what the lines say. */
 async function derivedTotals({ sql, scope }: Session, add: Add): Promise<void> {
+  // The lines' totals once (MATERIALIZED), then each side's rows the other lacks: a FULL JOIN read
+  // them three times over in SQLite.
   const drift = await sql.all<TotalsDrift>(
-    `WITH actual AS (${monthTotalsFromLines(scope)}),
+    `WITH actual AS MATERIALIZED (${monthTotalsFromLines(scope)}),
        t AS (SELECT * FROM account_month_totals t WHERE ${scope.of('t')}TRUE)
      SELECT a.external_id, x.* FROM (
-       SELECT COALESCE(actual.account_key, t.account_key) AS account_key,
-              COALESCE(actual.month, t.month) AS month, actual.net, actual.n, actual.adj_net, actual.adj_n,
+       SELECT actual.account_key, actual.month, actual.net, actual.n, actual.adj_net, actual.adj_n,
               t.net_atoms AS tnet, t.line_count AS tn, t.adj_net_atoms AS tadj_net, t.adj_line_count AS tadj_n
-       FROM actual FULL JOIN t ON t.account_key = actual.account_key AND t.month = actual.month) x
+         FROM actual LEFT JOIN t ON t.account_key = actual.account_key AND t.month = actual.month
+       UNION ALL
+       SELECT t.account_key, t.month, NULL, NULL, NULL, NULL, t.net_atoms, t.line_count, t.adj_net_atoms,
+              t.adj_line_count
+         FROM t WHERE NOT EXISTS
+           (SELECT 1 FROM actual WHERE actual.account_key = t.account_key AND actual.month = t.month)) x
      LEFT JOIN accounts a ON ${scope.of('a')}a.key = x.account_key
      WHERE x.net IS DISTINCT FROM x.tnet OR x.n IS DISTINCT FROM x.tn
         OR x.adj_net IS DISTINCT FROM x.tadj_net OR x.adj_n IS DISTINCT FROM x.tadj_n`,

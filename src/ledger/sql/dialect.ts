@@ -64,6 +64,11 @@ export class Scope {
     return this.entityId === null ? '' : `${alias}.entity_id = ${this.literal} AND `;
   }
 
+  /** A table's key as a GROUP BY names it: `alias.entity_id, alias.column`, or the column in a file. */
+  key(alias: string, column: string): string {
+    return this.entityId === null ? `${alias}.${column}` : `${alias}.entity_id, ${alias}.${column}`;
+  }
+
   /** `a.entity_id = b.entity_id AND ` for a join within the entity; empty in a file. */
   joined(a: string, b: string): string {
     return this.entityId === null ? '' : `${a}.entity_id = ${b}.entity_id AND `;

@@ -41,6 +41,7 @@ export class SqliteLedger extends StoreLedger implements Ledger {
       new SqliteJournalStore(db, chart, new GroupCommit(sqlite, location, db.stillHere)),
       new SqliteSums(db, chart),
       new SqliteMaintenance(db),
+      chart,
     );
     [this.location, this.db, this.chart] = [location, db, chart];
     this.entity = new SqliteEntity(db);
