@@ -12,7 +12,7 @@ export const CSV_FILE_ARG: ArgSpec = {
 };
 export const DELIMITER_FLAG: FlagSpec = {
   flags: '--delimiter <char>',
-  description: "field delimiter: ',', ';' or 'tab'",
+  description: "field delimiter: one character (',' by default, ';', '|' …) or 'tab'",
   default: ',',
 };
 

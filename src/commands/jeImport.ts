@@ -72,7 +72,8 @@ export default command<Options>({
   gl_account_id         external id or account number (required)
   amounts, one form:    line_type + amount | line_type + amount_atoms | debit + credit
   optional:             je_number, currency, memo, line_memo, counterparty_type,
-                        counterparty_external_id, is_adjusting, manual_entry_reason
+                        counterparty_external_id, is_adjusting, manual_entry_reason,
+                        auto_reverse_on (the date of a reversal posted with the entry)
 The file is UTF-8 (with or without BOM; CRLF or LF); another encoding is refused by row.
 Rows are numbered as a spreadsheet shows them (header = row 1). Every entry is checked before any
 posts; on any error nothing posts and every error is listed as file:row: CODE reason: message.

@@ -37,8 +37,8 @@ const check = async (path: string) => {
 };
 
 /**
- * Ten kills and re-runs of a 30,000-line import, each with check and a read of the whole journal: on a
- * database server, with the other test worker busy beside it, more than the default limit.
+ * Ten kills and re-runs of an import, each with check and a read of the whole journal: on a database
+ * server, with the other test worker busy beside it, more than the default limit.
  */
 const TRIALS_MS = 300_000;
 
@@ -58,8 +58,11 @@ describe.each(FIXTURES.map((f) => [f.name, f] as const))(
           await L.close();
           return c;
         })) as boolean;
+        // On a database each trial also reads and checks the whole journal through its server: a
+        // third of the file keeps its ten trials far from the limit on a busy machine.
+        const lines = !atomic ? 1_000 : fixture.name === 'postgresql' ? 10_000 : 30_000;
         const { entries } = await generate(dir, {
-          lines: atomic ? 30_000 : 1_000,
+          lines,
           startYear: 2021,
           years: 2,
         });

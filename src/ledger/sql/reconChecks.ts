@@ -1,4 +1,5 @@
 import type { Sql } from './dialect.js';
+import { LINE_NET } from './totals.js';
 
 /** A place in reconciliation's tables that does not hold together, and why. */
 export interface ReconDamage {
@@ -10,7 +11,7 @@ export interface ReconDamage {
  * A journal line's amount in its account's sign (SQL over `l`, a journal line, and `a`, its account):
  * what its cleared mark must hold.
  */
-export const SIGNED = `(CASE WHEN l.line_type = 'debit' THEN l.amount_atoms ELSE -l.amount_atoms END) *
+export const SIGNED = `(${LINE_NET}) *
   (CASE WHEN a.account_type IN ('bank', 'accounts_receivable', 'other_current_asset', 'fixed_asset',
     'other_asset') THEN 1 ELSE -1 END)`;
 
