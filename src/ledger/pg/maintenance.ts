@@ -36,10 +36,7 @@ export class PgMaintenance implements MaintenanceOps {
 
   /** Every problem check finds in the entity's rows, read through q (check's or a restore's transaction). */
   private async problems(q: Query): Promise<Problem[]> {
-    // Right after a large import the planner's statistics are the journal's before it (autovacuum
-    // comes later): a nested loop planned for a few rows ran check's joins for over ten minutes.
-    // Check reads every row anyway, so hash and merge joins are always right for it.
-    await q('SET LOCAL enable_nestloop = off');
+    // journalProblems says it reads every row (Sql.wholeReads): the reference check below too.
     return journalProblems(this.tables.on(q), this.own(q));
   }
 

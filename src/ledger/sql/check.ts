@@ -32,6 +32,7 @@ export interface OwnChecks {
 export async function journalProblems(s: Session, own: OwnChecks): Promise<Problem[]> {
   const problems: Problem[] = [];
   const add: Add = (p) => problems.push(p);
+  await s.sql.wholeReads();
   if (!(await own.storage(add))) return problems;
   const currency = await entityRow(s, add);
   await balances(s, add);

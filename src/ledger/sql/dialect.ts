@@ -22,6 +22,11 @@ export interface Sql {
   };
   /** Inserts rows (values in the columns' order), as many in a statement as the store takes. */
   insert(table: string, columns: readonly Column[], rows: unknown[][]): Promise<void>;
+  /**
+   * Says that the rest of the transaction reads every row of the entity (a check): PostgreSQL then
+   * plans no nested loops, which statistics that do not know a new entity yet make quadratic.
+   */
+  wholeReads(): Promise<void>;
 }
 
 /** A column of an insert, with its type for a store that sends rows as typed arrays. */

@@ -71,6 +71,7 @@ export async function reconDamage(sql: Sql, entity: string): Promise<ReconDamage
          WHERE s.entity_id = m.entity_id AND s.id = m.statement_line_id)`,
   ];
   const out: ReconDamage[] = [];
+  await sql.wholeReads();
   for (const q of queries) out.push(...(await sql.all<ReconDamage>(q, [entity])));
   return out;
 }

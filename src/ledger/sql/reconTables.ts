@@ -213,6 +213,7 @@ export class ReconTables implements ReconWrites {
   }
 
   async reconciledSums(): Promise<(ReconciliationRow & { reconciled: bigint })[]> {
+    await this.sql.wholeReads();
     const rows = await this.sql.all<ReconciliationRow & { reconciled: unknown }>(
       `SELECT r.id, r.account_key, r.statement_date, r.statement_balance_atoms, r.line_count,
               r.finished_at,

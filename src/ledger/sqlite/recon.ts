@@ -37,6 +37,8 @@ export function sqliteSql(prep: (text: string) => Database.Statement): Sql {
       sql: `${column} IN (SELECT value FROM json_each(?))`,
       param: JSON.stringify(values),
     }),
+    // SQLite plans by its own estimates, which know no entities.
+    wholeReads: async () => {},
     insert: async (table, columns, rows) => {
       // A hundred rows a statement, then one at a time: two statements a table, prepared once.
       const names = columns.map((c) => c.name).join(', ');
