@@ -122,13 +122,14 @@ export const autoReverseRule: EntryRule = (c) => {
       'invalid_date',
       `'${String(v)}' is not a date: write YYYY-MM-DD`,
     );
-  const lock = c.ctx.entity.lock_date;
-  if (lock && v <= lock)
+  // Later than the entry, which the books start bars already: only the lock date is asked.
+  const bar = dateBar({ books_start: null, lock_date: c.ctx.entity.lock_date }, v);
+  if (bar?.reason === 'period_closed')
     return add(
       c,
       'auto_reverse_on',
       'period_closed',
-      `the reversal's date ${v} is in a closed period: the books are closed through ${lock}`,
+      `the reversal's date ${v} is in a closed period: the books are closed through ${bar.lock_date}`,
     );
   const d = c.body.entry_date;
   if (isIsoDate(d) && v <= d)

@@ -6,7 +6,7 @@ import { currencyExponent } from './money.js';
 import { ENTRY_RULES, isObj, type EntryCheck } from './rules.js';
 
 /**
- * Checks a `POST /v1/journal-entries` body against every rule of the spec and the entity, and returns
+ * Checks a `POST /v1/journal-entries` body against every rule of docs/api.md and the entity, and returns
  * either the valid entry or every problem found (each with its path), never just the first.
  */
 export function validateEntry(

@@ -50,7 +50,7 @@ export function delimiterOf(flag: string | undefined): string {
 
 /**
  * Streams a CSV file in batches of records, cells by column position: UTF-8 with or without BOM, CRLF
- * or LF, a case-insensitive header checked against the spec (unknown, duplicate and missing columns
+ * or LF, a case-insensitive header checked against its CsvSpec (unknown, duplicate and missing columns
  * refused, naming them).
  * Blank lines are skipped but still counted, so row numbers match a spreadsheet. Malformed quoting
  * ends the read with an error naming the row.

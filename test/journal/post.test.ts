@@ -52,7 +52,7 @@ describe('je post', () => {
     }
   });
 
-  it('returns every response field of the spec, with accounts by number and counterparties', async () => {
+  it('returns every response field of docs/api.md, with accounts by number and counterparties', async () => {
     const { run } = await standardLedger();
     const r = await run([
       'je',

@@ -10,7 +10,8 @@ import type { PgEntities } from './entity.js';
 import { PgEntryReader } from './entries.js';
 import { PgGroupCommit } from './groupCommit.js';
 import { PgImportStore } from './importBatch.js';
-import { pgRecon, pgSql } from './recon.js';
+import { pgRecon } from './recon.js';
+import { pgSql } from './tables.js';
 import { PlanTables } from '../sql/planTables.js';
 
 /** The database's clock in ms: every server reads the same one (decisions of the key's hour). */

@@ -1,9 +1,9 @@
 import type { JournalLineFacts, ReversalLink } from '../reconcile/store.js';
-import type { Sql } from '../sql/dialect.js';
 import { SIGNED } from '../sql/reconChecks.js';
 import { storedAtoms } from '../../domain/money.js';
 import { ReconTables } from '../sql/reconTables.js';
 import type { Query } from './db.js';
+import { pgSql } from './tables.js';
 
 const STRAY = `SELECT m.entry_seq, m.line_no,
     CASE WHEN l.entry_seq IS NULL THEN 'its journal line is missing'
@@ -16,48 +16,6 @@ const STRAY = `SELECT m.entry_seq, m.line_no,
   WHERE m.entity_id = $1 AND (l.entry_seq IS NULL OR l.account_key <> m.account_key
     OR l.entry_date <> m.entry_date OR ${SIGNED} <> m.net_atoms)
   ORDER BY m.entry_seq, m.line_no`;
-
-const dollars = new Map<string, string>();
-/** `?` parameters as PostgreSQL numbers them (the statements never hold a `?` of their own). */
-function numbered(sql: string): string {
-  let out = dollars.get(sql);
-  if (out === undefined) {
-    let n = 0;
-    out = sql.replace(/\?/g, () => `$${++n}`);
-    dollars.set(sql, out);
-  }
-  return out;
-}
-
-/** A connection's queries as reconciliation's statements run on it. */
-export function pgSql(q: Query): Sql {
-  return {
-    all: <T>(text: string, params: unknown[]) => q<T>(numbered(text), params),
-    run: async (text: string, params: unknown[]) => {
-      await q(numbered(text), params);
-    },
-    anyOf: (column, values, type = 'text') => ({
-      sql: `${column} = ANY(?::${type}[])`,
-      param: values,
-    }),
-    // A check reads every row anyway: hash and merge joins are always right for it. Right after an
-    // entity's rows came in (a migrate, an import) the planner's statistics are of the table before
-    // them, and nested loops it chose for "a few rows" took 16 s of a 1M-line entity's check.
-    wholeReads: async () => {
-      await q('SET LOCAL enable_nestloop = off');
-    },
-    // One statement of typed arrays, one per column, whatever the number of rows.
-    insert: async (table, columns, rows) => {
-      if (rows.length === 0) return;
-      const arrays = columns.map((c, i) => `$${i + 1}::${c.type}[]`).join(', ');
-      const names = columns.map((c) => c.name).join(', ');
-      await q(
-        `INSERT INTO ${table} (${names}) SELECT * FROM unnest(${arrays})`,
-        columns.map((_, i) => rows.map((r) => r[i] ?? null)),
-      );
-    },
-  };
-}
 
 /** Reconciliation's tables of one entity, on a transaction's connection. */
 export function pgRecon(q: Query, entityId: string): ReconTables {

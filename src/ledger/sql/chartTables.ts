@@ -40,13 +40,13 @@ export class ChartTables {
   constructor(private readonly tables: Tables) {}
 
   accounts(): Promise<GlAccount[]> {
-    return this.tables.read(async ({ sql, scope }) =>
+    return this.tables.once(async ({ sql, scope }) =>
       (await sql.all<Record<string, unknown>>(accountsSql(scope), [])).map(glAccount),
     );
   }
 
   counterparties(): Promise<Counterparty[]> {
-    return this.tables.read(async ({ sql, scope }) => {
+    return this.tables.once(async ({ sql, scope }) => {
       const rows = await sql.all<Record<string, unknown>>(
         `SELECT id, counterparty_type, external_id, name, is_active, created_at, updated_at
          FROM counterparties c WHERE ${scope.of('c')}TRUE ORDER BY counterparty_type, external_id`,

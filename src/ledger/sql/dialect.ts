@@ -3,8 +3,9 @@ import type { EntityState } from '../journal/store.js';
 /** A connection's statements, as both stores run them: `?` parameters, rows as objects. */
 export interface Sql {
   /**
-   * Rows as objects. Integers are numbers while exact as one, else bigints (a sum of atoms past
-   * 2^53 is never a float); booleans are what the store keeps (true/false, or 1/0 in a file).
+   * Rows as objects. Integers are numbers while exact as one, else bigints, and a sum may come as a
+   * bigint either way (PostgreSQL's SUM of bigint is numeric): never a float. Booleans are what the
+   * store keeps (true/false, or 1/0 in a file).
    */
   all<T>(sql: string, params: unknown[]): Promise<T[]>;
   run(sql: string, params: unknown[]): Promise<void>;
@@ -117,8 +118,14 @@ export interface Session {
  * transaction that holds the entity's row lock); the statements are the same.
  */
 export interface Tables {
-  /** One read transaction: a consistent view. */
+  /** One read transaction: a consistent view across statements. */
   read<T>(fn: (s: Session) => Promise<T>): Promise<T>;
+  /**
+   * One statement's reading, outside any transaction (a single statement sees one state): a listing
+   * a server answers often, which need not hold a ledger file's connection in a transaction while it
+   * awaits.
+   */
+  once<T>(fn: (s: Session) => Promise<T>): Promise<T>;
   /** One write transaction holding the entity's write lock, with the entity as it then is. */
   write<T>(fn: (s: Session, entity: EntityState) => Promise<T>): Promise<T>;
   /** A consistent snapshot streamed on a connection of its own (a dump). */

@@ -29,7 +29,7 @@ export class KeyTables {
   }
 
   list(): Promise<ApiKeyInfo[]> {
-    return this.tables.read(listed);
+    return this.tables.once(listed);
   }
 
   revoke(id: string): Promise<ApiKeyInfo> {

@@ -2,14 +2,11 @@ import type { AccountType } from '../../domain/accounts.js';
 import type { AccountRef, CounterpartyRef, ValidationContext } from '../../domain/entry.js';
 import { closeMatches, describeAccount } from '../../domain/input.js';
 import type { ReportAccount } from '../../domain/statement.js';
-import { accountsSql, ChartTables, glAccount } from '../sql/chartTables.js';
+import { ChartTables } from '../sql/chartTables.js';
 import type { ChartOps } from '../port.js';
-import { Scope } from '../sql/dialect.js';
 import type { Facts } from '../journal/store.js';
 import type { Db } from './db.js';
 import { fileTables } from './tables.js';
-
-const FILE = new Scope(null);
 
 type Flags = { is_postable: number; is_active: number };
 
@@ -52,9 +49,8 @@ export class SqliteChart extends ChartTables implements ChartOps {
   }
 
   /** The accounts a reference that names none resembles, described for a message. */
-  resembling(ref: string): string[] {
-    const accounts = this.db.prep(accountsSql(FILE)).all() as Record<string, unknown>[];
-    return closeMatches(ref, accounts.map(glAccount)).map(describeAccount);
+  async resembling(ref: string): Promise<string[]> {
+    return closeMatches(ref, await this.accounts()).map(describeAccount);
   }
 
   private lookUps(): Pick<ValidationContext, 'account' | 'counterparty'> {

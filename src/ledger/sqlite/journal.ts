@@ -7,7 +7,9 @@ import type { SqliteChart } from './chart.js';
 import type { Db } from './db.js';
 import { EntryReader } from './entries.js';
 import { indexTailIfLong } from './glIndex.js';
-import { FILE_ENTITY, sqliteRecon, sqliteSql } from './recon.js';
+import { sqliteRecon } from './recon.js';
+import { sqliteSql } from './tables.js';
+import { FILE_ENTITY } from '../sql/dialect.js';
 import { PlanTables } from '../sql/planTables.js';
 import type { ReconTables } from '../sql/reconTables.js';
 import type { GroupCommit } from './groupCommit.js';
@@ -73,7 +75,7 @@ export class SqliteJournalStore implements FeatureStore {
         lookups: this.chart.facts(),
         numbering: numberingFacts(db),
       }),
-      resembling: async (ref) => this.chart.resembling(ref),
+      resembling: (ref) => this.chart.resembling(ref),
       entry: async (idOrNumber) => this.stored(idOrNumber),
       recon,
       plans: new PlanTables(

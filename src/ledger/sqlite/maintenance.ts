@@ -6,15 +6,13 @@ import { rebuildMarked } from '../sql/rebuild.js';
 import { dumpRecords } from '../sql/dump.js';
 import { restoreInto, rewriteTotals, type RestoreTarget } from '../sql/restore.js';
 import type { MaintenanceOps } from '../port.js';
-import { Scope, type Tables } from '../sql/dialect.js';
+import type { Tables } from '../sql/dialect.js';
 import { monthTotalsFromLines, TOTALS_COLUMNS } from '../sql/totals.js';
 import { clearDamaged, markDamaged } from './connection.js';
 import type { Db } from './db.js';
 import { reindex } from './glIndex.js';
-import { fileTables } from './tables.js';
+import { FILE, fileTables } from './tables.js';
 import { fileRows, runOn } from './writer.js';
-
-const FILE = new Scope(null);
 
 /** `books check` and `books rebuild` of a ledger file. */
 export class SqliteMaintenance implements MaintenanceOps {

@@ -1,11 +1,9 @@
-import type Database from 'better-sqlite3';
 import type { JournalLineFacts, ReversalLink } from '../reconcile/store.js';
-import type { Sql } from '../sql/dialect.js';
 import { SIGNED } from '../sql/reconChecks.js';
-import { toJsonInteger } from '../../domain/money.js';
 import { ReconTables } from '../sql/reconTables.js';
 import type { Db } from './db.js';
 import { FILE_ENTITY } from '../sql/dialect.js';
+import { sqliteSql } from './tables.js';
 
 /** A line whose mark no longer says what the journal holds (the journal never changes: damage). */
 const STRAY = `SELECT m.entry_seq, m.line_no,
@@ -18,52 +16,6 @@ const STRAY = `SELECT m.entry_seq, m.line_no,
   WHERE m.entity_id = ? AND (l.entry_seq IS NULL OR l.account_key <> m.account_key
     OR l.entry_date <> m.entry_date OR ${SIGNED} <> m.net_atoms)
   ORDER BY m.entry_seq, m.line_no`;
-
-/** A ledger file's connection as reconciliation's statements run on it (`prep` keeps statements). */
-export function sqliteSql(prep: (text: string) => Database.Statement): Sql {
-  return {
-    // Integers as PostgreSQL's are read (db.ts): a number while it is exact as one, else a bigint;
-    // a sum past 2^53 read as a float would lose atoms.
-    all: async <T>(text: string, params: unknown[]) =>
-      (
-        prep(text)
-          .safeIntegers(true)
-          .all(...params) as Record<string, unknown>[]
-      ).map(exact) as T[],
-    run: async (text: string, params: unknown[]) => {
-      prep(text).run(...params);
-    },
-    anyOf: (column, values) => ({
-      sql: `${column} IN (SELECT value FROM json_each(?))`,
-      param: JSON.stringify(values),
-    }),
-    // SQLite plans by its own estimates, which know no entities.
-    wholeReads: async () => {},
-    insert: async (table, columns, rows) => {
-      // A hundred rows a statement, then one at a time: two statements a table, prepared once.
-      const names = columns.map((c) => c.name).join(', ');
-      const row = `(${columns.map(() => '?').join(', ')})`;
-      const many = prep(
-        `INSERT INTO ${table} (${names}) VALUES ${Array(100).fill(row).join(', ')}`,
-      );
-      const one = prep(`INSERT INTO ${table} (${names}) VALUES ${row}`);
-      let i = 0;
-      for (; i + 100 <= rows.length; i += 100) many.run(...rows.slice(i, i + 100).flat());
-      for (; i < rows.length; i++) one.run(...rows[i]!);
-    },
-  };
-}
-
-/** A row's bigints as numbers where that is exact. */
-function exact(row: Record<string, unknown>): Record<string, unknown> {
-  for (const k in row) {
-    const v = row[k];
-    if (typeof v === 'bigint') row[k] = toJsonInteger(v);
-  }
-  return row;
-}
-
-export { FILE_ENTITY };
 
 /** Reconciliation's tables in a ledger file, on its connection. */
 export function sqliteRecon(db: Db): ReconTables {

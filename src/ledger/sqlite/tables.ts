@@ -1,15 +1,17 @@
 import Database from 'better-sqlite3';
-import { Scope, type Session, type Tables } from '../sql/dialect.js';
+import { toJsonInteger } from '../../domain/money.js';
+import { Scope, type Session, type Sql, type Tables } from '../sql/dialect.js';
 import type { Db } from './db.js';
-import { sqliteSql } from './recon.js';
 
-const FILE = new Scope(null);
+/** Where a ledger file keeps its one entity's rows (sql/dialect.ts). */
+export const FILE = new Scope(null);
 
 /** A ledger file's transactions for the store-neutral code (sql/dialect.ts), on its connection. */
 export function fileTables(db: Db): Tables {
   const session: Session = { sql: sqliteSql((text) => db.prep(text)), scope: FILE };
   return {
     read: (fn) => db.readAsync(() => fn(session)),
+    once: (fn) => fn(session),
     write: (fn) => db.writeAsync(() => fn(session, db.entity())),
     snapshot: (fn) => snapshot(db.location, fn),
     stamp: () => db.stamp(),
@@ -32,4 +34,48 @@ async function* snapshot<T>(
   } finally {
     db.close();
   }
+}
+
+/** A ledger file's connection as reconciliation's statements run on it (`prep` keeps statements). */
+export function sqliteSql(prep: (text: string) => Database.Statement): Sql {
+  return {
+    // Integers as PostgreSQL's are read (db.ts): a number while it is exact as one, else a bigint;
+    // a sum past 2^53 read as a float would lose atoms.
+    all: async <T>(text: string, params: unknown[]) =>
+      (
+        prep(text)
+          .safeIntegers(true)
+          .all(...params) as Record<string, unknown>[]
+      ).map(exact) as T[],
+    run: async (text: string, params: unknown[]) => {
+      prep(text).run(...params);
+    },
+    anyOf: (column, values) => ({
+      sql: `${column} IN (SELECT value FROM json_each(?))`,
+      param: JSON.stringify(values),
+    }),
+    // SQLite plans by its own estimates, which know no entities.
+    wholeReads: async () => {},
+    insert: async (table, columns, rows) => {
+      // A hundred rows a statement, then one at a time: two statements a table, prepared once.
+      const names = columns.map((c) => c.name).join(', ');
+      const row = `(${columns.map(() => '?').join(', ')})`;
+      const many = prep(
+        `INSERT INTO ${table} (${names}) VALUES ${Array(100).fill(row).join(', ')}`,
+      );
+      const one = prep(`INSERT INTO ${table} (${names}) VALUES ${row}`);
+      let i = 0;
+      for (; i + 100 <= rows.length; i += 100) many.run(...rows.slice(i, i + 100).flat());
+      for (; i < rows.length; i++) one.run(...rows[i]!);
+    },
+  };
+}
+
+/** A row's bigints as numbers where that is exact. */
+function exact(row: Record<string, unknown>): Record<string, unknown> {
+  for (const k in row) {
+    const v = row[k];
+    if (typeof v === 'bigint') row[k] = toJsonInteger(v);
+  }
+  return row;
 }
