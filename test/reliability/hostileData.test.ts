@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { snapshot } from '../support/helpers.js';
 import { cli } from '../support/cli.js';
-import { copyTemplate, exec } from '../support/ledgers.js';
+import { copyTemplate } from '../support/ledgers.js';
 
 // The cases of the trust issue that are about data and files, run in-process through the same `run`
 // as the binary (each reproduced on the main of 2026-11-22 before its fix).
@@ -77,138 +77,6 @@ describe('a chart that names an account two ways, or puts lines under a header',
     expect(r.stderr).toContain(
       "accounts[rent]: header account 'rent' holds 1 line(s), balance 100.00 (header_with_lines)",
     );
-  });
-});
-
-describe('numbers that cannot stop numbering', () => {
-  it('numbers on exactly past a caller’s JE-(2^53 - 1), and past a number beyond 2^62', async () => {
-    const L = ledger();
-    expect(
-      (
-        await L.run(
-          post('2025-02-01', 'rent=1', 'checking=1', '--je-number', 'JE-9007199254740991'),
-        )
-      ).exitCode,
-    ).toBe(0);
-    const numbers: string[] = [];
-    for (let i = 0; i < 3; i++)
-      numbers.push(
-        JSON.parse((await L.run([...post('2025-02-02'), '--format', 'json'])).stdout).je_number,
-      );
-    expect(numbers).toEqual(['JE-9007199254740992', 'JE-9007199254740993', 'JE-9007199254740994']);
-    expect(
-      (
-        await L.run(
-          post('2025-02-03', 'rent=1', 'checking=1', '--je-number', '99999999999999999999'),
-        )
-      ).exitCode,
-    ).toBe(0);
-    expect(
-      JSON.parse((await L.run([...post('2025-02-04'), '--format', 'json'])).stdout).je_number,
-    ).toBe('JE-9007199254740995');
-    expect((await L.run(['check'])).exitCode).toBe(0);
-  });
-});
-
-describe('caller-chosen numbers never stop or steer numbering', () => {
-  const numberOf = async (L: ReturnType<typeof ledger>, ...args: string[]) => {
-    const r = await L.run([...post('2025-02-05'), ...args, '--format', 'json']);
-    expect(r.exitCode, r.stderr).toBe(0);
-    return JSON.parse(r.stdout).je_number as string;
-  };
-
-  it('2^62 (counted) then 2^62 + 1 (kept): later posts and imports pass over it; check is clean', async () => {
-    const L = ledger();
-    expect(await numberOf(L, '--je-number', 'JE-4611686018427387904')).toBe(
-      'JE-4611686018427387904',
-    );
-    expect(await numberOf(L, '--je-number', 'JE-4611686018427387905')).toBe(
-      'JE-4611686018427387905',
-    );
-    expect(await numberOf(L)).toBe('JE-4611686018427387906');
-    const file = join(L.dir, 'more.csv');
-    writeFileSync(
-      file,
-      'entry,entry_date,gl_account_id,debit,credit\n1,2025-02-06,rent,1,\n1,,checking,,1\n',
-    );
-    const r = await L.run(['je', 'import', file]);
-    expect(r.exitCode, r.stderr).toBe(0);
-    expect(await numberOf(L)).toBe('JE-4611686018427387908');
-    expect((await L.run(['check'])).exitCode).toBe(0);
-  });
-
-  it('a number from a file is kept and never steers the next one (QuickBooks Journal No. 5001)', async () => {
-    const L = ledger();
-    expect(await numberOf(L)).toBe('JE-1');
-    const file = join(L.dir, 'qbo.csv');
-    writeFileSync(
-      file,
-      'Journal No.,Journal Date,Account Name,Debits,Credits\n' +
-        '5001,01/31/2025,Rent,10.00,\n5001,01/31/2025,Operating Checking,,10.00\n' +
-        '2,01/31/2025,Rent,11.00,\n2,01/31/2025,Operating Checking,,11.00\n',
-    );
-    const r = await L.run(['je', 'import', file, '--preset', 'qbo']);
-    expect(r.exitCode, r.stderr).toBe(0);
-    expect((await L.run(['je', 'show', 'JE-5001'])).exitCode).toBe(0);
-    // JE-2 is the file's: the next automatic number passes over it.
-    expect(await numberOf(L)).toBe('JE-3');
-    expect((await L.run(['check'])).exitCode).toBe(0);
-  });
-
-  it('a number the file gives stays the file’s: an earlier entry without one is numbered past it', async () => {
-    // However the file's chunks fall (the last entry is checked after the others are written), with
-    // a dry run first that says the same.
-    for (const tail of ['', 'c,,2025-02-01,rent,3,\nc,,2025-02-01,checking,,3\n']) {
-      const L = ledger();
-      const file = join(L.dir, 'mixed.csv');
-      writeFileSync(
-        file,
-        'entry,je_number,entry_date,gl_account_id,debit,credit\n' +
-          'a,,2025-02-01,rent,1,\na,,2025-02-01,checking,,1\n' +
-          'b,JE-1,2025-02-01,rent,2,\nb,,2025-02-01,checking,,2\n' +
-          tail,
-      );
-      expect((await L.run(['je', 'import', file, '--dry-run'])).exitCode).toBe(0);
-      const r = await L.run(['je', 'import', file]);
-      expect(r.exitCode, r.stderr).toBe(0);
-      const list = await L.run(['je', 'list', '--format', 'csv']);
-      const byAmount = new Map(
-        list.stdout
-          .trim()
-          .split('\n')
-          .slice(1)
-          .map((l) => l.split(','))
-          .filter((c) => c[8] !== '')
-          .map((c) => [c[8], c[1]]),
-      );
-      expect(byAmount.get('2.00')).toBe('JE-1');
-      expect(byAmount.get('1.00')).toBe('JE-2');
-      if (tail) expect(byAmount.get('3.00')).toBe('JE-3');
-      expect((await L.run(['check'])).exitCode).toBe(0);
-    }
-  });
-
-  it('JE-0, given by a caller or a file, is a number like any other: check passes', async () => {
-    const L = ledger();
-    expect(await numberOf(L, '--je-number', '0')).toBe('JE-0');
-    const file = join(L.dir, 'zero.csv');
-    writeFileSync(
-      file,
-      'entry,je_number,entry_date,gl_account_id,debit,credit\n' +
-        'a,JE-000,2025-02-01,rent,1,\na,,2025-02-01,checking,,1\n',
-    );
-    expect((await L.run(['je', 'import', file])).stderr).toContain('duplicate_je_number');
-    expect(await numberOf(L)).toBe('JE-1');
-    expect((await L.run(['check'])).exitCode).toBe(0);
-  });
-
-  it('check names a number kept where numbering cannot see it', async () => {
-    const L = ledger();
-    await numberOf(L);
-    exec(L.ledger, `UPDATE journal_entries SET je_seq = NULL WHERE je_number = 'JE-1'`);
-    const r = await L.run(['check']);
-    expect(r.exitCode).toBe(1);
-    expect(r.stderr).toContain('journal_entries[JE-1]: JE-1 is kept for numbering not at all');
   });
 });
 
