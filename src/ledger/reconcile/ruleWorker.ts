@@ -41,7 +41,7 @@ export async function firstRules(
   );
 }
 
-/** The thread's code: the same reading of a pattern as reconcileCreate's testOf. */
+/** The thread's code: the same reading of a pattern as create.ts's testOf. */
 const WORKER = `
 const { parentPort, workerData } = require('node:worker_threads');
 const tests = workerData.patterns.map((p) => {
