@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { psqlPath } from '../../src/bench/cluster.js';
@@ -145,6 +146,50 @@ describe.each(STORES)('what the tables hold that no command writes, on %s', (_na
       expect(check.stdout + check.stderr).toMatch(
         /JE-1 is dated 2025-01-\d\d, before the books start \(2025-02-01\)/,
       );
+    } finally {
+      await L.close();
+    }
+  });
+});
+
+describe('what only a ledger file can hold: a fraction or text where a number is kept', () => {
+  const file = FIXTURES.find((f) => f.name === 'sqlite')!;
+  const problems = async (L: FixtureLedger) => {
+    const check = await L.books(['check', '--format', 'json']);
+    expect(check.exitCode, check.stderr).toBe(1);
+    return (
+      JSON.parse(check.stdout) as { error: { errors: { reason: string; message: string }[] } }
+    ).error.errors;
+  };
+
+  it('a JE number kept as 3.5 or as text: check names it (exit 1), never stops on it', async () => {
+    for (const value of ['3.5', "'abc'"]) {
+      const L = await fromTemplate(file, 'demo');
+      try {
+        tamper(L, `UPDATE journal_entries SET je_seq = ${value} WHERE je_number = 'JE-9'`);
+        expect(await problems(L)).toContainEqual({
+          path: 'journal_entries[JE-9]',
+          reason: 'je_numbering',
+          message: `JE-9 is kept for numbering as ${value.replaceAll("'", '')}, which is not a whole number`,
+        });
+      } finally {
+        await L.close();
+      }
+    }
+  });
+
+  it('a derived total with a fraction: check names it, and the chart still imports', async () => {
+    const L = await fromTemplate(file, 'demo');
+    try {
+      tamper(
+        L,
+        `UPDATE account_month_totals SET net_atoms = net_atoms + 0.5 WHERE (account_key, month) =
+           (SELECT account_key, month FROM account_month_totals ORDER BY account_key, month LIMIT 1)`,
+      );
+      expect((await problems(L)).map((p) => p.reason)).toContain('derived_mismatch');
+      const chart = join(import.meta.dirname, '../../fixtures/demo/accounts.csv');
+      const again = await L.books(['accounts', 'import', chart]);
+      expect(again.exitCode, again.stderr).toBe(0);
     } finally {
       await L.close();
     }

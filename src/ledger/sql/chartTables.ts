@@ -13,7 +13,7 @@ import {
 import { exponentOf } from '../../domain/money.js';
 import type { ImportCounts } from '../books/port.js';
 import { newId } from '../ids.js';
-import { flag, type Scope, type Session, type Tables } from './dialect.js';
+import { flag, wholeOf, type Scope, type Session, type Tables } from './dialect.js';
 
 /** The chart as the API lists it, parents named by id, numbered accounts first. */
 export function accountsSql(s: Scope): string {
@@ -219,7 +219,20 @@ export async function chartShapes({ sql, scope }: Session): Promise<ChartShape[]
   return rows.map(({ lines, balance, is_postable, cleared, ...shape }) => ({
     ...(shape as Omit<ChartShape, 'posted' | 'is_postable' | 'cleared'>),
     is_postable: flag(is_postable),
-    posted: { lines: Number(lines ?? 0), balance: BigInt((balance as number | bigint) ?? 0) },
+    posted: { lines: Number(lines ?? 0), balance: balanceOf(balance) },
     cleared: Number(cleared ?? 0),
   }));
+}
+
+/**
+ * An account's balance as its totals sum: exact, or, where a damaged file holds a fraction, the
+ * whole number away from zero (what the chart's checks ask is whether it holds one; check names the
+ * fraction in the totals).
+ */
+function balanceOf(v: unknown): bigint {
+  if (v === null || v === undefined) return 0n;
+  const whole = wholeOf(v);
+  if (whole !== null) return whole;
+  const n = Number(v);
+  return Number.isFinite(n) ? BigInt(n > 0 ? Math.ceil(n) : Math.floor(n)) : 0n;
 }

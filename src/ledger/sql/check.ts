@@ -15,7 +15,7 @@ import type { Problem } from '../../domain/errors.js';
 import { numberingProblem } from '../../domain/jeNumber.js';
 import { exponentOf, MAX_ATOMS } from '../../domain/money.js';
 import { chartShapes } from './chartTables.js';
-import type { Session } from './dialect.js';
+import { wholeOf, type Session } from './dialect.js';
 import { monthTotalsFromLines } from './totals.js';
 
 export type Add = (p: Problem) => void;
@@ -161,8 +161,8 @@ async function numbering({ sql, scope }: Session, add: Add): Promise<void> {
   const starts = Array.from({ length: 9 }, (_, i) => `'JE-${i + 1}'`).join(', ');
   const rows = await sql.all<{
     je_number: string;
-    counted: number | bigint | null;
-    uncounted: number | bigint | null;
+    counted: unknown;
+    uncounted: unknown;
   }>(
     `SELECT je_number, je_seq AS counted, je_seq_uncounted AS uncounted FROM journal_entries e
      WHERE ${scope.of('e')}(je_seq IS NOT NULL OR je_seq_uncounted IS NOT NULL
@@ -172,9 +172,20 @@ async function numbering({ sql, scope }: Session, add: Add): Promise<void> {
     [],
   );
   let found = 0;
-  const big = (v: number | bigint | null) => (v === null ? null : BigInt(v));
   for (const r of rows) {
-    const problem = numberingProblem(r.je_number, big(r.counted), big(r.uncounted));
+    // A damaged file can keep 3.5 or text where a number is kept: said, not read as one.
+    const counted = r.counted === null ? null : wholeOf(r.counted);
+    const uncounted = r.uncounted === null ? null : wholeOf(r.uncounted);
+    const odd =
+      r.counted !== null && counted === null
+        ? r.counted
+        : r.uncounted !== null && uncounted === null
+          ? r.uncounted
+          : undefined;
+    const problem =
+      odd !== undefined
+        ? `${r.je_number} is kept for numbering as ${String(odd)}, which is not a whole number`
+        : numberingProblem(r.je_number, counted, uncounted);
     if (problem && found++ < 10)
       add({ path: `journal_entries[${r.je_number}]`, reason: 'je_numbering', message: problem });
   }

@@ -39,6 +39,15 @@ export interface Column {
 /** The entity column of reconciliation's rows in a ledger file (see Scope.reconId). */
 export const FILE_ENTITY = '';
 
+/**
+ * An integer column as read, exactly; null for what a damaged file can hold instead (SQLite keeps
+ * 3.5 or text in any column: check names it, and nothing may stop on it).
+ */
+export function wholeOf(v: unknown): bigint | null {
+  if (typeof v === 'bigint') return v;
+  return typeof v === 'number' && Number.isInteger(v) ? BigInt(v) : null;
+}
+
 /** A boolean as either store reads it back (a file keeps 1 and 0). */
 export const flag = (v: unknown): boolean => v === true || v === 1 || v === 1n;
 
