@@ -8,7 +8,7 @@ import { readCounterpartyRef } from '../domain/reportQueries.js';
 import { csvLine } from '../render/csv.js';
 import { JOURNAL_COLUMNS, journalRows } from '../render/journalCsv.js';
 import { cell } from '../render/text.js';
-import { accountsOfFlag, counterpartyFlagRefused, OUTPUT_FLAG } from './reportFlags.js';
+import { filterFlagRefused, OUTPUT_FLAG } from './reportFlags.js';
 
 interface Options {
   from: string | undefined;
@@ -66,8 +66,8 @@ rebuilds the same journal in a ledger with the same chart.`,
   async run(ctx, opts) {
     const ledger = await ctx.ledger();
     if (!ledger.capabilities.listsEntries) throw errors.notOffered('je list', ledger.location);
-    const chart = ctx.format === 'csv' || opts.accounts.length ? await ledger.chart.accounts() : [];
-    const accounts = accountsOfFlag(opts.accounts, chart);
+    const chart = ctx.format === 'csv' ? await ledger.chart.accounts() : [];
+    const accounts = opts.accounts;
     const counterparty = opts.counterparty ? readCounterpartyRef(opts.counterparty)! : undefined;
     const filter = {
       from: opts.from,
@@ -80,7 +80,7 @@ rebuilds the same journal in a ledger with the same chart.`,
     const listed = ledger.journal.list(filter)[Symbol.asyncIterator]();
     // The first entry is read before anything is written: a refused filter writes no partial list.
     const first = await listed.next().catch((e: unknown) => {
-      throw counterpartyFlagRefused(e);
+      throw filterFlagRefused(e);
     });
     const entries = {
       async *[Symbol.asyncIterator]() {

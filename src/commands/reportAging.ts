@@ -8,9 +8,8 @@ import { exponentOf } from '../domain/money.js';
 import { readCounterpartyRef } from '../domain/reportQueries.js';
 import { agingCsv, agingTable } from '../render/aging.js';
 import {
-  accountsOfFlag,
   ATOMS_FLAG,
-  counterpartyFlagRefused,
+  filterFlagRefused,
   OUTPUT_FLAG,
   refuseFlags,
   writeReport,
@@ -87,8 +86,7 @@ accounts' balance in the trial balance at the same date.`,
   async run(ctx, opts) {
     const ledger = await ctx.ledger();
     const asOf = opts.asOf ?? localDate(ctx.now());
-    const chart = opts.accounts.length ? await ledger.chart.accounts() : [];
-    const accounts = opts.accounts.length ? accountsOfFlag(opts.accounts, chart) : [];
+    const accounts = opts.accounts;
     let report: AgingReport;
     try {
       report = await ledger.reports.aging({
@@ -100,9 +98,9 @@ accounts' balance in the trial balance at the same date.`,
         ...(accounts.length ? { accounts } : {}),
       });
     } catch (e) {
-      // A counterparty the ledger does not have is not found (exit 1), as an unknown account is;
-      // its other problems with a parameter are the flag's (exit 2).
-      const unknown = counterpartyFlagRefused(e);
+      // An account or counterparty the ledger does not have is not found (exit 1); its other
+      // problems with a parameter are the flags' (exit 2).
+      const unknown = filterFlagRefused(e);
       if (unknown !== e) throw unknown;
       if (e instanceof Error && 'code' in e && e.code === 'invalid_parameters' && 'errors' in e)
         refuseFlags(

@@ -3,8 +3,7 @@ import { COMPARE_KINDS, type CompareKind } from '../domain/compare.js';
 import type { Context } from '../cli/context.js';
 import { dateFlag, wholeFlag } from '../cli/flags.js';
 import { openOutput, writeTo } from '../cli/output.js';
-import type { Entity, GlAccount } from '../domain/accounts.js';
-import { accountIndex } from '../domain/input.js';
+import type { Entity } from '../domain/accounts.js';
 import { localDate } from '../domain/dates.js';
 import { BooksError, errors, isBooksError } from '../domain/errors.js';
 import { toJson } from '../domain/json.js';
@@ -162,34 +161,27 @@ export async function writeReport(
 }
 
 /**
- * Accounts named by --account (external id or number) as external ids. A name the chart does not
- * have is a readable value the ledger refuses: not_found (exit 1), with the accounts it resembles.
+ * A ledger's refusal of a filter's accounts or counterparty (names it does not have) as the flags':
+ * not_found (exit 1), each problem naming --account or --counterparty, with what it resembles; any
+ * other error as it is.
  */
-export function accountsOfFlag(refs: string[], chart: GlAccount[]): string[] {
-  const index = accountIndex(chart);
-  const unknown = refs.filter((ref) => !index.get(ref.trim()));
-  if (unknown.length) {
-    const problems = unknown.map((ref) => ({
-      path: '--account',
-      reason: 'unknown_account',
-      message: index.unknown(ref.trim()),
-    }));
-    const message = problems.map((p) => `--account: ${p.message}`).join('; ');
-    throw new BooksError('not_found', message, problems);
-  }
-  return refs.map((ref) => index.get(ref.trim())!.external_id);
-}
-
-/**
- * A ledger's refusal of a filter's counterparty (not found) as the flag's: not_found (exit 1), as an
- * unknown account is, naming --counterparty; any other error as it is.
- */
-export function counterpartyFlagRefused(e: unknown): unknown {
+export function filterFlagRefused(e: unknown): unknown {
   if (!isBooksError(e) || e.code !== 'invalid_parameters') return e;
-  const problem = e.errors.find((p) => p.reason === 'unknown_counterparty');
-  if (!problem) return e;
-  const message = `--counterparty: ${problem.message}`;
-  return new BooksError('not_found', message, [
-    { path: '--counterparty', reason: 'unknown_counterparty', message },
-  ]);
+  const FLAGS: Record<string, string> = {
+    unknown_account: '--account',
+    unknown_counterparty: '--counterparty',
+  };
+  const unknown = e.errors.filter((p) => FLAGS[p.reason]);
+  if (!unknown.length) return e;
+  const said = unknown.map((p) => `${FLAGS[p.reason]}: ${p.message}`);
+  return new BooksError(
+    'not_found',
+    said.join('; '),
+    // An account's problem says the name as the ledger does; a counterparty's names the flag too.
+    unknown.map((p, i) => ({
+      path: FLAGS[p.reason]!,
+      reason: p.reason,
+      message: p.reason === 'unknown_account' ? p.message : said[i]!,
+    })),
+  );
 }

@@ -15,13 +15,7 @@ import {
   glTableWriter,
   type GlWriter,
 } from '../render/generalLedger.js';
-import {
-  accountsOfFlag,
-  ATOMS_FLAG,
-  counterpartyFlagRefused,
-  OUTPUT_FLAG,
-  refuseFlags,
-} from './reportFlags.js';
+import { ATOMS_FLAG, filterFlagRefused, OUTPUT_FLAG, refuseFlags } from './reportFlags.js';
 
 interface Options {
   accounts: string[];
@@ -84,10 +78,12 @@ async function generalLedger(ctx: Context, opts: Options): Promise<void> {
   const entity = await ledger.entity.get();
   const end = opts.end ?? localDate(ctx.now());
   const start = opts.start ?? fiscalYearStart(end, entity.fiscal_year_start_month);
-  const accounts = opts.accounts.length
-    ? accountsOfFlag(opts.accounts, await ledger.chart.accounts())
-    : [];
-  const raw = { start_date: start, end_date: end, accounts, counterparty: opts.counterparty };
+  const raw = {
+    start_date: start,
+    end_date: end,
+    accounts: opts.accounts,
+    counterparty: opts.counterparty,
+  };
   const checked = checkGeneralLedgerQuery(raw);
   if ('problems' in checked) refuseFlags(checked.problems);
   const exponent = exponentOf(entity.currency);
@@ -100,7 +96,7 @@ async function generalLedger(ctx: Context, opts: Options): Promise<void> {
   // The first event is read before anything is written: a refused query writes no partial report.
   const events = ledger.reports.generalLedger(checked.query)[Symbol.asyncIterator]();
   let next = await events.next().catch((e: unknown) => {
-    throw counterpartyFlagRefused(e);
+    throw filterFlagRefused(e);
   });
   const out = await openOutput(ctx, opts.output);
   const writer: GlWriter =

@@ -113,16 +113,19 @@ export function readWholeNumber(
 /** How an account is written where people name one: its external id or its account number. */
 export type AccountFinder = (ref: string) => Read<GlAccount>;
 
+/** An account as people name it: by external id or number, and by name in a hint. */
+type Named = { name: string; external_id: string; account_number: string | null };
+
 /** Accounts by external id, then by account number; and what to say of a reference that names none. */
-export interface AccountIndex {
-  get(ref: string): GlAccount | undefined;
+export interface AccountIndex<A extends Named = GlAccount> {
+  get(ref: string): A | undefined;
   /** Why a reference names no account, with the accounts it most resembles (by name, number or id). */
   unknown(ref: string): string;
 }
 
-export function accountIndex(accounts: GlAccount[]): AccountIndex {
+export function accountIndex<A extends Named>(accounts: A[]): AccountIndex<A> {
   const byExt = new Map(accounts.map((a) => [a.external_id, a]));
-  const byNumber = new Map<string, GlAccount>();
+  const byNumber = new Map<string, A>();
   for (const a of accounts) if (a.account_number) byNumber.set(a.account_number, a);
   return {
     get: (ref) => byExt.get(ref) ?? byNumber.get(ref),
@@ -158,10 +161,10 @@ export function describeAccount(a: {
 }
 
 /** Up to three accounts whose name, number or id resembles the text (case aside). */
-export function closeMatches(text: string, accounts: GlAccount[]): GlAccount[] {
+export function closeMatches<A extends Named>(text: string, accounts: A[]): A[] {
   const t = text.toLowerCase();
   if (!t) return [];
-  const scored: [number, GlAccount][] = [];
+  const scored: [number, A][] = [];
   for (const a of accounts) {
     const keys = [a.name, a.external_id, a.account_number ?? ''].map((k) => k.toLowerCase());
     let best = Infinity;
@@ -193,6 +196,18 @@ function editDistance(a: string, b: string): number {
     prev = cur;
   }
   return prev[b.length]!;
+}
+
+/**
+ * A filter's accounts (by external id or number) that the chart does not have: refused as an unknown
+ * counterparty is, each with the accounts it resembles, not answered with an empty report.
+ */
+export function unknownAccounts(refs: string[], accounts: Named[]): Problem[] {
+  const index = accountIndex(accounts);
+  return refs
+    .map((ref) => ref.trim())
+    .filter((ref) => !index.get(ref))
+    .map((ref) => ({ path: 'account', reason: 'unknown_account', message: index.unknown(ref) }));
 }
 
 /** Why a counterparty reference names none, with those of its type whose id or name resembles it. */

@@ -224,6 +224,17 @@ describe('general-ledger cursors', () => {
         'unknown_counterparty',
       );
       expect((await get({ ...query, counterparty: 'customer:C001' })).status).toBe(200);
+      // An account likewise, named by the ledger with those it resembles (as the CLI says it).
+      const typo = await get({ ...query, account: 'ren' });
+      expect(typo.status).toBe(400);
+      expect(
+        ((await typo.json()) as { errors: { reason: string; message: string }[] }).errors,
+      ).toEqual([
+        expect.objectContaining({
+          reason: 'unknown_account',
+          message: expect.stringMatching(/did you mean .*\(rent\)/),
+        }),
+      ]);
     } finally {
       await s.close();
     }

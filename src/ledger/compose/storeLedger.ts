@@ -41,10 +41,10 @@ export abstract class StoreLedger implements Pick<
     store: FeatureStore,
     sums: Sums,
     maintenance: MaintenanceOps,
-    chart: Pick<ChartOps, 'counterparties'>,
+    chart: Pick<ChartOps, 'accounts' | 'counterparties'>,
   ) {
     const counterparties = () => chart.counterparties();
-    this.journal = new JournalFromStore(store, localProcesses, counterparties);
+    this.journal = new JournalFromStore(store, localProcesses, chart);
     const budgets = () => store.read((tx) => tx.plans.budgetRows());
     this.reports = new ReportsFromSums(sums, budgets, counterparties);
     this.budgets = new BudgetsFromStore(store, sums);

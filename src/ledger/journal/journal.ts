@@ -4,9 +4,9 @@ import {
   type JournalEntry,
   type ValidEntry,
 } from '../../domain/entry.js';
-import type { Counterparty } from '../../domain/accounts.js';
-import { BooksError, entryInvalid, errors } from '../../domain/errors.js';
-import { counterpartyProblem } from '../../domain/input.js';
+import type { Counterparty, GlAccount } from '../../domain/accounts.js';
+import { BooksError, entryInvalid, errors, type Problem } from '../../domain/errors.js';
+import { accountIndex, counterpartyProblem, unknownAccounts } from '../../domain/input.js';
 import { idempotencyKeyProblem, requestHash } from '../../domain/idempotency.js';
 import { JeNumbering } from '../../domain/jeNumber.js';
 import { contextOf, reversalBody, wantsOf, writeGates } from '../../domain/posting.js';
@@ -33,8 +33,11 @@ export class JournalFromStore implements JournalOps {
   constructor(
     private readonly store: JournalStore,
     private readonly processes: Processes,
-    /** The entity's counterparties: a listing's filter must name one of them. */
-    private readonly counterparties: () => Promise<Counterparty[]>,
+    /** The entity's chart: a listing's filter must name its accounts and counterparties. */
+    private readonly chart: {
+      accounts(): Promise<GlAccount[]>;
+      counterparties(): Promise<Counterparty[]>;
+    },
   ) {}
 
   async post(body: unknown, options: PostOptions): Promise<JournalEntry> {
@@ -174,19 +177,37 @@ export class JournalFromStore implements JournalOps {
     return this.store.get(idOrNumber);
   }
 
-  /** Entries by a filter; a counterparty it names must be one of the ledger's (as in reports). */
+  /**
+   * Entries by a filter; the accounts (by external id or number) and the counterparty it names must
+   * be the ledger's, as in reports.
+   */
   list(filter: EntryFilter): AsyncIterable<JournalEntry> {
-    // Without a counterparty the store's own stream, with no layer between it and the reader.
-    return filter.counterparty ? this.listOf(filter, filter.counterparty) : this.store.list(filter);
+    // Naming nothing, the store's own stream, with no layer between it and the reader.
+    return filter.counterparty || filter.accounts?.length
+      ? this.listOf(filter)
+      : this.store.list(filter);
   }
 
-  private async *listOf(
-    filter: EntryFilter,
-    counterparty: { type: string; external_id: string },
-  ): AsyncIterable<JournalEntry> {
-    const problem = counterpartyProblem(counterparty, await this.counterparties());
-    if (problem) throw new BooksError('invalid_parameters', problem.message, [problem]);
-    yield* this.store.list(filter);
+  private async *listOf(filter: EntryFilter): AsyncIterable<JournalEntry> {
+    const problems: Problem[] = [];
+    let accounts = filter.accounts;
+    if (accounts?.length) {
+      const chart = await this.chart.accounts();
+      const index = accountIndex(chart);
+      problems.push(...unknownAccounts(accounts, chart));
+      accounts = accounts.map((ref) => index.get(ref.trim())?.external_id ?? ref);
+    }
+    if (filter.counterparty) {
+      const problem = counterpartyProblem(filter.counterparty, await this.chart.counterparties());
+      if (problem) problems.push(problem);
+    }
+    if (problems.length)
+      throw new BooksError(
+        'invalid_parameters',
+        problems.map((p) => p.message).join('; '),
+        problems,
+      );
+    yield* this.store.list({ ...filter, ...(accounts ? { accounts } : {}) });
   }
 
   async beginImport(options: ImportOptions): Promise<ImportBatch> {

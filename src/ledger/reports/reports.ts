@@ -1,5 +1,5 @@
 import { ACCOUNT_TYPES, type Counterparty, type Entity } from '../../domain/accounts.js';
-import { counterpartyProblem } from '../../domain/input.js';
+import { counterpartyProblem, unknownAccounts } from '../../domain/input.js';
 import { buildBalanceSheet, cutDates, type BalanceSheet } from '../../domain/balanceSheet.js';
 import { dayBefore, FIRST_DATE } from '../../domain/dates.js';
 import { BooksError, errors, type Problem } from '../../domain/errors.js';
@@ -195,16 +195,10 @@ export class ReportsFromSums implements ReportOps {
     const s = await this.sums.snapshot(() => [q.as_of]);
     let selected: ReportAccount[];
     if (q.accounts.length) {
-      const found = glAccountsOf(s.accounts, q.accounts);
-      if (found.unknown.length)
-        refuse(
-          found.unknown.map((id) => ({
-            path: 'account',
-            reason: 'unknown_account',
-            message: `no account '${id}'`,
-          })),
-        );
-      selected = found.selected;
+      const refs = q.accounts.map((ref) => ref.trim());
+      const unknown = unknownAccounts(refs, s.accounts);
+      if (unknown.length) refuse(unknown);
+      selected = glAccountsOf(s.accounts, refs).selected;
     } else selected = s.accounts.filter((a) => a.account_type === AGING_ACCOUNT_TYPE[q.type]);
     const builder = new AgingBuilder(q, selected);
     if (selected.length) {
@@ -251,15 +245,10 @@ export class ReportsFromSums implements ReportOps {
       dayBefore(fiscalYearStart(q.start_date, e.fiscal_year_start_month)),
       before,
     ]);
-    const { selected, unknown } = glAccountsOf(s.accounts, q.accounts);
-    if (unknown.length)
-      refuse(
-        unknown.map((id) => ({
-          path: 'account',
-          reason: 'unknown_account',
-          message: `no account '${id}'`,
-        })),
-      );
+    const refs = q.accounts.map((ref) => ref.trim());
+    const unknown = unknownAccounts(refs, s.accounts);
+    if (unknown.length) refuse(unknown);
+    const { selected } = glAccountsOf(s.accounts, refs);
     const fromRank = from ? selected.findIndex((a) => a.key === from.key) : 0;
     // The chart changed between pages (the cursor's account no longer in the report): the pages
     // already given cannot be continued, only read again.
