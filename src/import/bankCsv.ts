@@ -2,7 +2,7 @@ import type { StatementLineIn } from '../domain/reconcile.js';
 import { directionOf, type Layout, type Target } from './bankColumns.js';
 import { blank, delimiterOf, headerOf } from './bankTable.js';
 import {
-  bankAmount,
+  bankAtoms,
   bankDate,
   centuryOf,
   currencyOf,
@@ -239,10 +239,10 @@ class RowReader {
     let balance: number | null = null;
     const balanceText = this.cell(cells, layout.balance);
     if (balanceText !== '') {
-      const b = bankAmount(balanceText, comma, this.side.exponent);
+      const b = bankAtoms(balanceText, comma, this.side.exponent);
       if ('message' in b)
         add(row, this.column(layout.balance, 'balance'), 'invalid_amount', b.message);
-      else balance = Number(this.side.negate ? -b.atoms : b.atoms);
+      else balance = this.side.negate ? -b.atoms : b.atoms;
     }
     if (!date || 'message' in amount) return null;
     if (amount.atoms === 0) return 'zero';
@@ -271,15 +271,12 @@ class RowReader {
     comma: boolean,
   ): { atoms: number } | { message: string; reason: string; column?: string } {
     const { layout, side } = this;
-    const read = (t: string) => bankAmount(t, comma, side.exponent);
-    const safe = (a: bigint) => (a > MAX || a < -MAX ? null : Number(a));
+    const read = (t: string) => bankAtoms(t, comma, side.exponent);
     const signedText = this.cell(cells, layout.amount);
     if (layout.amount !== null && (layout.deposit === null || signedText !== '')) {
       const a = read(signedText);
       if ('message' in a) return { ...a, reason: 'invalid_amount' };
-      let atoms = safe(a.atoms);
-      if (atoms === null)
-        return { message: `'${signedText}' is too large`, reason: 'invalid_amount' };
+      let atoms = a.atoms;
       if (this.direction === null) return { atoms };
       // The direction says which way the money went for the holder, as a pair does.
       if (directionOf(this.cell(cells, this.direction)) === true && atoms > 0) atoms = -atoms;
@@ -288,7 +285,7 @@ class RowReader {
     const [i, o] = [this.cell(cells, layout.deposit), this.cell(cells, layout.withdrawal)];
     const some = (t: string) => {
       const a = t === '' ? null : read(t);
-      return a !== null && !('atoms' in a && a.atoms === 0n);
+      return a !== null && !('atoms' in a && a.atoms === 0);
     };
     if (!some(i) && !some(o)) return { atoms: 0 };
     if (some(i) && some(o))
@@ -296,9 +293,8 @@ class RowReader {
     const text = some(i) ? i : o;
     const a = read(text);
     if ('message' in a) return { ...a, reason: 'invalid_amount' };
-    const atoms = safe(a.atoms < 0n ? -a.atoms : a.atoms);
-    if (atoms === null) return { message: `'${text}' is too large`, reason: 'invalid_amount' };
-    if (some(i) && a.atoms < 0n)
+    const atoms = Math.abs(a.atoms);
+    if (some(i) && a.atoms < 0)
       return {
         message: `'${i}' is negative: the deposit column says money came in`,
         reason: 'wrong_sign',
@@ -310,5 +306,3 @@ class RowReader {
     return { atoms: side.liability ? -holder : holder };
   }
 }
-
-const MAX = BigInt(Number.MAX_SAFE_INTEGER);

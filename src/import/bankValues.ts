@@ -94,6 +94,23 @@ export function decimalCommaOf(cells: string[], given: boolean | null): boolean 
   return comma;
 }
 
+const MAX_ATOMS = BigInt(Number.MAX_SAFE_INTEGER);
+
+/**
+ * An amount as exact atoms a number can hold (a ledger keeps no more), or why it is none: past
+ * 2^53 - 1 atoms it is refused as too large, never rounded.
+ */
+export function bankAtoms(
+  text: string,
+  comma: boolean,
+  exponent: number,
+): { atoms: number } | { message: string } {
+  const a = bankAmount(text, comma, exponent);
+  if ('message' in a) return a;
+  if (a.atoms > MAX_ATOMS || a.atoms < -MAX_ATOMS) return { message: `'${text}' is too large` };
+  return { atoms: Number(a.atoms) };
+}
+
 /** An amount in atoms (negative for money out as written), or why it is none. */
 export function bankAmount(
   text: string,

@@ -3,7 +3,7 @@ import type { StatementIn, StatementLineIn } from '../domain/reconcile.js';
 import type { Target } from './bankColumns.js';
 import { readBankCsv, type CsvRead } from './bankCsv.js';
 import { decodeBankFile, EncodingError, type Encoding } from './bankText.js';
-import { bankAmount } from './bankValues.js';
+import { bankAtoms } from './bankValues.js';
 import { findAll, leaf, looksLikeOfx, parseOfx, type OfxNode } from './ofx.js';
 import type { DateOrder } from './presets.js';
 import type { KnownSource, StatementSource } from '../domain/statementLayout.js';
@@ -236,13 +236,12 @@ function readOfx(text: string, r: StatementReading): Omit<StatementRead, 'encodi
     const posted = leaf(t, 'DTPOSTED');
     const date = ofxDate(posted);
     const value = leaf(t, 'TRNAMT') ?? '';
-    const amount = bankAmount(value, comma, r.exponent);
+    const amount = bankAtoms(value, comma, r.exponent);
     if (!date) at('DTPOSTED', `DTPOSTED '${posted ?? ''}' is not a date`);
     if ('message' in amount) at('TRNAMT', `TRNAMT ${amount.message}`);
     if (!date || 'message' in amount) return;
-    if (amount.atoms === 0n) return void skippedZero++;
-    const atoms = Number(amount.atoms);
-    if (!Number.isSafeInteger(atoms)) return at('TRNAMT', `TRNAMT '${value}' is too large`);
+    const { atoms } = amount;
+    if (atoms === 0) return void skippedZero++;
     const description = [leaf(t, 'NAME'), leaf(t, 'MEMO')].filter(Boolean).join(' ');
     lines.push({
       row: n,
@@ -260,7 +259,7 @@ function readOfx(text: string, r: StatementReading): Omit<StatementRead, 'encodi
   const balAmt = bal && leaf(bal, 'BALAMT');
   if (balAmt) {
     const date = ofxDate(asOf ?? null);
-    const amount = bankAmount(
+    const amount = bankAtoms(
       balAmt,
       comma || (balAmt.includes(',') && !balAmt.includes('.')),
       r.exponent,
@@ -285,8 +284,7 @@ function readOfx(text: string, r: StatementReading): Omit<StatementRead, 'encodi
           `LEDGERBAL's BALAMT ${amount.message}`,
         ),
       );
-    if (date && !('message' in amount))
-      closing = { date, balance_atoms: flip * Number(amount.atoms) };
+    if (date && !('message' in amount)) closing = { date, balance_atoms: flip * amount.atoms };
   }
   if (lines.length === 0 && problems.length === 0 && skippedZero === 0 && !closing)
     problems.push(problemAt(r.file, undefined, 'STMTTRN', 'empty_file', 'no transactions'));

@@ -37,6 +37,17 @@ describe('bank CSV statements', () => {
     expect(readStatement(trailing, reading()).lines.map((l) => l.amount_atoms)).toEqual([100, 200]);
   });
 
+  it('refuses a balance past 2^53 - 1 atoms as an amount is, never rounds it', () => {
+    const big = '90071992547409.93'; // 2^53 + 1 atoms
+    expect(
+      refusal(() => readStatement(`Date,Amount,Balance\n2025-01-02,1.00,${big}\n`, reading())),
+    ).toEqual(['2 Balance invalid_amount']);
+    const ofx = OFX_SGML.replace('<BALAMT>-57.90', `<BALAMT>${big}`);
+    expect(refusal(() => readStatement(ofx, reading({ file: 'card.ofx' })))).toEqual([
+      '- LEDGERBAL invalid_ofx',
+    ]);
+  });
+
   it('takes one sign at most: --5, (-5), +-5 and 5-- are no amounts', () => {
     for (const bad of ['--5', '(-5)', '+-5', '5--', '-(5)'])
       // The column is named as the file names it.
