@@ -108,6 +108,7 @@ export interface Reversible {
   entry_date: string;
   currency: string;
   is_adjusting: boolean;
+  /** JE numbers of the entries that reverse it. */
   reversed_by: string[];
   lines: {
     gl_account_id: string;

@@ -264,26 +264,10 @@ function readOfx(text: string, r: StatementReading): Omit<StatementRead, 'encodi
       comma || (balAmt.includes(',') && !balAmt.includes('.')),
       r.exponent,
     );
-    if (!date)
-      problems.push(
-        problemAt(
-          r.file,
-          undefined,
-          'LEDGERBAL',
-          'invalid_ofx',
-          `LEDGERBAL's DTASOF '${asOf ?? ''}' is not a date`,
-        ),
-      );
-    if ('message' in amount)
-      problems.push(
-        problemAt(
-          r.file,
-          undefined,
-          'LEDGERBAL',
-          'invalid_ofx',
-          `LEDGERBAL's BALAMT ${amount.message}`,
-        ),
-      );
+    const refused = (message: string) =>
+      problems.push(problemAt(r.file, undefined, 'LEDGERBAL', 'invalid_ofx', message));
+    if (!date) refused(`LEDGERBAL's DTASOF '${asOf ?? ''}' is not a date`);
+    if ('message' in amount) refused(`LEDGERBAL's BALAMT ${amount.message}`);
     if (date && !('message' in amount)) closing = { date, balance_atoms: flip * amount.atoms };
   }
   if (lines.length === 0 && problems.length === 0 && skippedZero === 0 && !closing)

@@ -1,7 +1,7 @@
 import type { Entity } from '../../domain/accounts.js';
 import type { AccountRef, CounterpartyRef, JournalEntry, ValidEntry } from '../../domain/entry.js';
 import type { JeSeq, NumberedEntry } from '../../domain/jeNumber.js';
-import type { UsedKey } from '../../domain/posting.js';
+import type { Reversible, UsedKey } from '../../domain/posting.js';
 import type { EntryFilter } from './port.js';
 
 /** How long a write waits for a lock another writer holds before it is "unavailable" (exit 4, 503). */
@@ -67,23 +67,9 @@ export interface Facts {
 }
 
 /** An entry as stored, for its reversal: its identity, and its lines named as a request names them. */
-export interface StoredEntry {
+export interface StoredEntry extends Reversible {
   seq: number;
   id: string;
-  je_number: string;
-  entry_date: string;
-  currency: string;
-  is_adjusting: boolean;
-  /** JE numbers of the entries that reverse it. */
-  reversed_by: string[];
-  lines: {
-    gl_account_id: string;
-    line_type: 'debit' | 'credit';
-    amount_atoms: number;
-    memo: string | null;
-    counterparty_type: string | null;
-    counterparty_external_id: string | null;
-  }[];
 }
 
 /**

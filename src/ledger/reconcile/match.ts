@@ -12,7 +12,7 @@ import {
   type ReconLine,
   type StatementLine,
 } from '../../domain/reconcile.js';
-import type { MatchOutcome, ReconArgs } from './port.js';
+import type { MatchOutcome, ReconArgs, ReconcileOps } from './port.js';
 import { lastFinished } from './reports.js';
 import type { Sums } from '../reports/reports.js';
 import {
@@ -50,15 +50,7 @@ export class ReconMatching {
     private readonly sums: Sums,
   ) {}
 
-  async match(
-    a: ReconArgs & {
-      window_days?: number;
-      dry_run?: boolean;
-      statement_line_id?: string;
-      line_ids?: string[];
-      describe?: boolean;
-    },
-  ): Promise<MatchOutcome> {
+  async match(a: Parameters<ReconcileOps['match']>[0]): Promise<MatchOutcome> {
     flags(a, ['dry_run', 'describe']);
     if (a.statement_line_id !== undefined || a.line_ids !== undefined) return this.matchByHand(a);
     const window = a.window_days ?? 7;
