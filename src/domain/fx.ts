@@ -1,0 +1,144 @@
+import { exponentOf } from './money.js';
+
+/**
+ * Foreign currencies (docs/currency.md): a line on an account denominated in another currency keeps
+ * its amount in that currency and the rate beside its functional amount. Every conversion here is
+ * integer arithmetic on bigint, rounded half to even, so that every store and every platform gives
+ * the same atoms for the same inputs.
+ */
+
+/** The foreign-currency snapshot of a line, as JSON carries it. */
+export interface FxSnapshot {
+  currency: string;
+  amount_atoms: number;
+  /** Functional units per one foreign unit, as a decimal string. */
+  rate: string;
+}
+
+/** Significant digits a rate may have. */
+export const RATE_DIGITS = 12;
+/** Significant digits an implied rate (functional amount over foreign amount) is kept to. */
+export const IMPLIED_RATE_DIGITS = 10;
+
+/** A rate as an exact fraction: `digits / 10^scale`. */
+export interface Rate {
+  text: string;
+  digits: bigint;
+  scale: number;
+}
+
+const RATE = /^(\d+)(?:\.(\d+))?$/;
+
+/**
+ * A rate written as a plain positive decimal (`1.105`, `0.0091`, `150`): at most 12 significant
+ * digits, no sign, no exponent, no grouping. The text is kept as written; null with the reason when
+ * it is not such a rate.
+ */
+export function parseRate(
+  text: unknown,
+): { ok: true; rate: Rate } | { ok: false; message: string } {
+  const shown = typeof text === 'string' ? `'${text}'` : (JSON.stringify(text) ?? String(text));
+  if (typeof text !== 'string')
+    return { ok: false, message: `a rate is a decimal string such as "1.105", not ${shown}` };
+  const m = RATE.exec(text);
+  if (!m)
+    return { ok: false, message: `${shown} is not a rate: write a positive decimal such as 1.105` };
+  const frac = m[2] ?? '';
+  const all = (m[1]! + frac).replace(/^0+/, '');
+  if (all === '' || /^0*$/.test(all))
+    return { ok: false, message: `the rate ${shown} is not above 0` };
+  if (all.length > RATE_DIGITS)
+    return {
+      ok: false,
+      message: `the rate ${shown} has more than ${RATE_DIGITS} significant digits`,
+    };
+  return { ok: true, rate: { text, digits: BigInt(m[1]! + frac), scale: frac.length } };
+}
+
+/** The rate a valid text names (throws on one parseRate refuses: callers checked it). */
+export function rateOf(text: string): Rate {
+  const r = parseRate(text);
+  if (!r.ok) throw new Error(r.message);
+  return r.rate;
+}
+
+const TEN = 10n;
+const pow10 = (n: number) => TEN ** BigInt(n);
+
+/** n / d rounded half to even (d > 0). */
+export function divHalfEven(n: bigint, d: bigint): bigint {
+  const neg = n < 0n;
+  const a = neg ? -n : n;
+  let q = a / d;
+  const r2 = (a % d) * 2n;
+  if (r2 > d || (r2 === d && q % 2n === 1n)) q += 1n;
+  return neg ? -q : q;
+}
+
+/**
+ * The functional atoms of `foreignAtoms` of `foreign` at `rate`: foreign × rate × 10^(functional
+ * exponent − foreign exponent), rounded half to even.
+ */
+export function convert(
+  foreignAtoms: bigint | number,
+  rate: Rate,
+  foreign: string,
+  functional: string,
+): bigint {
+  const shift = exponentOf(functional) - exponentOf(foreign);
+  const n = BigInt(foreignAtoms) * rate.digits * (shift > 0 ? pow10(shift) : 1n);
+  const d = pow10(rate.scale) * (shift < 0 ? pow10(-shift) : 1n);
+  return divHalfEven(n, d);
+}
+
+/**
+ * The rate `functionalAtoms / foreignAtoms` means, in functional units per foreign unit, rounded half
+ * to even to 10 significant digits and written without trailing zeros (what the bank converted).
+ */
+export function impliedRate(
+  foreignAtoms: number,
+  functionalAtoms: number,
+  foreign: string,
+  functional: string,
+): string {
+  // functional / 10^fe ÷ (foreign / 10^xe)
+  const n = BigInt(functionalAtoms) * pow10(exponentOf(foreign));
+  const d = BigInt(foreignAtoms) * pow10(exponentOf(functional));
+  return ratioText(n, d, IMPLIED_RATE_DIGITS);
+}
+
+/** `q / 10^s` as a plain decimal without trailing zeros. */
+function decimalText(q: bigint, s: number): string {
+  if (s <= 0) return (q * pow10(-s)).toString();
+  const digits = q.toString().padStart(s + 1, '0');
+  const whole = digits.slice(0, digits.length - s);
+  const frac = digits.slice(digits.length - s).replace(/0+$/, '');
+  return frac ? `${whole}.${frac}` : whole;
+}
+
+/** The rate that quotes `quoted` units per one unit of the base, inverted: base units per quoted unit. */
+export function invertRate(rate: Rate): string {
+  // 1 / (digits / 10^scale) = 10^scale / digits, to RATE_DIGITS significant digits.
+  return ratioText(pow10(rate.scale), rate.digits, RATE_DIGITS);
+}
+
+/** a / b (two rates) to RATE_DIGITS significant digits: a cross rate through a third currency. */
+export function crossRate(a: Rate, b: Rate): string {
+  // (a.digits / 10^a.scale) / (b.digits / 10^b.scale)
+  return ratioText(a.digits * pow10(b.scale), b.digits * pow10(a.scale), RATE_DIGITS);
+}
+
+/** n / d (both > 0) rounded half to even to `digits` significant digits, as plain decimal text. */
+export function ratioText(n: bigint, d: bigint, digits: number): string {
+  const low = pow10(digits - 1);
+  let s = 0;
+  while (n * pow10(Math.max(s, 0)) < low * d * pow10(Math.max(-s, 0))) s++;
+  while (n * pow10(Math.max(s, 0)) >= low * TEN * d * pow10(Math.max(-s, 0))) s--;
+  const [nn, dd] = s >= 0 ? [n * pow10(s), d] : [n, d * pow10(-s)];
+  let q = divHalfEven(nn, dd);
+  if (q >= low * TEN) {
+    q = divHalfEven(q, TEN);
+    s--;
+  }
+  return decimalText(q, s);
+}
