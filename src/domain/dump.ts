@@ -3,11 +3,10 @@ import { entityProblems } from './check.js';
 import { isIsoDate } from './dates.js';
 import { BooksError } from './errors.js';
 import { isPermission, type Permission } from './keys.js';
-import type { JeSeq } from './jeNumber.js';
-import type { Reconciliation } from './reconcile.js';
 import { isPeriodId } from './budget.js';
-import { checkTemplate, type RecurringTemplate } from './recurring.js';
-import { isLayout, type StatementLayout } from './statementLayout.js';
+import { isFxSnapshot, parseRate } from './fx.js';
+import { checkTemplate } from './recurring.js';
+import { isLayout } from './statementLayout.js';
 
 /**
  * One entity's whole ledger as a stream of records, in the same words on every store: what
@@ -29,6 +28,9 @@ export type DumpRecord =
       lock_date: string | null;
       created_at: string;
       updated_at: string;
+      /** The exchange gain/loss accounts' external ids, when set (docs/currency.md). */
+      fx_realized?: string;
+      fx_unrealized?: string;
     }
   | { type: 'secret'; name: string; value: string }
   | {
@@ -55,6 +57,7 @@ export type DumpRecord =
       created_at: string;
       updated_at: string;
     }
+  | { type: 'exchange_rate'; currency: string; date: string; rate: string }
   | DumpEntry
   | {
       type: 'idempotency_key';
@@ -76,112 +79,15 @@ export type DumpRecord =
   | PlanRecord
   | { type: 'end'; counts: DumpCounts };
 
-/** The close's plans (docs/close.md): budget cells, and recurring entries' templates. */
-export type PlanRecord =
-  | { type: 'budget'; account_id: string; period: string; amount_atoms: number }
-  | ({ type: 'recurring_template' } & RecurringTemplate);
-
-/**
- * Reconciliation's records (docs/reconciliation.md): finished reconciliations, an account's last closing
- * balance, statement lines, and the journal lines cleared, named by entry id and line number.
- */
-export type ReconRecord =
-  | ({ type: 'reconciliation' } & Reconciliation)
-  | { type: 'statement_closing'; account_id: string; date: string; balance_atoms: number }
-  | {
-      type: 'statement_source';
-      account_id: string;
-      layout: StatementLayout | null;
-      acctid: string | null;
-      bankid: string | null;
-    }
-  | {
-      type: 'statement_line';
-      id: string;
-      account_id: string;
-      ordinal: number;
-      date: string;
-      amount_atoms: number;
-      description: string | null;
-      reference: string | null;
-      bank_id: string | null;
-      identity: string;
-      state: 'unmatched' | 'matched' | 'ignored';
-      reconciliation_id: string | null;
-      imported_at: string;
-    }
-  | {
-      type: 'cleared_line';
-      entry_id: string;
-      line_no: number;
-      account_id: string;
-      entry_date: string;
-      net_atoms: number;
-      cleared_date: string;
-      statement_line_id: string | null;
-      reconciliation_id: string | null;
-    };
-
-export interface DumpEntry {
-  type: 'entry';
-  id: string;
-  je_number: string;
-  /** n of JE-n when it counts for numbering, and when it is only taken (see JeNumbering). */
-  je_seq: JeSeq | null;
-  je_seq_uncounted: JeSeq | null;
-  entry_date: string;
-  currency: string;
-  memo: string | null;
-  source: string;
-  status: string;
-  is_adjusting: boolean;
-  manual_entry_reason: string | null;
-  total_atoms: number;
-  /** The id of the entry this one reverses. */
-  original_id: string | null;
-  fingerprint: string | null;
-  created_at: string;
-  updated_at: string;
-  lines: {
-    account_id: string;
-    line_type: 'debit' | 'credit';
-    amount_atoms: number;
-    memo: string | null;
-    counterparty_id: string | null;
-  }[];
-}
-
-/** How many records of each kind a dump holds: its last record, so that a cut-off dump is refused. */
-export interface DumpCounts {
-  accounts: number;
-  counterparties: number;
-  entries: number;
-  lines: number;
-  idempotency_keys: number;
-  api_keys: number;
-  /** Reconciliation's records (absent from a dump written before them: none). */
-  reconciliations?: number;
-  statement_lines?: number;
-  cleared_lines?: number;
-  /** The close's plans (absent from a dump written before them: none). */
-  budgets?: number;
-  recurring_templates?: number;
-}
-
-/** The counts of a dump before its first record. */
-export const noCounts = (): DumpCounts => ({
-  accounts: 0,
-  counterparties: 0,
-  entries: 0,
-  lines: 0,
-  idempotency_keys: 0,
-  api_keys: 0,
-  reconciliations: 0,
-  statement_lines: 0,
-  cleared_lines: 0,
-  budgets: 0,
-  recurring_templates: 0,
-});
+import {
+  noCounts,
+  type DumpCounts,
+  type DumpEntry,
+  type PlanRecord,
+  type ReconRecord,
+} from './dumpRecords.js';
+export type { DumpCounts, DumpEntry, PlanRecord, ReconRecord } from './dumpRecords.js';
+export { noCounts } from './dumpRecords.js';
 
 export const DUMP_ORDER = [
   'ledger',
@@ -189,6 +95,7 @@ export const DUMP_ORDER = [
   'secret',
   'account',
   'counterparty',
+  'exchange_rate',
   'entry',
   'idempotency_key',
   'api_key',
@@ -279,6 +186,13 @@ export class DumpReader {
         );
         this.counterparties.add(r.id);
         this.counts.counterparties++;
+        break;
+      case 'exchange_rate':
+        ok(
+          /^[A-Z]{3}$/.test(r.currency) && isIsoDate(r.date) && parseRate(r.rate).ok,
+          'a rate is malformed',
+        );
+        this.counts.exchange_rates!++;
         break;
       case 'entry':
         this.entry(r, ok);
@@ -382,6 +296,7 @@ export class DumpReader {
         'a line amount is not whole atoms',
       );
       ok(l.line_type === 'debit' || l.line_type === 'credit', 'a line is neither debit nor credit');
+      ok(l.fx === undefined || isFxSnapshot(l.fx), 'a line has a damaged fx snapshot');
     }
     this.entries.add(r.id);
     this.lineCounts.set(r.id, r.lines.length);

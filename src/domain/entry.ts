@@ -1,5 +1,6 @@
 import type { AccountType, Entity } from './accounts.js';
 import type { JeSeq } from './jeNumber.js';
+import type { FxSnapshot } from './fx.js';
 import { storedAtoms } from './money.js';
 
 /**
@@ -32,6 +33,8 @@ export interface JournalEntryLine {
   counterparty_type: string | null;
   counterparty_external_id: string | null;
   counterparty_name: string | null;
+  /** On a line of a foreign account only: its amount in that currency and the rate (docs/currency.md). */
+  fx?: FxSnapshot;
 }
 
 /** A journal entry as posted and returned (spec 2.1). */
@@ -96,6 +99,12 @@ export interface ValidationContext {
   account(ref: string): AccountRef | undefined;
   counterparty(type: string, externalId: string): CounterpartyRef | undefined;
   jeNumberTaken(normalised: string): boolean;
+  /**
+   * The rate table's rate for a currency on a date (the latest on or before it), as its decimal
+   * text; absent where the rates cannot be seen (a check before a remote post, which the ledger
+   * repeats).
+   */
+  rate?(currency: string, date: string): string | undefined;
   /** Accounts a reference that names none resembles, described for a message (`6100 Rent (rent)`). */
   resembling?(ref: string): string[];
 }
@@ -106,6 +115,8 @@ export interface ValidLine {
   amount_atoms: number;
   memo: string | null;
   counterparty: CounterpartyRef | null;
+  /** The snapshot of a line on a foreign account; null on a functional one. */
+  fx: FxSnapshot | null;
 }
 
 /** An entry that passed every rule, ready to be written. */
@@ -206,6 +217,7 @@ export function journalEntryOf(e: EntryFacts, lines: LineFacts[]): JournalEntry 
       counterparty_type: l.counterparty_type,
       counterparty_external_id: l.counterparty_external_id,
       counterparty_name: l.counterparty_name,
+      ...(l.fx ? { fx: l.fx } : {}),
     })),
     status: e.status,
     manual_entry_reason: e.manual_entry_reason,
@@ -236,6 +248,7 @@ export function linesOfValid(entry: ValidEntry): LineFacts[] {
     counterparty_type: l.counterparty?.counterparty_type ?? null,
     counterparty_external_id: l.counterparty?.external_id ?? null,
     counterparty_name: l.counterparty?.name ?? null,
+    ...(l.fx ? { fx: l.fx } : {}),
   }));
 }
 

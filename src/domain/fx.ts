@@ -1,4 +1,4 @@
-import { exponentOf } from './money.js';
+import { exponentOf, storedAtoms } from './money.js';
 
 /**
  * Foreign currencies (docs/currency.md): a line on an account denominated in another currency keeps
@@ -142,3 +142,46 @@ export function ratioText(n: bigint, d: bigint, digits: number): string {
   }
   return decimalText(q, s);
 }
+
+/** A line's snapshot as a store keeps it in three columns (all null on a functional line). */
+export function fxOfRow(
+  currency: string | null,
+  amount: unknown,
+  rate: string | null,
+): FxSnapshot | null {
+  if (currency === null) return null;
+  return { currency, amount_atoms: storedAtoms(amount), rate: rate ?? '0' };
+}
+
+/** Whether a value is a snapshot as a dump or an answer carries one. */
+export function isFxSnapshot(v: unknown): v is FxSnapshot {
+  const fx = v as FxSnapshot | null;
+  return (
+    typeof fx === 'object' &&
+    fx !== null &&
+    typeof fx.currency === 'string' &&
+    /^[A-Z]{3}$/.test(fx.currency) &&
+    Number.isSafeInteger(fx.amount_atoms) &&
+    fx.amount_atoms >= 0 &&
+    (fx.rate === '0' || parseRate(fx.rate).ok)
+  );
+}
+
+/** The three snapshot columns of a row a store read. */
+export interface FxColumns {
+  fx_currency: string | null;
+  fx_amount_atoms: unknown;
+  fx_rate: string | null;
+}
+
+/** A row a store read with its snapshot columns made one `fx` (left out on a functional line). */
+export function withFx<T extends FxColumns>(
+  row: T,
+): Omit<T, keyof FxColumns> & { fx?: FxSnapshot } {
+  const { fx_currency, fx_amount_atoms, fx_rate, ...rest } = row;
+  const fx = fxOfRow(fx_currency, fx_amount_atoms, fx_rate);
+  return fx ? { ...rest, fx } : rest;
+}
+
+/** The snapshot columns as a query reads them from the lines aliased `l`. */
+export const FX_COLUMNS = 'l.fx_currency, l.fx_amount_atoms, l.fx_rate';

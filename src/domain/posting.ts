@@ -2,6 +2,8 @@ import type { Entity } from './accounts.js';
 import type { AccountRef, CounterpartyRef, ValidationContext, ValidEntry } from './entry.js';
 import { entryInvalid, errors } from './errors.js';
 import { IDEMPOTENCY_WINDOW_MS } from './idempotency.js';
+import { isIsoDate } from './dates.js';
+import type { FxSnapshot } from './fx.js';
 import { normaliseJeNumber } from './jeNumber.js';
 import { isObj } from './rules.js';
 import { reversalDateProblem } from './validation.js';
@@ -53,11 +55,13 @@ export function wantsOf(bodies: unknown[]): {
   accounts: Set<string>;
   counterparties: Set<string>;
   jeNumbers: Set<string>;
+  rates: Set<string>;
 } {
   const wants = {
     accounts: new Set<string>(),
     counterparties: new Set<string>(),
     jeNumbers: new Set<string>(),
+    rates: new Set<string>(),
   };
   for (const body of bodies) {
     if (!isObj(body)) continue;
@@ -74,6 +78,17 @@ export function wantsOf(bodies: unknown[]): {
       const { counterparty_type: t, counterparty_external_id: id } = l;
       if (typeof t === 'string' && typeof id === 'string' && !hasNul(t) && !hasNul(id))
         wants.counterparties.add(`${t}\u0000${id}`);
+      // A snapshot with neither a rate nor the functional amount converts at the table's rate.
+      const fx = l.fx;
+      if (
+        isObj(fx) &&
+        (fx.rate === undefined || fx.rate === null) &&
+        l.amount_atoms === undefined &&
+        typeof fx.currency === 'string' &&
+        /^[A-Z]{3}$/.test(fx.currency) &&
+        isIsoDate(body.entry_date)
+      )
+        wants.rates.add(`${fx.currency}\u0000${body.entry_date}`);
     }
   }
   return wants;
@@ -90,6 +105,7 @@ export function contextOf(
     accounts: { get(ref: string): AccountRef | undefined };
     counterparties: { get(key: string): CounterpartyRef | undefined };
     takenNumbers: { has(n: string): boolean };
+    rates: { get(key: string): string | undefined };
   },
   resembling?: (ref: string) => string[],
 ): ValidationContext {
@@ -98,6 +114,7 @@ export function contextOf(
     account: (ref) => facts.accounts.get(ref),
     counterparty: (type, id) => facts.counterparties.get(`${type}\u0000${id}`),
     jeNumberTaken: (n) => facts.takenNumbers.has(n),
+    rate: (currency, date) => facts.rates.get(`${currency}\u0000${date}`),
     ...(resembling ? { resembling } : {}),
   };
 }
@@ -117,6 +134,7 @@ export interface Reversible {
     memo: string | null;
     counterparty_type: string | null;
     counterparty_external_id: string | null;
+    fx?: FxSnapshot;
   }[];
 }
 
@@ -152,6 +170,8 @@ export function reversalBody(
             counterparty_external_id: l.counterparty_external_id,
           }
         : {}),
+      // Both amounts: the rate is implied by them, and the journal gives the line the original's.
+      ...(l.fx ? { fx: { currency: l.fx.currency, amount_atoms: l.fx.amount_atoms } } : {}),
     })),
   };
 }

@@ -35,6 +35,7 @@ export function validateEntry(
     lines: [],
     debits: 0,
     credits: 0,
+    sided: [],
     amountsValid: true,
   };
   for (const rule of ENTRY_RULES) rule(c);

@@ -137,14 +137,32 @@ const REQUESTS: Record<string, Schema> = {
       },
       lines: arrayOf({
         type: 'object',
-        required: ['gl_account_id', 'line_type', 'amount_atoms'],
+        required: ['gl_account_id', 'line_type'],
         properties: {
           gl_account_id: str,
           line_type: { enum: ['debit', 'credit'] },
-          amount_atoms: { type: 'integer', minimum: 1 },
+          amount_atoms: {
+            type: 'integer',
+            minimum: 1,
+            description:
+              'the functional amount; on a foreign line it may be left to fx (rate given, or the rate table)',
+          },
           memo: str,
           counterparty_type: { enum: ['customer', 'vendor', 'employee'] },
           counterparty_external_id: str,
+          fx: {
+            type: 'object',
+            description:
+              'on a line of an account kept in another currency (required there, refused elsewhere): ' +
+              "the amount in the account's currency and, optionally, the rate (functional units per foreign unit)",
+            required: ['currency', 'amount_atoms'],
+            properties: {
+              currency: str,
+              amount_atoms: { type: 'integer', minimum: 0 },
+              rate: { type: 'string', pattern: '^\\d+(\\.\\d+)?$' },
+            },
+            additionalProperties: false,
+          },
         },
       }),
     },

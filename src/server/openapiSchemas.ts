@@ -42,24 +42,32 @@ const node = (amounts: string, own: string, self: string): Schema =>
     children: arrayOf(ref(self)),
   });
 
-const line = obj({
-  id: str,
-  object: { const: 'journal_entry_line' },
-  created_at: str,
-  updated_at: str,
-  is_deleted: bool,
-  journal_entry_id: str,
-  account_id: str,
-  account_number: strOrNull,
-  account_name: str,
-  account_type: str,
-  line_type: { enum: ['debit', 'credit'] },
-  amount_atoms: int,
-  memo: strOrNull,
-  counterparty_type: strOrNull,
-  counterparty_external_id: strOrNull,
-  counterparty_name: strOrNull,
-});
+/** A foreign line's amount in its account's currency and the rate used (docs/currency.md). */
+export const fxSnapshot = obj({ currency: str, amount_atoms: int, rate: str });
+
+const line = obj(
+  {
+    id: str,
+    object: { const: 'journal_entry_line' },
+    created_at: str,
+    updated_at: str,
+    is_deleted: bool,
+    journal_entry_id: str,
+    account_id: str,
+    account_number: strOrNull,
+    account_name: str,
+    account_type: str,
+    line_type: { enum: ['debit', 'credit'] },
+    amount_atoms: int,
+    memo: strOrNull,
+    counterparty_type: strOrNull,
+    counterparty_external_id: strOrNull,
+    counterparty_name: strOrNull,
+    fx: fxSnapshot,
+    system: { enum: ['fx_realized'] },
+  },
+  ['fx', 'system'],
+);
 
 const journalEntry = obj({
   id: str,

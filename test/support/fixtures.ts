@@ -220,6 +220,7 @@ function pgSnapshot(url: string, entityId: string): string {
     'statement_sources',
     'budgets',
     'recurring_templates',
+    'exchange_rates',
   ];
   const sql = tables
     .map(

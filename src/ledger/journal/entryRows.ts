@@ -35,6 +35,9 @@ export const LINE_COLUMNS = [
   'memo',
   'counterparty_id',
   'entry_date',
+  'fx_currency',
+  'fx_amount_atoms',
+  'fx_rate',
 ] as const;
 
 /**
@@ -182,6 +185,9 @@ export class EntryWriter implements EntrySink {
         l.memo,
         l.counterparty?.id ?? null,
         entry.entry_date,
+        l.fx?.currency ?? null,
+        l.fx?.amount_atoms ?? null,
+        l.fx?.rate ?? null,
       );
       this.lines.added();
     }

@@ -97,7 +97,12 @@ export class JournalFromStore implements JournalOps {
         ...gated,
         lookups: (await tx.facts({ bodies: [body], fingerprint: null })).lookups,
       };
-      const entry = await this.validated(tx, facts, body);
+      const checked = await this.validated(tx, facts, body);
+      // A reversal's snapshots are its original's, rate and all (the body gave both amounts).
+      const entry = {
+        ...checked,
+        lines: checked.lines.map((l, i) => ({ ...l, fx: original.lines[i]?.fx ?? l.fx })),
+      };
       const link = { id: original.id, date: original.entry_date };
       const meta = { source: 'manual_api', fingerprint: null, originalSeq: original.seq };
       return (await this.written(tx, numberingOf(facts), entry, meta, link, key)).entry;

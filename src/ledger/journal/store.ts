@@ -46,6 +46,8 @@ export interface Wants {
   counterparties: Set<string>;
   /** Normalised JE numbers the entries give. */
   jeNumbers: Set<string>;
+  /** Rates the entries convert at, as `currency\u0000date`: the latest on or before the date. */
+  rates: Set<string>;
 }
 
 /** What looks a thing up by the name an entry gives it. */
@@ -64,6 +66,8 @@ export interface Facts {
   accounts: Lookup<AccountRef>;
   counterparties: Lookup<CounterpartyRef>;
   takenNumbers: Pick<Lookup<true>, 'has'>;
+  /** The rate table's rate for `currency\u0000date` (the latest on or before it). */
+  rates: Pick<Lookup<string>, 'get'>;
 }
 
 /** An entry as stored, for its reversal: its identity, and its lines named as a request names them. */

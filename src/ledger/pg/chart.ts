@@ -53,21 +53,26 @@ export interface LookupRow {
   accounts: AccountRef[] | null;
   counterparties: CounterpartyRef[] | null;
   numbers: string[] | null;
+  rates: { k: string; rate: string | null }[] | null;
 }
 
 /**
- * The look-ups as columns of one SELECT ($1 the entity, then the four lookupParams from $at): the
+ * The look-ups as columns of one SELECT ($1 the entity, then the six lookupParams from $at): the
  * accounts named by external id or number, the counterparties by type and external id, the JE numbers
  * taken.
  */
 export function lookupColumns(at: number): string {
   const [refs, types, ids, numbers] = [`$${at}`, `$${at + 1}`, `$${at + 2}`, `$${at + 3}`];
+  const [currencies, dates] = [`$${at + 4}`, `$${at + 5}`];
   return `(SELECT json_agg(a) FROM (SELECT ${REF} FROM accounts WHERE entity_id = $1
       AND (external_id = ANY(${refs}::text[]) OR account_number = ANY(${refs}::text[]))) a) AS accounts,
     (SELECT json_agg(c) FROM (SELECT id, counterparty_type, external_id, name, is_active
       FROM counterparties WHERE entity_id = $1 AND (counterparty_type, external_id) IN
         (SELECT * FROM unnest(${types}::text[], ${ids}::text[]))) c) AS counterparties,
-    (SELECT json_agg(v) FROM (${journalHolds('je_number', numbers)}) n) AS numbers`;
+    (SELECT json_agg(v) FROM (${journalHolds('je_number', numbers)}) n) AS numbers,
+    (SELECT json_agg(json_build_object('k', w.c || chr(1) || w.d, 'rate', (SELECT r.rate FROM exchange_rates r
+        WHERE r.entity_id = $1 AND r.currency = w.c AND r.rate_date <= w.d ORDER BY r.rate_date DESC LIMIT 1)))
+      FROM unnest(${currencies}::text[], ${dates}::text[]) AS w(c, d)) AS rates`;
 }
 
 /**
@@ -84,7 +89,12 @@ export function journalHolds(column: 'fingerprint' | 'je_number', param: string)
 
 /** The parameters lookupColumns reads. */
 export function lookupParams(wants: Wants): unknown[] {
-  return [[...wants.accounts], ...splitParties(wants.counterparties), [...wants.jeNumbers]];
+  return [
+    [...wants.accounts],
+    ...splitParties(wants.counterparties),
+    [...wants.jeNumbers],
+    ...splitParties(wants.rates),
+  ];
 }
 
 /** The look-ups of a LookupRow. */
@@ -99,14 +109,19 @@ export function lookupsOf(row: LookupRow): Facts {
     (row.counterparties ?? []).map((c) => [`${c.counterparty_type}\u0000${c.external_id}`, c]),
   );
   const numbers = new Set(row.numbers ?? []);
+  // Keyed with \u0001 in SQL (a text cannot hold NUL), as the domain keys with \u0000.
+  const rates = new Map<string, string>();
+  for (const r of row.rates ?? [])
+    if (r.rate !== null) rates.set(r.k.replace('\u0001', '\u0000'), r.rate);
   return {
     accounts: { get: (r) => byRef.get(r), has: (r) => byRef.has(r) },
     counterparties: { get: (k) => byParty.get(k), has: (k) => byParty.has(k) },
     takenNumbers: { has: (n) => numbers.has(n) },
+    rates: { get: (k) => rates.get(k) },
   };
 }
 
-/** `type\u0000external_id` names as two lists (PostgreSQL's text holds no NUL). */
+/** `type\u0000external_id` (or `currency\u0000date`) names as two lists (PostgreSQL's text holds no NUL). */
 function splitParties(names: Set<string>): [string[], string[]] {
   const types: string[] = [];
   const ids: string[] = [];

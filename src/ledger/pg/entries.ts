@@ -5,6 +5,7 @@ import {
   type LineFacts,
 } from '../../domain/entry.js';
 import { errors } from '../../domain/errors.js';
+import { FX_COLUMNS, withFx, type FxColumns } from '../../domain/fx.js';
 import { normaliseJeNumber } from '../../domain/jeNumber.js';
 import type { EntryFilter } from '../port.js';
 import type { PgDb, Query } from './db.js';
@@ -23,11 +24,11 @@ const ENTRY_FROM = `journal_entries e
 
 const LINES = `SELECT l.entry_seq, l.line_no, l.line_type, l.amount_atoms, l.memo, a.id AS account_id,
     a.account_number, a.name AS account_name, a.account_type, c.counterparty_type,
-    c.external_id AS counterparty_external_id, c.name AS counterparty_name
+    c.external_id AS counterparty_external_id, c.name AS counterparty_name, ${FX_COLUMNS}
   FROM journal_lines l JOIN accounts a ON a.entity_id = l.entity_id AND a.key = l.account_key
   LEFT JOIN counterparties c ON c.entity_id = l.entity_id AND c.id = l.counterparty_id`;
 
-type LineRow = LineFacts & { entry_seq: number; line_no: number };
+type LineRow = Omit<LineFacts, 'fx'> & FxColumns & { entry_seq: number; line_no: number };
 
 /** Entries per page of a listing. */
 const PAGE = 500;
@@ -140,6 +141,6 @@ function filterOf(f: EntryFilter): { where: string; params: unknown[] } {
 function entryOf(r: EntryRow, lines: LineRow[]): JournalEntry {
   return journalEntryOfRow(
     { ...r, reversed_by: r.reversed_by ?? [] },
-    lines.map(({ entry_seq: _s, line_no: _n, ...line }) => line),
+    lines.map(({ entry_seq: _s, line_no: _n, ...line }) => withFx(line)),
   );
 }

@@ -1,4 +1,5 @@
 import { seqOf, type JeSeq } from '../../domain/jeNumber.js';
+import { FX_COLUMNS, withFx, type FxColumns } from '../../domain/fx.js';
 import { wantsOf, type UsedKey } from '../../domain/posting.js';
 import { EntryWriter, type RowTarget } from '../journal/entryRows.js';
 import type { EntryFilter } from '../port.js';
@@ -346,9 +347,9 @@ export class PgJournalStore implements FeatureStore {
     if (!row) return undefined;
     const e = this.entityId;
     const [lines, reversedBy] = await Promise.all([
-      q<StoredEntry['lines'][number]>(
+      q<StoredEntry['lines'][number] & FxColumns>(
         `SELECT a.external_id AS gl_account_id, l.line_type, l.amount_atoms, l.memo,
-                c.counterparty_type, c.external_id AS counterparty_external_id
+                c.counterparty_type, c.external_id AS counterparty_external_id, ${FX_COLUMNS}
          FROM journal_lines l JOIN accounts a ON a.entity_id = l.entity_id AND a.key = l.account_key
          LEFT JOIN counterparties c ON c.entity_id = l.entity_id AND c.id = l.counterparty_id
          WHERE l.entity_id = $1 AND l.entry_seq = $2 ORDER BY l.line_no`,
@@ -367,7 +368,7 @@ export class PgJournalStore implements FeatureStore {
       currency: row.currency,
       is_adjusting: row.is_adjusting,
       reversed_by: reversedBy.map((r) => r.je_number),
-      lines,
+      lines: lines.map(withFx),
     };
   }
 

@@ -236,6 +236,22 @@ export const PG_MIGRATIONS: string[] = [
     PRIMARY KEY (entity_id, account_key)
   );
   `,
+  `
+  -- Foreign currencies: a line's snapshot, the rates, the entity's gain/loss accounts (see the file
+  -- ledger's schema).
+  ALTER TABLE journal_lines ADD COLUMN fx_currency text COLLATE "C";
+  ALTER TABLE journal_lines ADD COLUMN fx_amount_atoms bigint;
+  ALTER TABLE journal_lines ADD COLUMN fx_rate text COLLATE "C";
+  CREATE TABLE exchange_rates (
+    entity_id text COLLATE "C" NOT NULL,
+    currency text COLLATE "C" NOT NULL,
+    rate_date text COLLATE "C" NOT NULL,
+    rate text COLLATE "C" NOT NULL,
+    PRIMARY KEY (entity_id, currency, rate_date)
+  );
+  ALTER TABLE entities ADD COLUMN fx_realized text COLLATE "C";
+  ALTER TABLE entities ADD COLUMN fx_unrealized text COLLATE "C";
+  `,
 ];
 
 /** The schema's version, without a lock (0 for a database books has not written yet). */

@@ -1,4 +1,5 @@
 import { noCounts, type DumpCounts, type DumpEntry, type DumpRecord } from '../../domain/dump.js';
+import { fxOfRow } from '../../domain/fx.js';
 import { seqOf } from '../../domain/jeNumber.js';
 import type { Permission } from '../../domain/keys.js';
 import { flag, type Session } from './dialect.js';
@@ -18,11 +19,7 @@ export async function* dumpRecords(s: Session): AsyncGenerator<DumpRecord> {
   const all = <T>(text: string, params: unknown[] = []) => sql.all<T>(text, params);
   const where = (alias: string) => `WHERE ${scope.of(alias)}TRUE`;
   yield { type: 'ledger', format: 1 };
-  const [e] = await all<Of<'entity'>>(
-    `SELECT id, name, currency, books_start, fiscal_year_start_month, lock_date, created_at, updated_at
-     FROM ${scope.settings}`,
-  );
-  yield { type: 'entity', ...e! };
+  yield await entityRecord(s);
   for (const x of await all<{ name: string; value: Buffer }>(
     `SELECT name, value FROM ledger_secrets x ${where('x')} ORDER BY name`,
   ))
@@ -44,6 +41,12 @@ export async function* dumpRecords(s: Session): AsyncGenerator<DumpRecord> {
   )) {
     counts.counterparties++;
     yield { type: 'counterparty', ...(c as Of<'counterparty'>), is_active: flag(c.is_active) };
+  }
+  for (const r of await all<Of<'exchange_rate'>>(
+    `SELECT currency, rate_date AS date, rate FROM exchange_rates r ${where('r')} ORDER BY currency, rate_date`,
+  )) {
+    counts.exchange_rates!++;
+    yield { type: 'exchange_rate', ...r };
   }
   yield* entryRecords(s, counts);
   for (const k of await all<Of<'idempotency_key'>>(
@@ -83,6 +86,25 @@ export async function* dumpRecords(s: Session): AsyncGenerator<DumpRecord> {
   yield { type: 'end', counts };
 }
 
+/** The entity's record; the settings a ledger without foreign currencies never set are left out. */
+async function entityRecord({ sql, scope }: Session): Promise<DumpRecord> {
+  const [settings] = await sql.all<
+    Of<'entity'> & { fx_realized: string | null; fx_unrealized: string | null }
+  >(
+    `SELECT id, name, currency, books_start, fiscal_year_start_month, lock_date, created_at, updated_at,
+       fx_realized, fx_unrealized
+     FROM ${scope.settings}`,
+    [],
+  );
+  const { fx_realized, fx_unrealized, ...e } = settings!;
+  return {
+    type: 'entity',
+    ...e,
+    ...(fx_realized !== null ? { fx_realized } : {}),
+    ...(fx_unrealized !== null ? { fx_unrealized } : {}),
+  };
+}
+
 /** The entries in storage order, a page at a time, each with its lines. */
 async function* entryRecords(
   { sql, scope }: Session,
@@ -100,17 +122,19 @@ async function* entryRecords(
     );
     if (rows.length === 0) return;
     const last = Number(rows[rows.length - 1]!.seq);
-    const lines = await sql.all<DumpEntry['lines'][number] & { entry_seq: number }>(
-      `SELECT l.entry_seq, a.id AS account_id, l.line_type, l.amount_atoms, l.memo, l.counterparty_id
+    const lines = await sql.all<DumpLineRow>(
+      `SELECT l.entry_seq, a.id AS account_id, l.line_type, l.amount_atoms, l.memo, l.counterparty_id,
+              l.fx_currency, l.fx_amount_atoms, l.fx_rate
        FROM journal_lines l JOIN accounts a ON ${scope.joined('a', 'l')}a.key = l.account_key
        WHERE ${scope.of('l')}l.entry_seq > ? AND l.entry_seq <= ? ORDER BY l.entry_seq, l.line_no`,
       [after, last],
     );
     const bySeq = new Map<number, DumpEntry['lines']>();
-    for (const { entry_seq, ...line } of lines) {
+    for (const { entry_seq, fx_currency, fx_amount_atoms, fx_rate, ...line } of lines) {
       let list = bySeq.get(Number(entry_seq));
       if (!list) bySeq.set(Number(entry_seq), (list = []));
-      list.push(line);
+      const fx = fxOfRow(fx_currency, fx_amount_atoms, fx_rate);
+      list.push(fx ? { ...line, fx } : line);
     }
     for (const { seq: at, ...r } of rows) {
       const entryLines = bySeq.get(Number(at)) ?? [];
@@ -128,3 +152,10 @@ async function* entryRecords(
     after = last;
   }
 }
+
+type DumpLineRow = DumpEntry['lines'][number] & {
+  entry_seq: number;
+  fx_currency: string | null;
+  fx_amount_atoms: unknown;
+  fx_rate: string | null;
+};

@@ -80,6 +80,7 @@ const COLUMNS = {
     ...[bool('is_active'), text('created_at'), text('updated_at')],
   ],
   idempotency_key: [...['key', 'request_hash', 'journal_entry_id'].map(text), int('created_at_ms')],
+  exchange_rate: ['currency', 'rate_date', 'rate'].map(text),
   api_key: ['id', 'name', 'key_hash', 'permissions', 'created_at', 'revoked_at'].map(text),
 } satisfies Record<string, Column[]>;
 
@@ -123,12 +124,13 @@ class Restore {
         const id = scope.entityId === null ? 'id = ?, ' : '';
         await sql.run(
           `UPDATE ${table} SET ${id}name = ?, currency = ?, books_start = ?, fiscal_year_start_month = ?,
-             lock_date = ?, created_at = ?, updated_at = ?, rebuild_started_at = NULL, rebuild_owner = NULL
+             lock_date = ?, created_at = ?, updated_at = ?, rebuild_started_at = NULL, rebuild_owner = NULL,
+             fx_realized = ?, fx_unrealized = ?
            WHERE ${where}`,
           [
             ...(id ? [r.id] : []),
             ...[r.name, r.currency, r.books_start, r.fiscal_year_start_month, r.lock_date],
-            ...[r.created_at, r.updated_at],
+            ...[r.created_at, r.updated_at, r.fx_realized ?? null, r.fx_unrealized ?? null],
           ],
         );
         return;
@@ -158,6 +160,8 @@ class Restore {
           ...[r.id, r.counterparty_type, r.external_id, r.name, +r.is_active],
           ...[r.created_at, r.updated_at],
         ]);
+      case 'exchange_rate':
+        return this.insert('exchange_rates', COLUMNS.exchange_rate, [r.currency, r.date, r.rate]);
       case 'entry':
         return this.entry(r);
       case 'idempotency_key':
@@ -192,6 +196,7 @@ class Restore {
       const key = this.accountKeys.get(l.account_id);
       this.lines.push(...lead, seq, i + 1, key, l.line_type, l.amount_atoms, l.memo);
       this.lines.push(l.counterparty_id, r.entry_date);
+      this.lines.push(l.fx?.currency ?? null, l.fx?.amount_atoms ?? null, l.fx?.rate ?? null);
     });
     if (this.lines.length >= this.target.rows.perStatement * this.lineColumns.length)
       await this.flush();

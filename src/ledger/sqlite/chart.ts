@@ -3,6 +3,7 @@ import type { AccountRef, CounterpartyRef, ValidationContext } from '../../domai
 import { closeMatches, describeAccount } from '../../domain/input.js';
 import type { ReportAccount } from '../../domain/statement.js';
 import { ChartTables } from '../sql/chartTables.js';
+import { FILE_ENTITY } from '../sql/dialect.js';
 import type { ChartOps } from '../port.js';
 import type { Facts } from '../journal/store.js';
 import type { Db } from './db.js';
@@ -35,6 +36,12 @@ export class SqliteChart extends ChartTables implements ChartOps {
     return this.db.kept('validation facts', () => {
       const { account, counterparty } = this.lookUps();
       const jeStmt = this.db.prep(`SELECT 1 FROM journal_entries WHERE je_number = ?`).pluck();
+      const rateStmt = this.db
+        .prep(
+          `SELECT rate FROM exchange_rates WHERE entity_id = ? AND currency = ? AND rate_date <= ?
+           ORDER BY rate_date DESC LIMIT 1`,
+        )
+        .pluck();
       const byKey = (key: string) => {
         const cut = key.indexOf('\u0000');
         return counterparty(key.slice(0, cut), key.slice(cut + 1));
@@ -44,6 +51,14 @@ export class SqliteChart extends ChartTables implements ChartOps {
         counterparties: { get: byKey, has: (key) => byKey(key) !== undefined },
         // Numbers are always asked of the ledger: posts take them without changing what is kept.
         takenNumbers: { has: (n) => jeStmt.get(n) !== undefined },
+        // So are rates: adding one does not change what is kept.
+        rates: {
+          get: (key) => {
+            const cut = key.indexOf('\u0000');
+            const r = rateStmt.get(FILE_ENTITY, key.slice(0, cut), key.slice(cut + 1));
+            return r === undefined ? undefined : (r as string);
+          },
+        },
       };
     });
   }

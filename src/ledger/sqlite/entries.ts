@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { journalEntryOfRow, type JournalEntry, type LineFacts } from '../../domain/entry.js';
 import { errors } from '../../domain/errors.js';
+import { FX_COLUMNS, fxOfRow, type FxColumns } from '../../domain/fx.js';
 import { normaliseJeNumber } from '../../domain/jeNumber.js';
 import { storedAtoms } from '../../domain/money.js';
 import type { EntryFilter } from '../port.js';
@@ -34,11 +35,12 @@ const ENTRY_COLUMNS = `e.seq, e.id, e.je_number, e.entry_date, e.currency, e.mem
 
 const LINE_COLUMNS = `l.line_no, l.line_type, l.amount_atoms, l.memo AS line_memo, a.id AS account_id,
   a.account_number, a.name AS account_name, a.account_type, c.counterparty_type,
-  c.external_id AS counterparty_external_id, c.name AS counterparty_name`;
+  c.external_id AS counterparty_external_id, c.name AS counterparty_name, ${FX_COLUMNS}`;
 
 const LINE_JOINS = `JOIN accounts a ON a.key = l.account_key LEFT JOIN counterparties c ON c.id = l.counterparty_id`;
 
-type LineRow = Omit<LineFacts, 'memo'> & { line_no: number; line_memo: string | null };
+type LineRow = Omit<LineFacts, 'memo' | 'fx'> &
+  FxColumns & { line_no: number; line_memo: string | null };
 
 /** Reads entries back as the API answers for them. */
 export class EntryReader {
@@ -84,7 +86,8 @@ export class EntryReader {
       const names = namesOf(db);
       const page = pageQuery(db, filter);
       const columns =
-        'entry_seq, line_no, account_key, line_type, amount_atoms, memo, counterparty_id';
+        'entry_seq, line_no, account_key, line_type, amount_atoms, memo, counterparty_id, ' +
+        'fx_currency, fx_amount_atoms, fx_rate';
       const linesIn = db
         .prepare(
           `SELECT ${columns} FROM journal_lines
@@ -151,6 +154,9 @@ type LinePageRow = [
   'debit' | 'credit',
   number,
   string | null,
+  string | null,
+  string | null,
+  number | null,
   string | null,
 ];
 
@@ -227,7 +233,7 @@ function namesOf(db: Database.Database): Names {
 /** A page's entries with their lines (both in seq order within the page's entries). */
 function* assemble(rows: PageRow[], lines: LinePageRow[], names: Names): Generator<JournalEntry> {
   const bySeq = new Map<number, LineFacts[]>();
-  for (const [seq, , key, side, amount, memo, cpId] of lines) {
+  for (const [seq, , key, side, amount, memo, cpId, fxCurrency, fxAmount, fxRate] of lines) {
     const a = names.accounts.get(key)!;
     const cp = cpId === null ? undefined : names.counterparties.get(cpId);
     let list = bySeq.get(seq);
@@ -243,6 +249,7 @@ function* assemble(rows: PageRow[], lines: LinePageRow[], names: Names): Generat
       counterparty_type: cp?.type ?? null,
       counterparty_external_id: cp?.external_id ?? null,
       counterparty_name: cp?.name ?? null,
+      ...(fxCurrency !== null ? { fx: fxOfRow(fxCurrency, fxAmount, fxRate)! } : {}),
     });
   }
   for (const r of rows) {
@@ -302,6 +309,9 @@ function lineOf(r: LineRow): LineFacts {
     counterparty_type: r.counterparty_type,
     counterparty_external_id: r.counterparty_external_id,
     counterparty_name: r.counterparty_name,
+    ...(r.fx_currency !== null
+      ? { fx: fxOfRow(r.fx_currency, r.fx_amount_atoms, r.fx_rate)! }
+      : {}),
   };
 }
 

@@ -1,4 +1,5 @@
 import type { UsedKey } from '../../domain/posting.js';
+import { FX_COLUMNS, withFx, type FxColumns } from '../../domain/fx.js';
 import { normaliseJeNumber } from '../../domain/jeNumber.js';
 import type { EntryFilter } from '../port.js';
 import type { StoredEntry } from '../journal/store.js';
@@ -127,11 +128,12 @@ export class SqliteJournalStore implements FeatureStore {
     const lines = this.db
       .prep(
         `SELECT a.external_id AS gl_account_id, l.line_type, l.amount_atoms, l.memo,
-                c.counterparty_type, c.external_id AS counterparty_external_id
+                c.counterparty_type, c.external_id AS counterparty_external_id, ${FX_COLUMNS}
          FROM journal_lines l JOIN accounts a ON a.key = l.account_key
          LEFT JOIN counterparties c ON c.id = l.counterparty_id WHERE l.entry_seq = ? ORDER BY l.line_no`,
       )
-      .all(row.seq) as StoredEntry['lines'];
+      .all(row.seq)
+      .map((l) => withFx(l as StoredEntry['lines'][number] & FxColumns));
     const reversedBy = this.db
       .prep(`SELECT je_number FROM journal_entries WHERE original_seq = ? ORDER BY seq`)
       .pluck()

@@ -253,4 +253,22 @@ export const MIGRATIONS: string[] = [
     PRIMARY KEY (entity_id, account_key)
   ) WITHOUT ROWID;
   `,
+  `
+  -- Foreign currencies (docs/currency.md): a line on a foreign account keeps its amount in that
+  -- currency and the rate beside the functional amount_atoms; the rates a ledger was given, by
+  -- currency and date; and the entity's exchange gain/loss accounts (external ids, null: the
+  -- standard chart's fx-realized and fx-unrealized).
+  ALTER TABLE journal_lines ADD COLUMN fx_currency TEXT;
+  ALTER TABLE journal_lines ADD COLUMN fx_amount_atoms INTEGER;
+  ALTER TABLE journal_lines ADD COLUMN fx_rate TEXT;
+  CREATE TABLE IF NOT EXISTS exchange_rates (
+    entity_id TEXT NOT NULL,
+    currency TEXT NOT NULL,
+    rate_date TEXT NOT NULL,
+    rate TEXT NOT NULL,
+    PRIMARY KEY (entity_id, currency, rate_date)
+  ) WITHOUT ROWID;
+  ALTER TABLE entity ADD COLUMN fx_realized TEXT;
+  ALTER TABLE entity ADD COLUMN fx_unrealized TEXT;
+  `,
 ];
