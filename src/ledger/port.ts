@@ -3,11 +3,13 @@ import type { Problem } from '../domain/errors.js';
 import type { Permission } from '../domain/keys.js';
 import type { ChartOps, EntityOps, KeyOps, MaintenanceOps } from './books/port.js';
 import type { JournalOps } from './journal/port.js';
+import type { FxOps } from './fx/port.js';
 import type { BudgetOps, RecurringOps } from './plans/port.js';
 import type { ReconcileOps } from './reconcile/port.js';
 import type { ReportOps } from './reports/port.js';
 
 export type * from './books/port.js';
+export type * from './fx/port.js';
 export type * from './journal/port.js';
 export type * from './plans/port.js';
 export type * from './reconcile/port.js';
@@ -41,6 +43,7 @@ export interface Ledger {
   readonly reconcile: ReconcileOps;
   readonly budgets: BudgetOps;
   readonly recurring: RecurringOps;
+  readonly fx: FxOps;
   close(): Promise<void>;
 }
 

@@ -3,6 +3,7 @@ import type { Route } from './routes.js';
 import { arrayOf, bool, date, query, ref, SCHEMAS, str, type Schema } from './openapiSchemas.js';
 import { RECONCILE_OPERATIONS, RECONCILE_REQUESTS, RECONCILE_SCHEMAS } from './openapiReconcile.js';
 import { PLAN_OPERATIONS, PLAN_REQUESTS, PLAN_SCHEMAS } from './openapiPlans.js';
+import { FX_OPERATIONS, FX_REQUESTS, FX_SCHEMAS } from './openapiFx.js';
 
 /**
  * The OpenAPI 3.1 description of `books serve`, served at GET /v1/openapi.json. Paths come from the
@@ -175,7 +176,8 @@ const REQUESTS: Record<string, Schema> = {
 export const operationOf = (method: string, path: string) =>
   OPERATIONS[`${method} ${path}`] ??
   RECONCILE_OPERATIONS[`${method} ${path}`] ??
-  PLAN_OPERATIONS[`${method} ${path}`];
+  PLAN_OPERATIONS[`${method} ${path}`] ??
+  FX_OPERATIONS[`${method} ${path}`];
 
 const ERRORS = {
   400: 'bad request',
@@ -228,9 +230,11 @@ export function openApi(routes: readonly Route[]): Record<string, unknown> {
         ...SCHEMAS,
         ...RECONCILE_SCHEMAS,
         ...PLAN_SCHEMAS,
+        ...FX_SCHEMAS,
         ...REQUESTS,
         ...RECONCILE_REQUESTS,
         ...PLAN_REQUESTS,
+        ...FX_REQUESTS,
       },
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
     },

@@ -80,15 +80,16 @@ describe('je post refuses, naming the code and every problem, and changes nothin
     ['an inactive account', 'old-bank', 'inactive_account', 'is inactive'],
     ['an unpostable (header) account', 'cash', 'unpostable_account', 'cannot be posted to'],
     [
-      'an account denominated in another currency (no FX snapshot can fix it)',
+      'an account kept in another currency, given no amount in it',
       'eur-bank',
-      'currency_conflict',
-      'denominated in EUR',
+      'fx_missing',
+      'is kept in EUR',
     ],
   ])('%s', async (_name, account, reason, text) => {
     const e = await refusedJson(post('--debit', `${account}=10`, '--credit', 'sales=10'));
     expect(e.code).toBe('CAPI33');
-    expect(e.errors).toEqual([expect.objectContaining({ path: 'lines[0].gl_account_id', reason })]);
+    const path = reason === 'fx_missing' ? 'lines[0].fx' : 'lines[0].gl_account_id';
+    expect(e.errors).toEqual([expect.objectContaining({ path, reason })]);
     expect(e.errors[0]!.message).toContain(text);
   });
 

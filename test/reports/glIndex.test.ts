@@ -203,8 +203,8 @@ describe("the general ledger's index, kept behind the journal", () => {
     await postMany(l, 30, 13);
     const before = placesOf(await events(l, WINDOW));
     await l.close();
-    // The schema as migration 5 left it: the lines' own index by account, no gl_index, and no
-    // column for JE numbers that do not count (migration 7).
+    // The schema as migration 5 left it: the lines' own index by account, no gl_index, no column
+    // for JE numbers that do not count (migration 7), no foreign currencies (migration 13).
     exec(
       file,
       `DROP TABLE gl_index; DROP TABLE gl_index_state;
@@ -212,6 +212,12 @@ describe("the general ledger's index, kept behind the journal", () => {
        DROP INDEX journal_entries_je_seq_uncounted;
        ALTER TABLE journal_entries DROP COLUMN je_seq_uncounted;
        DROP TABLE ledger_secrets;
+       ALTER TABLE journal_lines DROP COLUMN fx_currency;
+       ALTER TABLE journal_lines DROP COLUMN fx_amount_atoms;
+       ALTER TABLE journal_lines DROP COLUMN fx_rate;
+       DROP TABLE exchange_rates;
+       ALTER TABLE entity DROP COLUMN fx_realized;
+       ALTER TABLE entity DROP COLUMN fx_unrealized;
        PRAGMA user_version = 5`,
     );
     const again = SqliteLedger.open(file);

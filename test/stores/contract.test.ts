@@ -127,9 +127,51 @@ describe('the Ledger contract: every store gives the same results', () => {
       'lines[0].gl_account_id:inactive_account',
     ],
     [
-      'account in another currency',
+      'account in another currency, without its snapshot',
       { lines: [line('eur-bank', 'debit', 100), line('checking', 'credit', 100)] },
-      'lines[0].gl_account_id:currency_conflict',
+      'lines[0].fx:fx_missing',
+    ],
+    [
+      'snapshot in another currency than its account',
+      {
+        lines: [
+          line('eur-bank', 'debit', 100, { fx: { currency: 'GBP', amount_atoms: 90 } }),
+          line('checking', 'credit', 100),
+        ],
+      },
+      'lines[0].fx.currency:currency_conflict',
+    ],
+    [
+      'snapshot on an account in the functional currency',
+      {
+        lines: [
+          line('rent', 'debit', 100, { fx: { currency: 'EUR', amount_atoms: 90 } }),
+          line('checking', 'credit', 100),
+        ],
+      },
+      'lines[0].fx:fx_not_allowed',
+    ],
+    [
+      'snapshot whose rate gives another amount',
+      {
+        lines: [
+          line('eur-bank', 'debit', 100, {
+            fx: { currency: 'EUR', amount_atoms: 90, rate: '1.2' },
+          }),
+          line('checking', 'credit', 100),
+        ],
+      },
+      'lines[0].amount_atoms:fx_mismatch',
+    ],
+    [
+      'snapshot converting at a rate the ledger does not have',
+      {
+        lines: [
+          line('eur-bank', 'debit', undefined, { fx: { currency: 'EUR', amount_atoms: 90 } }),
+          line('checking', 'credit', 100),
+        ],
+      },
+      'lines[0].fx.rate:fx_rate_missing',
     ],
     ['closed period', { entry_date: '2025-01-15' }, 'entry_date:period_closed'],
     ['impossible date', { entry_date: '2025-02-30' }, 'entry_date:invalid_date'],

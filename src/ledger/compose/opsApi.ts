@@ -1,3 +1,4 @@
+import type { FxOps } from '../fx/port.js';
 import type { BudgetOps, RecurringOps } from '../plans/port.js';
 import type { ReconcileOps } from '../reconcile/port.js';
 
@@ -13,6 +14,7 @@ export type OpRoute = {
   | { concern: 'reconcile'; op: keyof ReconcileOps }
   | { concern: 'budgets'; op: keyof BudgetOps }
   | { concern: 'recurring'; op: keyof RecurringOps }
+  | { concern: 'fx'; op: keyof FxOps }
 );
 
 type Of<C extends OpRoute['concern']> = Omit<Extract<OpRoute, { concern: C }>, 'concern'>;
@@ -133,7 +135,30 @@ export const OP_ROUTES: readonly OpRoute[] = [
       summary: 'Post every occurrence due through a date that has not posted',
     },
   ]),
+  ...of('fx', [
+    {
+      op: 'importRates',
+      method: 'POST',
+      path: '/v1/exchange-rates',
+      summary:
+        'Add exchange rates by date and currency (a different rate replaces only with replace)',
+    },
+    {
+      op: 'listRates',
+      method: 'GET',
+      path: '/v1/exchange-rates',
+      summary: 'The exchange rates kept (of one currency, within dates)',
+    },
+  ]),
 ];
 
 /** The query parameters a GET operation takes. */
-export const OP_QUERY = ['account', 'statement_date', 'line_ids'] as const;
+export const OP_QUERY = [
+  'account',
+  'statement_date',
+  'line_ids',
+  'currency',
+  'start',
+  'end',
+  'as_of',
+] as const;

@@ -1,4 +1,6 @@
 import type { Capabilities, Ledger } from '../port.js';
+import { FxFromStore } from '../fx/fx.js';
+import type { FxReadTx, FxWriteTx } from '../fx/store.js';
 import type { ChartOps, MaintenanceOps } from '../books/port.js';
 import { JournalFromStore } from '../journal/journal.js';
 import { localProcesses } from '../runtime/processes.js';
@@ -10,8 +12,8 @@ import type { PlanReadTx, PlanWriteTx } from '../plans/store.js';
 import type { ReconReadTx, ReconWriteTx } from '../reconcile/store.js';
 
 /** A store's transactions with every feature's tables. */
-export type StoreReadTx = ReconReadTx & PlanReadTx;
-export type StoreWriteTx = ReconWriteTx & PlanWriteTx;
+export type StoreReadTx = ReconReadTx & PlanReadTx & FxReadTx;
+export type StoreWriteTx = ReconWriteTx & PlanWriteTx & FxWriteTx;
 
 /** A store as the features use it together. */
 export type FeatureStore = JournalStore<StoreReadTx, StoreWriteTx>;
@@ -22,7 +24,14 @@ export type FeatureStore = JournalStore<StoreReadTx, StoreWriteTx>;
  */
 export abstract class StoreLedger implements Pick<
   Ledger,
-  'capabilities' | 'journal' | 'reports' | 'maintenance' | 'reconcile' | 'budgets' | 'recurring'
+  | 'capabilities'
+  | 'journal'
+  | 'reports'
+  | 'maintenance'
+  | 'reconcile'
+  | 'budgets'
+  | 'recurring'
+  | 'fx'
 > {
   readonly capabilities: Capabilities = {
     atomicImport: true,
@@ -36,6 +45,7 @@ export abstract class StoreLedger implements Pick<
   readonly reconcile: ReconcileFromStore;
   readonly budgets: BudgetsFromStore;
   readonly recurring: RecurringFromStore;
+  readonly fx: FxFromStore;
 
   constructor(
     store: FeatureStore,
@@ -49,6 +59,7 @@ export abstract class StoreLedger implements Pick<
     this.reports = new ReportsFromSums(sums, budgets, counterparties);
     this.budgets = new BudgetsFromStore(store, sums);
     this.recurring = new RecurringFromStore(store, this.journal);
+    this.fx = new FxFromStore(store);
     this.reconcile = new ReconcileFromStore(store, sums, this.journal);
     // Check proves every reconciliation too (see ReconReports.problems).
     this.maintenance = checkingReconciliations(maintenance, this.reconcile);

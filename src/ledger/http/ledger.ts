@@ -1,4 +1,5 @@
 import type { Counterparty, Entity, EntityRecord, GlAccount } from '../../domain/accounts.js';
+import type { FxOps } from '../fx/port.js';
 import type { GlAccountHead, GlEvent, GlLine } from '../../domain/generalLedger.js';
 import { FINGERPRINT_HEADER, SOURCE_HEADER, type JournalEntry } from '../../domain/entry.js';
 import { errors, isBooksError } from '../../domain/errors.js';
@@ -88,6 +89,7 @@ export class HttpLedger implements Ledger {
   readonly maintenance: MaintenanceOps;
   readonly reconcile: ReconcileOps;
   readonly budgets: BudgetOps;
+  readonly fx: FxOps;
   readonly recurring: RecurringOps;
   private readonly client: ApiClient;
   private receipts: Receipts | null = null;
@@ -140,6 +142,7 @@ export class HttpLedger implements Ledger {
     this.reconcile = remoteOps(this.client, 'reconcile') as unknown as ReconcileOps;
     this.budgets = remoteOps(this.client, 'budgets') as unknown as BudgetOps;
     this.recurring = remoteOps(this.client, 'recurring') as unknown as RecurringOps;
+    this.fx = remoteOps(this.client, 'fx') as unknown as FxOps;
     this.maintenance = {
       check: no('check'),
       rebuild: no('rebuild'),

@@ -1,4 +1,5 @@
 import { seqOf, type JeSeq } from '../../domain/jeNumber.js';
+import { FxTables } from '../sql/fxTables.js';
 import { FX_COLUMNS, withFx, type FxColumns } from '../../domain/fx.js';
 import { wantsOf, type UsedKey } from '../../domain/posting.js';
 import { EntryWriter, type RowTarget } from '../journal/entryRows.js';
@@ -45,6 +46,9 @@ const TYPES: Record<string, string> = {
   line_type: 'text',
   amount_atoms: 'int8',
   counterparty_id: 'text',
+  fx_currency: 'text',
+  fx_amount_atoms: 'int8',
+  fx_rate: 'text',
 };
 
 /** Rows as one array per column: one statement, one parse, however many rows. */
@@ -278,7 +282,7 @@ export class PgJournalStore implements FeatureStore {
     entity: EntityState,
     recon = pgRecon(q, this.entityId),
     onSeq?: (seq: number) => void,
-  ): StoreReadTx & { plans: PlanTables } {
+  ): StoreReadTx & { plans: PlanTables; fx: FxTables } {
     const e = this.entityId;
     return {
       facts: async (r) => {
@@ -303,6 +307,7 @@ export class PgJournalStore implements FeatureStore {
       entry: (idOrNumber) => this.stored(q, idOrNumber),
       recon,
       plans: new PlanTables(pgSql(q), e),
+      fx: new FxTables(pgSql(q), e),
     };
   }
 

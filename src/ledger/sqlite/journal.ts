@@ -1,4 +1,5 @@
 import type { UsedKey } from '../../domain/posting.js';
+import { FxTables } from '../sql/fxTables.js';
 import { FX_COLUMNS, withFx, type FxColumns } from '../../domain/fx.js';
 import { normaliseJeNumber } from '../../domain/jeNumber.js';
 import type { EntryFilter } from '../port.js';
@@ -54,7 +55,9 @@ export class SqliteJournalStore implements FeatureStore {
     return this.db.readAsync(() => fn((this.readOps ??= this.readTx())));
   }
 
-  private readTx(recon: ReconTables = sqliteRecon(this.db)): StoreReadTx & { plans: PlanTables } {
+  private readTx(
+    recon: ReconTables = sqliteRecon(this.db),
+  ): StoreReadTx & { plans: PlanTables; fx: FxTables } {
     const db = this.db;
     const usedKey = db.prep(
       `SELECT k.request_hash, k.journal_entry_id, k.created_at_ms, e.je_number
@@ -80,6 +83,10 @@ export class SqliteJournalStore implements FeatureStore {
       entry: async (idOrNumber) => this.stored(idOrNumber),
       recon,
       plans: new PlanTables(
+        sqliteSql((text) => db.prep(text)),
+        FILE_ENTITY,
+      ),
+      fx: new FxTables(
         sqliteSql((text) => db.prep(text)),
         FILE_ENTITY,
       ),
