@@ -15,6 +15,8 @@ export const GROUPS: Record<string, string> = {
   reconcile: 'Bank and card reconciliation (alone, with --account: the interactive screen)',
   budgets: 'Budgets, for --compare budget',
   recurring: 'Recurring entries: rent, depreciation, loan payments',
+  rates: 'Exchange rates of foreign currencies, kept in the ledger',
+  fx: 'Foreign currencies at period end: revaluation',
 };
 
 /** A group that is also a command of its own when no subcommand is named (the interactive screen). */
@@ -32,6 +34,7 @@ const namedExport =
     }));
 const reconcile = namedExport(() => import('../commands/reconcile.js'));
 const plans = namedExport(() => import('../commands/plans.js'));
+const rates = namedExport(() => import('../commands/rates.js'));
 
 /**
  * Every command: its path, the line `books --help` lists, and its module, imported only when the
@@ -143,6 +146,22 @@ export const COMMANDS: readonly { path: string; summary: string; load: Load; ali
     path: 'budgets list',
     summary: 'List budget cells',
     load: plans('budgetsList'),
+  },
+  {
+    path: 'rates import',
+    summary:
+      'Add exchange rates from CSV (date,currency,rate), or the ECB history with --preset ecb',
+    load: rates('ratesImport'),
+  },
+  {
+    path: 'rates add',
+    summary: 'Add one exchange rate',
+    load: rates('ratesAdd'),
+  },
+  {
+    path: 'rates list',
+    summary: 'List the exchange rates kept',
+    load: rates('ratesList'),
   },
   {
     path: 'recurring add',

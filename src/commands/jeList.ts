@@ -6,7 +6,7 @@ import { toJson } from '../domain/json.js';
 import { currencyExponent, exponentOf, formatAmount } from '../domain/money.js';
 import { readCounterpartyRef } from '../domain/reportQueries.js';
 import { csvLine } from '../render/csv.js';
-import { JOURNAL_COLUMNS, journalRows } from '../render/journalCsv.js';
+import { FX_JOURNAL_COLUMNS, JOURNAL_COLUMNS, journalRows } from '../render/journalCsv.js';
 import { cell } from '../render/text.js';
 import { filterFlagRefused, OUTPUT_FLAG } from './reportFlags.js';
 
@@ -105,9 +105,16 @@ rebuilds the same journal in a ledger with the same chart.`,
       }
       if (ctx.format === 'csv') {
         const external = new Map(chart.map((a) => [a.id, a.external_id]));
-        await write(csvLine(JOURNAL_COLUMNS) + '\n');
+        // The snapshot's columns where the chart keeps an account in another currency: a ledger
+        // without one writes the file it always wrote.
+        const foreign = chart.some((a) => a.currency !== null && a.currency !== currency);
+        await write(
+          csvLine(foreign ? [...JOURNAL_COLUMNS, ...FX_JOURNAL_COLUMNS] : JOURNAL_COLUMNS) + '\n',
+        );
         for await (const e of entries)
-          await write(journalRows(e, (id) => external.get(id) ?? id, exponentOf(e.currency)));
+          await write(
+            journalRows(e, (id) => external.get(id) ?? id, exponentOf(e.currency), foreign),
+          );
         return;
       }
       const exponent = currencyExponent(currency) ?? 2;

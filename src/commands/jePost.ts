@@ -32,7 +32,10 @@ export interface JePostOptions {
 export const LINE_FLAGS: readonly FlagSpec[] = [
   {
     flags: '--debit <ACCOUNT=AMOUNT[@TYPE:ID]>',
-    description: 'a debit line (repeatable); ACCOUNT is the external id or account number',
+    description:
+      'a debit line (repeatable); ACCOUNT is the external id or account number. On an account in ' +
+      "another currency: 'eur-bank=EUR 1000.00' (the rate table's rate), '… @ 1.105' (a rate) or " +
+      "'… @@ 1105.00' (the functional amount)",
     repeat: true,
   },
   {
@@ -74,7 +77,12 @@ export default command<JePostOptions>({
     { flags: '--dry-run', description: 'validate and show what would post; post nothing' },
   ],
   help: `Amounts are decimals in the currency (1250, 1250.00, 1,250.00), always positive: the flag says the
-side. @TYPE:ID names the counterparty (@customer:C001 on a receivable line). With no lines and a
+side. @TYPE:ID names the counterparty (@customer:C001 on a receivable line). A line on an account kept
+in another currency gives its amount in that currency: 'eur-bank=EUR 1000.00' converts at the rate
+table's rate for the date, 'eur-bank=EUR 1000.00 @ 1.105' at that rate, 'eur-bank=EUR 1000.00 @@
+1105.00' is what the bank converted (the rate is implied); 'ar-eur=EUR 1000.00@customer:C1' on a
+foreign receivable that it settles converts at the invoices' own rates, and the difference is posted
+to the realised exchange gain/loss account (docs/currency.md). With no lines and a
 terminal, the entry is built interactively. An accrual posted with --auto-reverse posts with its
 reversal, in one transaction, linked as \`books je reverse\` links them; the reversal's date must be
 after the entry's and outside a closed period.`,
@@ -183,19 +191,41 @@ function bodyFromFlags(
   };
 }
 
-/** What follows an account's `=`: the amount, then an optional `@TYPE:ID`. */
-const AFTER_ACCOUNT = /^([^=@]+?)(?:@([^:@]+):(.+))?$/;
+/**
+ * What follows an account's `=`: the amount (`EUR 1000.00` on an account in another currency), an
+ * optional rate (`@ 1.105`) or functional amount (`@@ 1105.00`), then an optional `@TYPE:ID`. `@`
+ * followed by a number is a rate; followed by a name and `:`, a counterparty.
+ */
+const AFTER_ACCOUNT = /^([^=@]+?)(?:\s*(@@?)\s*(\d[^@]*?))?\s*(?:@([^:@]+):(.+))?$/;
+
+/** A line flag's amount in another currency than the entity's: `EUR 1000.00`. */
+const FOREIGN_AMOUNT = /^([A-Za-z]{3})\s+(\S.*)$/;
+
+type LineParts = [
+  account: string,
+  amount: string,
+  cpType?: string,
+  cpId?: string,
+  price?: { kind: '@' | '@@'; text: string },
+];
 
 /**
  * A line flag's parts. An external id may hold `=`: the account ends at the first `=` after which
  * an amount (and a counterparty) follows, so `a=b=5` is 5 on `a=b` and `rent=5@customer:C=1` names
  * customer `C=1`.
  */
-function lineFlagParts(value: string): [string, string, string?, string?] | null {
+function lineFlagParts(value: string): LineParts | null {
   const v = value.trim();
   for (let i = v.indexOf('='); i > 0; i = v.indexOf('=', i + 1)) {
     const m = AFTER_ACCOUNT.exec(v.slice(i + 1));
-    if (m) return [v.slice(0, i), m[1]!, ...(m[2] !== undefined ? [m[2], m[3]!] : [])] as never;
+    if (m)
+      return [
+        v.slice(0, i),
+        m[1]!,
+        m[4],
+        m[5],
+        m[2] ? { kind: m[2] as '@' | '@@', text: m[3]!.trim() } : undefined,
+      ];
   }
   return null;
 }
@@ -227,22 +257,56 @@ export function linesFromFlags(
       unreadable.push({ path: `--${side}`, reason: 'invalid_line', message });
       return null;
     }
-    const [account, amountText, cpType, cpId] = m;
-    const amount = readAmount(amountText, exponent, currency);
-    if (!amount.ok) {
+    const [account, amountText, cpType, cpId, price] = m;
+    const read = (text: string, path: string, exp: number, cur: string) => {
+      const amount = readAmount(text, exp, cur);
+      if (amount.ok) return amount.value;
       const message = `--${side} ${value}: ${amount.message}`;
       if (amount.unreadable) unreadable.push({ path: `--${side}`, reason: amount.reason, message });
-      else refused.push({ path: `lines[${i}].amount_atoms`, reason: amount.reason, message });
-    }
+      else refused.push({ path: `lines[${i}].${path}`, reason: amount.reason, message });
+      return 0;
+    };
+    const foreign = FOREIGN_AMOUNT.exec(amountText.trim());
+    const code = foreign?.[1]!.toUpperCase();
     const found = find(account);
-    return {
+    const counterparty =
+      cpType !== undefined
+        ? { counterparty_type: cpType.trim(), counterparty_external_id: cpId!.trim() }
+        : {};
+    const line = {
       gl_account_id: found.ok ? found.value.external_id : account.trim(),
       line_type: side,
-      amount_atoms: amount.ok ? amount.value : 0,
-      ...(cpType !== undefined
-        ? { counterparty_type: cpType.trim(), counterparty_external_id: cpId!.trim() }
-        : {}),
     };
+    if (code === undefined || code === currency) {
+      if (price) {
+        const message =
+          `--${side} ${value}: a rate or @@ goes with an amount in another currency ` +
+          '(EUR 1000.00 @ 1.105)';
+        unreadable.push({ path: `--${side}`, reason: 'invalid_line', message });
+      }
+      const text = code === undefined ? amountText : foreign![2]!;
+      return {
+        ...line,
+        amount_atoms: read(text, 'amount_atoms', exponent, currency),
+        ...counterparty,
+      };
+    }
+    const foreignExponent = currencyExponent(code);
+    if (foreignExponent === null) {
+      const message = `--${side} ${value}: '${foreign![1]}' is not an ISO 4217 currency code`;
+      unreadable.push({ path: `--${side}`, reason: 'invalid_currency', message });
+      return null;
+    }
+    const fx: Record<string, unknown> = {
+      currency: code,
+      amount_atoms: read(foreign![2]!, 'fx.amount_atoms', foreignExponent, code),
+      ...(price?.kind === '@' ? { rate: price.text } : {}),
+    };
+    const functional =
+      price?.kind === '@@'
+        ? { amount_atoms: read(price.text, 'amount_atoms', exponent, currency) }
+        : {};
+    return { ...line, ...functional, ...counterparty, fx };
   });
   if (unreadable.length)
     throw errors.usage(unreadable.map((p) => p.message).join('; '), unreadable);

@@ -34,9 +34,9 @@ export interface RatesImported {
 export function checkRateRows(
   rows: RateRow[],
   functional: string,
-): { rates: (ExchangeRate & { row: number })[]; problems: Problem[] } {
+): { rates: (ExchangeRate & { row: number; index: number })[]; problems: Problem[] } {
   const problems: Problem[] = [];
-  const rates: (ExchangeRate & { row: number })[] = [];
+  const rates: (ExchangeRate & { row: number; index: number })[] = [];
   const seen = new Map<string, { row: number; rate: string }>();
   rows.forEach((r, i) => {
     const row = r.row ?? i + 1;
@@ -72,7 +72,7 @@ export function checkRateRows(
       );
     if (earlier) return;
     seen.set(key, { row, rate: text });
-    rates.push({ row, date, currency, rate: text });
+    rates.push({ row, index: i, date, currency, rate: text });
   });
   return { rates, problems };
 }

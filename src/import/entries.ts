@@ -257,10 +257,14 @@ function lineOf(
   let side = cell(r, at.line_type).trim().toLowerCase();
   let amountCol: string = l.form === 'line_type+amount' ? 'amount' : 'amount_atoms';
   let text = cell(r, l.form === 'line_type+amount' ? at.amount : at.amount_atoms).trim();
+  const fx = fxOf(r, l, add);
   if (l.form === 'debit/credit') {
     const dr = cell(r, at.debit).trim();
     const cr = cell(r, at.credit).trim();
-    if ((dr === '') === (cr === '')) {
+    if (fx && dr === '' && cr === '') {
+      // A foreign line that leaves its functional amount to the snapshot: its side is fx_amount's sign.
+      [side, text] = [fx.negative ? 'credit' : 'debit', ''];
+    } else if ((dr === '') === (cr === '')) {
       const which = dr ? 'both debit and credit are filled' : 'neither debit nor credit is filled';
       add(r.row, 'debit', 'invalid_amount', `${which}; give exactly one`);
       [side, text] = ['debit', ''];
@@ -269,7 +273,9 @@ function lineOf(
   }
   line.line_type = side;
   const report = (reason: string, message: string) => add(r.row, amountCol, reason, message);
-  if (l.form === 'line_type+amount_atoms') line.amount_atoms = atomsCell(text, report);
+  if (fx && text === '') {
+    // A foreign line may leave its functional amount to the snapshot (a rate, or the rate table).
+  } else if (l.form === 'line_type+amount_atoms') line.amount_atoms = atomsCell(text, report);
   else if (text !== '' || l.form !== 'debit/credit') {
     line.amount_atoms = decimalCell(text, exponent, currency, amountCol, report);
   }
@@ -279,7 +285,46 @@ function lineOf(
   const cpId = cell(r, at.counterparty_external_id).trim();
   if (cpType) line.counterparty_type = cpType;
   if (cpId) line.counterparty_external_id = cpId;
+  if (fx) line.fx = fx.fx;
   return line;
+}
+
+/**
+ * A row's foreign-currency snapshot (fx_currency, fx_amount in that currency's decimals, fx_rate),
+ * or null when it gives none. fx_amount may carry a sign: a minus is read as the line's side where
+ * debit and credit are both left blank, and the amount kept is positive.
+ */
+function fxOf(
+  r: CsvRecord,
+  l: Layout,
+  add: Add,
+): { fx: Record<string, unknown>; negative: boolean } | null {
+  const at = l.at;
+  const currency = cell(r, at.fx_currency).trim().toUpperCase();
+  const amount = cell(r, at.fx_amount).trim();
+  const rate = cell(r, at.fx_rate).trim();
+  if (!currency && !amount && !rate) return null;
+  const exponent = currencyExponent(currency);
+  if (exponent === null) {
+    add(
+      r.row,
+      'fx_currency',
+      'invalid_currency',
+      currency ? `'${currency}' is not an ISO 4217 currency code` : 'fx_currency is blank',
+    );
+    return null;
+  }
+  const negative = amount.startsWith('-');
+  const text = negative ? amount.slice(1) : amount;
+  let atoms = 0;
+  if (text === '') add(r.row, 'fx_amount', 'invalid_amount', 'fx_amount is blank');
+  else if (text.trim() === '0' || /^0*\.?0*$/.test(text.trim())) atoms = 0;
+  else {
+    const read = readAmount(text, exponent, currency);
+    if (read.ok) atoms = read.value;
+    else add(r.row, 'fx_amount', read.reason, read.message);
+  }
+  return { fx: { currency, amount_atoms: atoms, ...(rate ? { rate } : {}) }, negative };
 }
 
 /** An amount_atoms cell: a whole number of atoms from 1 (0 when it is not, with the problem reported). */
@@ -314,13 +359,21 @@ function decimalCell(
   return 0;
 }
 
+/** The column of each field of a line's snapshot. */
+const FX_COLUMN_OF: Record<string, string> = {
+  'fx.currency': 'fx_currency',
+  'fx.amount_atoms': 'fx_amount',
+  'fx.rate': 'fx_rate',
+};
+
 /** Where a validation path of a draft's body sits in the file: the row and the column to name. */
 export function locate(d: DraftEntry, path: string): { row: number; column: string } {
   const form = d.form;
-  const m = /^lines\[(\d+)\](?:\.(\w+))?$/.exec(path);
+  const m = /^lines\[(\d+)\](?:\.([\w.]+))?$/.exec(path);
   if (!m) return { row: d.row, column: path === 'lines' ? 'entry' : path };
   const row = d.lineRows[Number(m[1])] ?? d.row;
   const field = m[2] ?? 'gl_account_id';
+  if (field.startsWith('fx')) return { row, column: FX_COLUMN_OF[field] ?? 'fx_amount' };
   const column =
     field === 'amount_atoms' || field === 'line_type'
       ? form === 'debit/credit'

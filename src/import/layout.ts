@@ -21,6 +21,9 @@ export const ENTRY_COLUMNS = [
   'is_adjusting',
   'manual_entry_reason',
   'auto_reverse_on',
+  'fx_currency',
+  'fx_amount',
+  'fx_rate',
 ] as const;
 
 /** Columns whose value belongs to the entry, not the line: they must agree across a group's rows. */

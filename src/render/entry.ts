@@ -1,6 +1,6 @@
 import type { JournalEntry } from '../domain/entry.js';
 import type { LineStates } from '../ledger/port.js';
-import { formatAmount } from '../domain/money.js';
+import { exponentOf, formatAmount } from '../domain/money.js';
 import { grid } from './table.js';
 import { cell } from './text.js';
 
@@ -30,6 +30,12 @@ export function entryText(
       ? `reversed by: ${e.reversed_by_journal_entry_ids.map(named).join(', ')}`
       : null,
   ].filter((x): x is string => x !== null);
+  // A foreign line's own amount and rate, in a column only an entry with one has.
+  const foreign = e.lines.some((l) => l.fx);
+  const fxText = (l: JournalEntry['lines'][number]) =>
+    l.fx
+      ? `${l.fx.currency} ${formatAmount(l.fx.amount_atoms, exponentOf(l.fx.currency))} @ ${l.fx.rate}`
+      : '';
   // Line numbers as `reconcile --line JE-12:2` takes them.
   const rows = e.lines.map((l, i) => [
     String(i + 1),
@@ -37,6 +43,7 @@ export function entryText(
     l.account_name,
     l.line_type === 'debit' ? formatAmount(l.amount_atoms, exponent) : '',
     l.line_type === 'credit' ? formatAmount(l.amount_atoms, exponent) : '',
+    ...(foreign ? [fxText(l)] : []),
     l.counterparty_external_id ? `${l.counterparty_type}:${l.counterparty_external_id}` : '',
     l.memo ?? '',
     ...(stated ? [states[l.id]?.state ?? ''] : []),
@@ -47,6 +54,7 @@ export function entryText(
     'Total',
     formatAmount(e.total_debit_atoms, exponent),
     formatAmount(e.total_credit_atoms, exponent),
+    ...(foreign ? [''] : []),
     '',
     '',
     ...(stated ? [''] : []),
@@ -61,12 +69,13 @@ export function entryText(
         'Name',
         'Debit',
         'Credit',
+        ...(foreign ? ['Foreign'] : []),
         'Counterparty',
         'Memo',
         ...(stated ? ['State'] : []),
       ],
       rows,
-      ['right', 'left', 'left', 'right', 'right'],
+      ['right', 'left', 'left', 'right', 'right', ...(foreign ? ['right' as const] : [])],
     )
   );
 }

@@ -1,6 +1,7 @@
 import type { Counterparty, GlAccount } from '../domain/accounts.js';
 import type { JournalEntry } from '../domain/entry.js';
-import { atomsToDecimal } from '../domain/money.js';
+import { convert, parseRate, rateOf } from '../domain/fx.js';
+import { atomsToDecimal, exponentOf } from '../domain/money.js';
 import { csvField, csvLine } from './csv.js';
 
 /**
@@ -24,11 +25,19 @@ export const JOURNAL_COLUMNS = [
   'counterparty_external_id',
 ];
 
-/** An entry as rows of `books je import`'s CSV: one per line, grouped by its JE number. */
+/** The columns of a line's foreign-currency snapshot, after the others. */
+export const FX_JOURNAL_COLUMNS = ['fx_currency', 'fx_amount', 'fx_rate'];
+
+/**
+ * An entry as rows of `books je import`'s CSV: one per line, grouped by its JE number; with `fx`, the
+ * snapshot's columns too. A rate is written where it gives the functional amount back; one the
+ * amounts implied (and that, rounded to 10 digits, may not) is left for the import to imply again.
+ */
 export function journalRows(
   e: JournalEntry,
   externalId: (accountId: string) => string,
   exponent: number,
+  fx = false,
 ): string {
   // The entry's own cells are the same on each of its rows: made once.
   const n = csvField(e.je_number);
@@ -39,9 +48,22 @@ export function journalRows(
     const amount = atomsToDecimal(l.amount_atoms, exponent);
     const [debit, credit] = l.line_type === 'debit' ? [amount, ''] : ['', amount];
     const party = `${l.counterparty_type ?? ''},${csvField(l.counterparty_external_id ?? '')}`;
-    out += `${head},${csvField(externalId(l.account_id))},${debit},${credit},${csvField(l.memo ?? '')},${party}\n`;
+    const snapshot = fx ? fxCells(l, e.currency) : '';
+    const account = csvField(externalId(l.account_id));
+    out += `${head},${account},${debit},${credit},${csvField(l.memo ?? '')},${party}${snapshot}\n`;
   }
   return out;
+}
+
+function fxCells(l: JournalEntry['lines'][number], functional: string): string {
+  if (!l.fx) return ',,,';
+  const { currency, amount_atoms, rate } = l.fx;
+  const amount = atomsToDecimal(amount_atoms, exponentOf(currency));
+  const exact =
+    amount_atoms > 0 &&
+    parseRate(rate).ok &&
+    convert(amount_atoms, rateOf(rate), currency, functional) === BigInt(l.amount_atoms);
+  return `,${currency},${amount},${exact ? rate : ''}`;
 }
 
 /** The chart in `books accounts import`'s format. */

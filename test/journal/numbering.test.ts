@@ -7,7 +7,7 @@ import { JeNumbering, MAX_COUNTED_SEQ, type JeSeq } from '../../src/domain/jeNum
 import { SqliteLedger } from '../../src/ledger/sqlite/ledger.js';
 import { FIXTURES, fromTemplate } from '../support/fixtures.js';
 import { cli } from '../support/cli.js';
-import { copyTemplate, exec, tempDir } from '../support/ledgers.js';
+import { BEFORE_FX_SCHEMA, copyTemplate, exec, tempDir } from '../support/ledgers.js';
 
 // Whatever numbers callers and files choose, automatic numbering never gives a number twice and never
 // stops; a number from a file never steers it.
@@ -148,12 +148,13 @@ describe('JE numbering', () => {
         { idempotencyKey: `m${k}` },
       );
     await l.close();
-    // As schema 6 kept them: a number beyond 2^62 was only text.
+    // As schema 6 kept them: a number beyond 2^62 was only text (and no foreign currencies).
     exec(
       file,
       `DROP INDEX journal_entries_je_seq_uncounted;
        ALTER TABLE journal_entries DROP COLUMN je_seq_uncounted;
        DROP TABLE ledger_secrets;
+       ${BEFORE_FX_SCHEMA}
        PRAGMA user_version = 6`,
     );
     const again = SqliteLedger.open(file);

@@ -6,7 +6,7 @@ import type { GeneralLedgerQuery } from '../../src/ledger/port.js';
 import { TAIL_ENTRIES, TAIL_LINES } from '../../src/ledger/sqlite/glIndex.js';
 import { SqliteLedger } from '../../src/ledger/sqlite/ledger.js';
 import { cli } from '../support/cli.js';
-import { copyTemplate, exec } from '../support/ledgers.js';
+import { BEFORE_FX_SCHEMA, copyTemplate, exec } from '../support/ledgers.js';
 
 /** Where a line of the general ledger comes from: account, entry and line. */
 type Place = [key: number, seq: number, line_no: number];
@@ -212,12 +212,7 @@ describe("the general ledger's index, kept behind the journal", () => {
        DROP INDEX journal_entries_je_seq_uncounted;
        ALTER TABLE journal_entries DROP COLUMN je_seq_uncounted;
        DROP TABLE ledger_secrets;
-       ALTER TABLE journal_lines DROP COLUMN fx_currency;
-       ALTER TABLE journal_lines DROP COLUMN fx_amount_atoms;
-       ALTER TABLE journal_lines DROP COLUMN fx_rate;
-       DROP TABLE exchange_rates;
-       ALTER TABLE entity DROP COLUMN fx_realized;
-       ALTER TABLE entity DROP COLUMN fx_unrealized;
+       ${BEFORE_FX_SCHEMA}
        PRAGMA user_version = 5`,
     );
     const again = SqliteLedger.open(file);

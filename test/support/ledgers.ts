@@ -68,3 +68,11 @@ export function exec(path: string, sql: string): void {
     db.close();
   }
 }
+
+/** SQL that takes a ledger file back to before foreign currencies (schema 12), for tests of older schemas. */
+export const BEFORE_FX_SCHEMA = `ALTER TABLE journal_lines DROP COLUMN fx_currency;
+  ALTER TABLE journal_lines DROP COLUMN fx_amount_atoms;
+  ALTER TABLE journal_lines DROP COLUMN fx_rate;
+  DROP TABLE exchange_rates;
+  ALTER TABLE entity DROP COLUMN fx_realized;
+  ALTER TABLE entity DROP COLUMN fx_unrealized;`;

@@ -54,9 +54,11 @@ export class FxFromStore implements FxOps {
           replacing.push(r);
         } else
           conflicts.push({
-            path: `rows[${r.row - 1}].rate`,
+            path: `rows[${r.index}].rate`,
             reason: 'rate_conflict',
-            message: `row ${r.row}: ${r.currency} on ${r.date} is ${was} in the ledger, not ${r.rate} (replace it with --replace)`,
+            message:
+              `row ${r.row}: ${r.currency} on ${r.date} is ${was} in the ledger, not ${r.rate} ` +
+              '(replace it with --replace)',
           });
       }
       if (conflicts.length) throw refused('invalid_input', conflicts);
