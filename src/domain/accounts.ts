@@ -91,11 +91,37 @@ export interface Entity {
   fiscal_year_start_month: number;
   /** Posts dated on or before this date are refused (month-end close). */
   lock_date: string | null;
+  /**
+   * The realised and unrealised exchange gain/loss accounts (external ids), when set; otherwise the
+   * standard chart's `fx-realized` and `fx-unrealized` (docs/currency.md).
+   */
+  fx_realized?: string | null;
+  fx_unrealized?: string | null;
 }
+
+/** The entity's exchange gain/loss accounts: its own, or the standard chart's. */
+export const fxAccountsOf = (e: Pick<Entity, 'fx_realized' | 'fx_unrealized'>) => ({
+  realized: e.fx_realized ?? 'fx-realized',
+  unrealized: e.fx_unrealized ?? 'fx-unrealized',
+});
 
 /** The entity as `books entity show` and `GET /v1/entity` give it: its settings and what it holds. */
 export interface EntityRecord extends Entity {
   object: 'entity';
   account_count: number;
   entry_count: number;
+}
+
+/** The entity without the settings it never set (null): an answer names only those it has. */
+export function withoutUnset<
+  T extends { fx_realized?: string | null; fx_unrealized?: string | null },
+>(
+  e: T,
+): Omit<T, 'fx_realized' | 'fx_unrealized'> & { fx_realized?: string; fx_unrealized?: string } {
+  const { fx_realized, fx_unrealized, ...rest } = e;
+  return {
+    ...rest,
+    ...(fx_realized != null ? { fx_realized } : {}),
+    ...(fx_unrealized != null ? { fx_unrealized } : {}),
+  };
 }

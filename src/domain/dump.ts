@@ -297,6 +297,7 @@ export class DumpReader {
       );
       ok(l.line_type === 'debit' || l.line_type === 'credit', 'a line is neither debit nor credit');
       ok(l.fx === undefined || isFxSnapshot(l.fx), 'a line has a damaged fx snapshot');
+      ok(l.system === undefined || l.system === 'fx_realized', 'a line has an unknown system mark');
     }
     this.entries.add(r.id);
     this.lineCounts.set(r.id, r.lines.length);

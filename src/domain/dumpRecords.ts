@@ -80,6 +80,8 @@ export interface DumpEntry {
     counterparty_id: string | null;
     /** On a line of a foreign account. */
     fx?: FxSnapshot;
+    /** On a line books added (a settlement's realised exchange gain/loss). */
+    system?: 'fx_realized';
   }[];
 }
 

@@ -1,6 +1,7 @@
 import type { AccountType, Entity } from './accounts.js';
 import type { JeSeq } from './jeNumber.js';
 import type { FxSnapshot } from './fx.js';
+import type { FxHistoryLine } from './settlement.js';
 import { storedAtoms } from './money.js';
 
 /**
@@ -35,6 +36,8 @@ export interface JournalEntryLine {
   counterparty_name: string | null;
   /** On a line of a foreign account only: its amount in that currency and the rate (docs/currency.md). */
   fx?: FxSnapshot;
+  /** On a line books added itself: `fx_realized`, a settlement's realised exchange gain or loss. */
+  system?: 'fx_realized';
 }
 
 /** A journal entry as posted and returned (spec 2.1). */
@@ -105,6 +108,12 @@ export interface ValidationContext {
    * repeats).
    */
   rate?(currency: string, date: string): string | undefined;
+  /**
+   * The foreign lines of a receivable or payable account (named as the line names it) with one
+   * counterparty, dated on or before `date`, in date order: the open items a settlement reads.
+   * Absent where the ledger cannot be seen (a check before a remote post).
+   */
+  fxHistory?(account: string, type: string, id: string, date: string): FxHistoryLine[] | undefined;
   /** Accounts a reference that names none resembles, described for a message (`6100 Rent (rent)`). */
   resembling?(ref: string): string[];
 }
@@ -117,6 +126,8 @@ export interface ValidLine {
   counterparty: CounterpartyRef | null;
   /** The snapshot of a line on a foreign account; null on a functional one. */
   fx: FxSnapshot | null;
+  /** A line books added: the realised exchange gain/loss of a settlement. */
+  system?: 'fx_realized';
 }
 
 /** An entry that passed every rule, ready to be written. */
@@ -218,6 +229,7 @@ export function journalEntryOf(e: EntryFacts, lines: LineFacts[]): JournalEntry 
       counterparty_external_id: l.counterparty_external_id,
       counterparty_name: l.counterparty_name,
       ...(l.fx ? { fx: l.fx } : {}),
+      ...(l.system ? { system: l.system } : {}),
     })),
     status: e.status,
     manual_entry_reason: e.manual_entry_reason,
@@ -249,6 +261,7 @@ export function linesOfValid(entry: ValidEntry): LineFacts[] {
     counterparty_external_id: l.counterparty?.external_id ?? null,
     counterparty_name: l.counterparty?.name ?? null,
     ...(l.fx ? { fx: l.fx } : {}),
+    ...(l.system ? { system: l.system } : {}),
   }));
 }
 

@@ -172,16 +172,21 @@ export interface FxColumns {
   fx_currency: string | null;
   fx_amount_atoms: unknown;
   fx_rate: string | null;
+  system: string | null;
 }
 
 /** A row a store read with its snapshot columns made one `fx` (left out on a functional line). */
 export function withFx<T extends FxColumns>(
   row: T,
-): Omit<T, keyof FxColumns> & { fx?: FxSnapshot } {
-  const { fx_currency, fx_amount_atoms, fx_rate, ...rest } = row;
+): Omit<T, keyof FxColumns> & { fx?: FxSnapshot; system?: 'fx_realized' } {
+  const { fx_currency, fx_amount_atoms, fx_rate, system, ...rest } = row;
   const fx = fxOfRow(fx_currency, fx_amount_atoms, fx_rate);
-  return fx ? { ...rest, fx } : rest;
+  return {
+    ...rest,
+    ...(fx ? { fx } : {}),
+    ...(system === 'fx_realized' ? { system } : {}),
+  };
 }
 
-/** The snapshot columns as a query reads them from the lines aliased `l`. */
-export const FX_COLUMNS = 'l.fx_currency, l.fx_amount_atoms, l.fx_rate';
+/** The snapshot columns (and the system mark) as a query reads them from the lines aliased `l`. */
+export const FX_COLUMNS = 'l.fx_currency, l.fx_amount_atoms, l.fx_rate, l.system';

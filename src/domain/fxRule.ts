@@ -1,7 +1,9 @@
+import { fxAccountsOf } from './accounts.js';
 import { convert, impliedRate, parseRate, type Rate } from './fx.js';
 import { JsonFraction } from './json.js';
 import { currencyExponent, formatAmount, MAX_ATOMS } from './money.js';
 import { add, at, isObj, type EntryCheck, type LineCheck, type Obj } from './rules.js';
+import { OpenItems } from './settlement.js';
 
 const FX_FIELDS = new Set(['currency', 'amount_atoms', 'rate']);
 
@@ -65,8 +67,77 @@ export function fxRule(c: EntryCheck, l: LineCheck): void {
     const message = 'a line of 0 in its own currency gives its functional amount in amount_atoms';
     return refuse(c, at(l, 'amount_atoms'), 'invalid_amount', message);
   }
+  const book = openItemsOf(c, l);
+  const signed = (l.lineType === 'credit' ? -1n : 1n) * BigInt(fx.amount);
+  if (book?.reduces(signed)) return settled(c, l, fx, book, signed);
   fromTable(c, l, fx);
+  if (book && l.fx) book.apply(signed, (signed < 0n ? -1n : 1n) * BigInt(l.amount!));
 }
+
+/**
+ * The open items a line of a foreign receivable or payable with its counterparty settles, read once
+ * per entry (a second line of the entry sees what the first settled); null for any other line.
+ */
+function openItemsOf(c: EntryCheck, l: LineCheck): OpenItems | null {
+  const a = l.account;
+  if (!a || (a.account_type !== 'accounts_receivable' && a.account_type !== 'accounts_payable'))
+    return null;
+  const { gl_account_id: ref, counterparty_type: type, counterparty_external_id: id } = l.raw;
+  const date = c.entryDate;
+  if (typeof type !== 'string' || typeof id !== 'string' || date === null || !c.ctx.fxHistory)
+    return null;
+  const key = `${a.key}\u0000${type}\u0000${id}`;
+  let book = c.openItems.get(key);
+  if (!book) {
+    const history = c.ctx.fxHistory(ref as string, type, id, date);
+    if (!history) return null;
+    c.openItems.set(key, (book = OpenItems.of(history)));
+  }
+  return book;
+}
+
+/**
+ * A settlement: valued at the carrying rates of the items it settles, oldest first, and what it pays
+ * beyond them at the table's rate. The entry's realised gain or loss is added by realizedRule.
+ */
+function settled(c: EntryCheck, l: LineCheck, fx: GoodFx, book: OpenItems, signed: bigint): void {
+  const { carrying, uncovered } = book.settle(signed);
+  let functional = carrying < 0n ? -carrying : carrying;
+  if (uncovered !== 0n) {
+    const text = c.ctx.rate?.(fx.currency, c.entryDate!);
+    if (text === undefined) {
+      const message =
+        `the payment is more than the open items; no ${fx.currency} rate on or before ` +
+        `${c.entryDate} for the rest: add one (books rates add), or give the rate`;
+      return refuse(c, at(l, 'fx.rate'), 'fx_rate_missing', message);
+    }
+    const rest = uncovered < 0n ? -uncovered : uncovered;
+    functional += convert(rest, parseRateOrThrow(text), fx.currency, c.currency);
+    book.items.push({
+      foreign: uncovered,
+      functional:
+        (uncovered < 0n ? -1n : 1n) *
+        convert(rest, parseRateOrThrow(text), fx.currency, c.currency),
+    });
+  }
+  if (functional < 1n || functional > BigInt(MAX_ATOMS)) {
+    const message = `${money(fx.amount, fx.currency)} settles ${functional} atoms of ${c.currency}: a line's amount is 1 to ${MAX_ATOMS} atoms`;
+    return refuse(c, at(l, 'fx.amount_atoms'), 'invalid_amount', message);
+  }
+  l.amount = Number(functional);
+  l.fx = {
+    currency: fx.currency,
+    amount_atoms: fx.amount,
+    rate: impliedRate(fx.amount, l.amount, fx.currency, c.currency),
+  };
+  c.settlements.push(l);
+}
+
+const parseRateOrThrow = (text: string) => {
+  const r = parseRate(text);
+  if (!r.ok) throw new Error(`a stored rate is damaged: ${r.message}`);
+  return r.rate;
+};
 
 /** The snapshot's fields, each checked; null when one has a problem (said). */
 function goodFx(c: EntryCheck, l: LineCheck, raw: Obj, foreign: string | null): GoodFx | null {
@@ -142,12 +213,85 @@ function fromTable(c: EntryCheck, l: LineCheck, fx: GoodFx): void {
     }
     return void (c.amountsValid = false);
   }
-  const r = parseRate(text);
-  if (!r.ok) throw new Error(`a stored rate is damaged: ${r.message}`);
-  converted(c, l, fx, r.rate);
+  converted(c, l, fx, parseRateOrThrow(text));
 }
 
 function refuse(c: EntryCheck, path: string, reason: string, message: string): void {
   add(c, path, reason, message);
   c.amountsValid = false;
+}
+
+/**
+ * A settlement's realised exchange gain or loss (docs/currency.md): the entry's functional
+ * difference that valuing its settlements at their carrying rates leaves, on a line of the entity's
+ * realised gain/loss account marked `system: fx_realized`. Where the entry converts the same currency
+ * at a rate of its own (the bank's line), the difference must be what that rate makes of the
+ * settlements, give or take an atom a line; an imbalance with another cause is still unbalanced.
+ */
+export function realizedRule(c: EntryCheck): void {
+  if (!c.settlements.length || !c.amountsValid || c.problems.length) return;
+  const diff = BigInt(c.debits) - BigInt(c.credits);
+  if (diff === 0n) return;
+  const expected = expectedGain(c);
+  const foreignLines = c.sided.length;
+  if (
+    expected !== null &&
+    (diff - expected > BigInt(foreignLines) || expected - diff > BigInt(foreignLines))
+  ) {
+    const money = (n: bigint) => formatAmount(n, c.exponent);
+    const message =
+      `entry is not balanced: debits ${money(BigInt(c.debits))} ≠ credits ${money(BigInt(c.credits))}, ` +
+      `and the settlement's exchange difference at the entry's own rate is ${money(expected)}`;
+    return void add(c, 'lines', 'unbalanced', message);
+  }
+  const ref = fxAccountsOf(c.ctx.entity).realized;
+  const account = c.ctx.account(ref);
+  if (
+    !account ||
+    !account.is_active ||
+    !account.is_postable ||
+    foreignCurrency(account, c.currency)
+  ) {
+    const message =
+      `the realised exchange gain/loss account '${ref}' is not an active, postable account in ` +
+      `${c.currency}: set one with books entity set --fx-realized ACCOUNT`;
+    return void add(c, 'lines', 'fx_account_missing', message);
+  }
+  const amount = Number(diff < 0n ? -diff : diff);
+  const line_type = diff > 0n ? 'credit' : 'debit';
+  if (line_type === 'credit') c.credits += amount;
+  else c.debits += amount;
+  c.sided.push([line_type, amount]);
+  const system = 'fx_realized' as const;
+  c.lines.push({
+    account,
+    line_type,
+    amount_atoms: amount,
+    memo: null,
+    counterparty: null,
+    fx: null,
+    system,
+  });
+}
+
+/** What the entry's own rates make of its settlements' difference, or null where it has none. */
+function expectedGain(c: EntryCheck): bigint | null {
+  let total = 0n;
+  for (const l of c.settlements) {
+    const fx = l.fx!;
+    const own = c.lines.find(
+      (x) =>
+        x.fx &&
+        x.fx.currency === fx.currency &&
+        !c.settlements.some((s) => s.fx === x.fx) &&
+        x.fx.amount_atoms > 0,
+    );
+    if (!own) return null;
+    const r = parseRate(own.fx!.rate);
+    if (!r.ok) return null;
+    const value = convert(fx.amount_atoms, r.rate, fx.currency, c.currency);
+    const delta = value - BigInt(l.amount!);
+    total += l.lineType === 'credit' ? delta : -delta;
+  }
+  return total;
 }

@@ -4,6 +4,7 @@ import { entryInvalid, errors } from './errors.js';
 import { IDEMPOTENCY_WINDOW_MS } from './idempotency.js';
 import { isIsoDate } from './dates.js';
 import type { FxSnapshot } from './fx.js';
+import type { FxHistoryLine } from './settlement.js';
 import { normaliseJeNumber } from './jeNumber.js';
 import { isObj } from './rules.js';
 import { reversalDateProblem } from './validation.js';
@@ -56,12 +57,14 @@ export function wantsOf(bodies: unknown[]): {
   counterparties: Set<string>;
   jeNumbers: Set<string>;
   rates: Set<string>;
+  settlements: Set<string>;
 } {
   const wants = {
     accounts: new Set<string>(),
     counterparties: new Set<string>(),
     jeNumbers: new Set<string>(),
     rates: new Set<string>(),
+    settlements: new Set<string>(),
   };
   for (const body of bodies) {
     if (!isObj(body)) continue;
@@ -87,8 +90,12 @@ export function wantsOf(bodies: unknown[]): {
         typeof fx.currency === 'string' &&
         /^[A-Z]{3}$/.test(fx.currency) &&
         isIsoDate(body.entry_date)
-      )
+      ) {
         wants.rates.add(`${fx.currency}\u0000${body.entry_date}`);
+        // On a receivable or payable, it may settle open items: their history is read too.
+        if (wants.counterparties.has(`${t}\u0000${id}`) && typeof l.gl_account_id === 'string')
+          wants.settlements.add(`${l.gl_account_id}\u0000${t}\u0000${id}\u0000${body.entry_date}`);
+      }
     }
   }
   return wants;
@@ -106,6 +113,7 @@ export function contextOf(
     counterparties: { get(key: string): CounterpartyRef | undefined };
     takenNumbers: { has(n: string): boolean };
     rates: { get(key: string): string | undefined };
+    fxHistory: { get(key: string): FxHistoryLine[] | undefined };
   },
   resembling?: (ref: string) => string[],
 ): ValidationContext {
@@ -115,6 +123,8 @@ export function contextOf(
     counterparty: (type, id) => facts.counterparties.get(`${type}\u0000${id}`),
     jeNumberTaken: (n) => facts.takenNumbers.has(n),
     rate: (currency, date) => facts.rates.get(`${currency}\u0000${date}`),
+    fxHistory: (account, type, id, date) =>
+      facts.fxHistory.get(`${account}\u0000${type}\u0000${id}\u0000${date}`),
     ...(resembling ? { resembling } : {}),
   };
 }
@@ -135,6 +145,7 @@ export interface Reversible {
     counterparty_type: string | null;
     counterparty_external_id: string | null;
     fx?: FxSnapshot;
+    system?: 'fx_realized';
   }[];
 }
 

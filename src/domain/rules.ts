@@ -2,7 +2,8 @@ import { isIsoDate } from './dates.js';
 import { dateBar } from './entityRules.js';
 import type { FxSnapshot } from './fx.js';
 import { counterpartyRule } from './counterpartyRule.js';
-import { fxRule } from './fxRule.js';
+import { fxRule, realizedRule } from './fxRule.js';
+import type { OpenItems } from './settlement.js';
 import {
   MAX_LINES,
   MIN_LINES,
@@ -42,6 +43,10 @@ export interface EntryCheck {
   credits: number;
   /** Each line's side and amount (given or converted), for the exact sums past 2^53. */
   sided: ['debit' | 'credit', number][];
+  /** The open foreign items of the receivables and payables the entry's lines settle, by account and counterparty. */
+  openItems: Map<string, OpenItems>;
+  /** Its lines valued at carrying rates (settlements): their gain or loss is realizedRule's. */
+  settlements: LineCheck[];
   amountsValid: boolean;
 }
 
@@ -367,5 +372,6 @@ export const ENTRY_RULES: readonly EntryRule[] = [
   jeNumberRule,
   textRules,
   linesRule,
+  realizedRule,
   balanceRule,
 ];

@@ -36,6 +36,8 @@ export function validateEntry(
     debits: 0,
     credits: 0,
     sided: [],
+    openItems: new Map(),
+    settlements: [],
     amountsValid: true,
   };
   for (const rule of ENTRY_RULES) rule(c);

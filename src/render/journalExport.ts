@@ -27,10 +27,27 @@ export function exportHead(
   const sample = atomsToDecimal(100_000 * 10 ** exponent, exponent) + (exponent === 0 ? '.' : '');
   const opened = entity.books_start ?? '1970-01-01';
   const lines: string[] = [];
+  // The currencies accounts are kept in besides the functional one, each declared too.
+  const foreign = [
+    ...new Set(
+      accounts
+        .map((a) => a.currency)
+        .filter((c): c is string => c !== null && c !== entity.currency),
+    ),
+  ].sort();
+  const currencyOf = (a: GlAccount) =>
+    a.currency !== null && a.currency !== entity.currency
+      ? `${a.currency},${entity.currency}`
+      : entity.currency;
   if (peer === 'hledger') {
     lines.push(
       `; ${oneLine(entity.name)}: the journal of books, exported`,
       `commodity ${sample} ${entity.currency}`,
+      // hledger writes a commodity of three letters before its amount, as books's export does.
+      ...foreign.map((c) => {
+        const e = exponentOf(c);
+        return `commodity ${c} ${atomsToDecimal(100_000 * 10 ** e, e)}${e === 0 ? '.' : ''}`;
+      }),
       '',
     );
     for (const a of accounts) {
@@ -45,7 +62,8 @@ export function exportHead(
       '',
     );
     for (const a of accounts) {
-      lines.push(`${opened} open ${names.get(a.id)!} ${entity.currency}`);
+      // A foreign account also takes the functional amounts of its revaluations.
+      lines.push(`${opened} open ${names.get(a.id)!} ${currencyOf(a)}`);
       lines.push(`  books_id: ${quoted(a.external_id)}`);
       if (a.account_number) lines.push(`  number: ${quoted(a.account_number)}`);
     }
@@ -67,8 +85,20 @@ export function exportEntry(
   states: LineStates = {},
 ): string {
   const exponent = exponentOf(e.currency);
-  const amount = (atoms: number, side: string) =>
+  const functional = (atoms: number, side: string) =>
     `${atomsToDecimal(side === 'debit' ? atoms : -atoms, exponent)} ${e.currency}`;
+  // A foreign line at its cost: the foreign amount, and the functional amount as its total price
+  // (`EUR 1000.00 @@ 1105.00 USD`; Beancount writes the number first). A revaluation's line, of no
+  // foreign amount, is its functional amount alone.
+  const amount = (l: JournalEntry['lines'][number]) => {
+    if (!l.fx || l.fx.amount_atoms === 0) return functional(l.amount_atoms, l.line_type);
+    const x = exponentOf(l.fx.currency);
+    const qty = atomsToDecimal(l.line_type === 'debit' ? l.fx.amount_atoms : -l.fx.amount_atoms, x);
+    const cost = `@@ ${atomsToDecimal(l.amount_atoms, exponent)} ${e.currency}`;
+    return peer === 'hledger'
+      ? `${l.fx.currency} ${qty} ${cost}`
+      : `${qty} ${l.fx.currency} ${cost}`;
+  };
   const flagged = e.lines.some((l) => states[l.id]);
   const width =
     Math.max(...e.lines.map((l) => names.get(l.account_id)!.length)) + 4 + (flagged ? 2 : 0);
@@ -99,7 +129,7 @@ export function exportEntry(
       // at a statement date reads the statement's balance.
       if (st && st.cleared_date !== e.entry_date) tag.push(['date', st.cleared_date]);
       const name = `${flagOf(st)}${names.get(l.account_id)!}`;
-      const posting = `    ${name.padEnd(width)}${amount(l.amount_atoms, l.line_type)}`;
+      const posting = `    ${name.padEnd(width)}${amount(l)}`;
       out.push(tag.length ? `${posting}  ; ${tagsText(tag)}` : posting);
     }
   } else {
@@ -108,7 +138,7 @@ export function exportEntry(
     if (e.manual_entry_reason !== null) out.push(`  reason: ${quoted(e.manual_entry_reason)}`);
     for (const l of e.lines) {
       const name = `${flagOf(states[l.id])}${names.get(l.account_id)!}`;
-      out.push(`  ${name.padEnd(width)}${amount(l.amount_atoms, l.line_type)}`);
+      out.push(`  ${name.padEnd(width)}${amount(l)}`);
       if (l.counterparty_type)
         out.push(`    ${l.counterparty_type}: ${quoted(l.counterparty_external_id ?? '')}`);
       if (l.memo) out.push(`    memo: ${quoted(l.memo)}`);

@@ -70,9 +70,11 @@ export function exec(path: string, sql: string): void {
 }
 
 /** SQL that takes a ledger file back to before foreign currencies (schema 12), for tests of older schemas. */
-export const BEFORE_FX_SCHEMA = `ALTER TABLE journal_lines DROP COLUMN fx_currency;
+export const BEFORE_FX_SCHEMA = `DROP INDEX journal_lines_fx;
+  ALTER TABLE journal_lines DROP COLUMN fx_currency;
   ALTER TABLE journal_lines DROP COLUMN fx_amount_atoms;
   ALTER TABLE journal_lines DROP COLUMN fx_rate;
+  ALTER TABLE journal_lines DROP COLUMN system;
   DROP TABLE exchange_rates;
   ALTER TABLE entity DROP COLUMN fx_realized;
   ALTER TABLE entity DROP COLUMN fx_unrealized;`;

@@ -38,6 +38,7 @@ export const LINE_COLUMNS = [
   'fx_currency',
   'fx_amount_atoms',
   'fx_rate',
+  'system',
 ] as const;
 
 /**
@@ -188,6 +189,7 @@ export class EntryWriter implements EntrySink {
         l.fx?.currency ?? null,
         l.fx?.amount_atoms ?? null,
         l.fx?.rate ?? null,
+        l.system ?? null,
       );
       this.lines.added();
     }

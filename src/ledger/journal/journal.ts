@@ -101,7 +101,10 @@ export class JournalFromStore implements JournalOps {
       // A reversal's snapshots are its original's, rate and all (the body gave both amounts).
       const entry = {
         ...checked,
-        lines: checked.lines.map((l, i) => ({ ...l, fx: original.lines[i]?.fx ?? l.fx })),
+        lines: checked.lines.map((l, i) => {
+          const { fx, system } = original.lines[i] ?? {};
+          return { ...l, fx: fx ?? l.fx, ...(system ? { system } : {}) };
+        }),
       };
       const link = { id: original.id, date: original.entry_date };
       const meta = { source: 'manual_api', fingerprint: null, originalSeq: original.seq };

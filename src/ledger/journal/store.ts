@@ -2,6 +2,7 @@ import type { Entity } from '../../domain/accounts.js';
 import type { AccountRef, CounterpartyRef, JournalEntry, ValidEntry } from '../../domain/entry.js';
 import type { JeSeq, NumberedEntry } from '../../domain/jeNumber.js';
 import type { Reversible, UsedKey } from '../../domain/posting.js';
+import type { FxHistoryLine } from '../../domain/settlement.js';
 import type { EntryFilter } from './port.js';
 
 /** How long a write waits for a lock another writer holds before it is "unavailable" (exit 4, 503). */
@@ -48,6 +49,11 @@ export interface Wants {
   jeNumbers: Set<string>;
   /** Rates the entries convert at, as `currency\u0000date`: the latest on or before the date. */
   rates: Set<string>;
+  /**
+   * Foreign receivables and payables the entries may settle, as `account\u0000type\u0000id\u0000date`
+   * (the account as the line names it): their foreign lines with the counterparty through the date.
+   */
+  settlements: Set<string>;
 }
 
 /** What looks a thing up by the name an entry gives it. */
@@ -68,6 +74,8 @@ export interface Facts {
   takenNumbers: Pick<Lookup<true>, 'has'>;
   /** The rate table's rate for `currency\u0000date` (the latest on or before it). */
   rates: Pick<Lookup<string>, 'get'>;
+  /** The foreign lines of a Wants.settlements key, in date order. */
+  fxHistory: Pick<Lookup<FxHistoryLine[]>, 'get'>;
 }
 
 /** An entry as stored, for its reversal: its identity, and its lines named as a request names them. */

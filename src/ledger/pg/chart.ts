@@ -6,6 +6,8 @@ import { accountsSql, ChartTables, glAccount } from '../sql/chartTables.js';
 import type { ChartOps } from '../port.js';
 import { Scope, type Tables } from '../sql/dialect.js';
 import type { Facts, Wants } from '../journal/store.js';
+import { storedAtoms } from '../../domain/money.js';
+import type { FxHistoryLine } from '../../domain/settlement.js';
 import type { PgDb, Query } from './db.js';
 
 const REF = `key, id, external_id, account_number, name, account_type, is_active, is_postable, currency`;
@@ -54,16 +56,18 @@ export interface LookupRow {
   counterparties: CounterpartyRef[] | null;
   numbers: string[] | null;
   rates: { k: string; rate: string | null }[] | null;
+  settlements: { k: string; lines: [string, unknown, unknown][] | null }[] | null;
 }
 
 /**
- * The look-ups as columns of one SELECT ($1 the entity, then the six lookupParams from $at): the
+ * The look-ups as columns of one SELECT ($1 the entity, then the ten lookupParams from $at): the
  * accounts named by external id or number, the counterparties by type and external id, the JE numbers
  * taken.
  */
 export function lookupColumns(at: number): string {
   const [refs, types, ids, numbers] = [`$${at}`, `$${at + 1}`, `$${at + 2}`, `$${at + 3}`];
   const [currencies, dates] = [`$${at + 4}`, `$${at + 5}`];
+  const [sAccounts, sTypes, sIds, sDates] = [6, 7, 8, 9].map((n) => `$${at + n}`);
   return `(SELECT json_agg(a) FROM (SELECT ${REF} FROM accounts WHERE entity_id = $1
       AND (external_id = ANY(${refs}::text[]) OR account_number = ANY(${refs}::text[]))) a) AS accounts,
     (SELECT json_agg(c) FROM (SELECT id, counterparty_type, external_id, name, is_active
@@ -72,7 +76,18 @@ export function lookupColumns(at: number): string {
     (SELECT json_agg(v) FROM (${journalHolds('je_number', numbers)}) n) AS numbers,
     (SELECT json_agg(json_build_object('k', w.c || chr(1) || w.d, 'rate', (SELECT r.rate FROM exchange_rates r
         WHERE r.entity_id = $1 AND r.currency = w.c AND r.rate_date <= w.d ORDER BY r.rate_date DESC LIMIT 1)))
-      FROM unnest(${currencies}::text[], ${dates}::text[]) AS w(c, d)) AS rates`;
+      FROM unnest(${currencies}::text[], ${dates}::text[]) AS w(c, d)) AS rates,
+    (SELECT json_agg(json_build_object('k', concat_ws(chr(1), w.r, w.t, w.x, w.d), 'lines',
+        (SELECT json_agg(json_build_array(l.line_type, l.fx_amount_atoms, l.amount_atoms)
+                  ORDER BY l.entry_date, l.entry_seq, l.line_no)
+         FROM journal_lines l WHERE l.entity_id = $1 AND l.fx_currency IS NOT NULL AND l.entry_date <= w.d
+           AND l.account_key = (SELECT a.key FROM accounts a WHERE a.entity_id = $1
+                                  AND (a.external_id = w.r OR a.account_number = w.r)
+                                ORDER BY a.external_id = w.r DESC LIMIT 1)
+           AND l.counterparty_id = (SELECT c.id FROM counterparties c WHERE c.entity_id = $1
+                                      AND c.counterparty_type = w.t AND c.external_id = w.x))))
+      FROM unnest(${sAccounts}::text[], ${sTypes}::text[], ${sIds}::text[], ${sDates}::text[])
+        AS w(r, t, x, d)) AS settlements`;
 }
 
 /**
@@ -94,6 +109,7 @@ export function lookupParams(wants: Wants): unknown[] {
     ...splitParties(wants.counterparties),
     [...wants.jeNumbers],
     ...splitParties(wants.rates),
+    ...splitKeys(wants.settlements, 4),
   ];
 }
 
@@ -113,11 +129,22 @@ export function lookupsOf(row: LookupRow): Facts {
   const rates = new Map<string, string>();
   for (const r of row.rates ?? [])
     if (r.rate !== null) rates.set(r.k.replace('\u0001', '\u0000'), r.rate);
+  const history = new Map<string, FxHistoryLine[]>();
+  for (const h of row.settlements ?? [])
+    history.set(
+      h.k.replaceAll('\u0001', '\u0000'),
+      (h.lines ?? []).map(([side, foreign, functional]) => ({
+        side: side as 'debit' | 'credit',
+        foreign: storedAtoms(foreign),
+        functional: storedAtoms(functional),
+      })),
+    );
   return {
     accounts: { get: (r) => byRef.get(r), has: (r) => byRef.has(r) },
     counterparties: { get: (k) => byParty.get(k), has: (k) => byParty.has(k) },
     takenNumbers: { has: (n) => numbers.has(n) },
     rates: { get: (k) => rates.get(k) },
+    fxHistory: { get: (k) => history.get(k) },
   };
 }
 
@@ -131,4 +158,11 @@ function splitParties(names: Set<string>): [string[], string[]] {
     ids.push(n.slice(cut + 1));
   }
   return [types, ids];
+}
+
+/** Keys of `n` parts joined by NUL as `n` lists. */
+function splitKeys(keys: Set<string>, n: number): string[][] {
+  const out = Array.from({ length: n }, () => [] as string[]);
+  for (const k of keys) k.split('\u0000').forEach((part, i) => out[i]!.push(part));
+  return out;
 }

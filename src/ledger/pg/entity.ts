@@ -1,4 +1,4 @@
-import type { Entity, EntityRecord } from '../../domain/accounts.js';
+import { withoutUnset, type Entity, type EntityRecord } from '../../domain/accounts.js';
 import { booksStartRule, lockRule } from '../../domain/entityRules.js';
 import { errors } from '../../domain/errors.js';
 import type { EntityOps } from '../port.js';
@@ -6,11 +6,11 @@ import type { EntityState } from '../journal/store.js';
 import type { PgDb, Query } from './db.js';
 
 const ENTITY = `entity_id AS id, name, currency, books_start, fiscal_year_start_month, lock_date,
-  rebuild_started_at, rebuild_owner`;
+  rebuild_started_at, rebuild_owner, fx_realized, fx_unrealized`;
 
 /** The entity as the port answers for it: the store's own marks left out. */
 export function publicOf(e: EntityState): Entity {
-  const { rebuild_started_at: _s, rebuild_owner: _o, ...entity } = e;
+  const { rebuild_started_at: _s, rebuild_owner: _o, ...entity } = withoutUnset(e);
   return entity;
 }
 

@@ -49,6 +49,7 @@ const TYPES: Record<string, string> = {
   fx_currency: 'text',
   fx_amount_atoms: 'int8',
   fx_rate: 'text',
+  system: 'text',
 };
 
 /** Rows as one array per column: one statement, one parse, however many rows. */

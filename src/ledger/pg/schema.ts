@@ -242,6 +242,9 @@ export const PG_MIGRATIONS: string[] = [
   ALTER TABLE journal_lines ADD COLUMN fx_currency text COLLATE "C";
   ALTER TABLE journal_lines ADD COLUMN fx_amount_atoms bigint;
   ALTER TABLE journal_lines ADD COLUMN fx_rate text COLLATE "C";
+  ALTER TABLE journal_lines ADD COLUMN system text COLLATE "C";
+  CREATE INDEX journal_lines_fx ON journal_lines (entity_id, account_key, counterparty_id, entry_date)
+    WHERE fx_currency IS NOT NULL;
   CREATE TABLE exchange_rates (
     entity_id text COLLATE "C" NOT NULL,
     currency text COLLATE "C" NOT NULL,

@@ -1,5 +1,5 @@
 import { noCounts, type DumpCounts, type DumpEntry, type DumpRecord } from '../../domain/dump.js';
-import { fxOfRow } from '../../domain/fx.js';
+import { withFx, type FxColumns } from '../../domain/fx.js';
 import { seqOf } from '../../domain/jeNumber.js';
 import type { Permission } from '../../domain/keys.js';
 import { flag, type Session } from './dialect.js';
@@ -124,17 +124,16 @@ async function* entryRecords(
     const last = Number(rows[rows.length - 1]!.seq);
     const lines = await sql.all<DumpLineRow>(
       `SELECT l.entry_seq, a.id AS account_id, l.line_type, l.amount_atoms, l.memo, l.counterparty_id,
-              l.fx_currency, l.fx_amount_atoms, l.fx_rate
+              l.fx_currency, l.fx_amount_atoms, l.fx_rate, l.system
        FROM journal_lines l JOIN accounts a ON ${scope.joined('a', 'l')}a.key = l.account_key
        WHERE ${scope.of('l')}l.entry_seq > ? AND l.entry_seq <= ? ORDER BY l.entry_seq, l.line_no`,
       [after, last],
     );
     const bySeq = new Map<number, DumpEntry['lines']>();
-    for (const { entry_seq, fx_currency, fx_amount_atoms, fx_rate, ...line } of lines) {
+    for (const { entry_seq, ...line } of lines) {
       let list = bySeq.get(Number(entry_seq));
       if (!list) bySeq.set(Number(entry_seq), (list = []));
-      const fx = fxOfRow(fx_currency, fx_amount_atoms, fx_rate);
-      list.push(fx ? { ...line, fx } : line);
+      list.push(withFx(line));
     }
     for (const { seq: at, ...r } of rows) {
       const entryLines = bySeq.get(Number(at)) ?? [];
@@ -153,9 +152,5 @@ async function* entryRecords(
   }
 }
 
-type DumpLineRow = DumpEntry['lines'][number] & {
-  entry_seq: number;
-  fx_currency: string | null;
-  fx_amount_atoms: unknown;
-  fx_rate: string | null;
-};
+type DumpLineRow = Omit<DumpEntry['lines'][number], 'fx' | 'system'> &
+  FxColumns & { entry_seq: number };

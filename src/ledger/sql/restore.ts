@@ -197,6 +197,7 @@ class Restore {
       this.lines.push(...lead, seq, i + 1, key, l.line_type, l.amount_atoms, l.memo);
       this.lines.push(l.counterparty_id, r.entry_date);
       this.lines.push(l.fx?.currency ?? null, l.fx?.amount_atoms ?? null, l.fx?.rate ?? null);
+      this.lines.push(l.system ?? null);
     });
     if (this.lines.length >= this.target.rows.perStatement * this.lineColumns.length)
       await this.flush();

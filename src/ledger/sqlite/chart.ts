@@ -4,6 +4,7 @@ import { closeMatches, describeAccount } from '../../domain/input.js';
 import type { ReportAccount } from '../../domain/statement.js';
 import { ChartTables } from '../sql/chartTables.js';
 import { FILE_ENTITY } from '../sql/dialect.js';
+import type { FxHistoryLine } from '../../domain/settlement.js';
 import type { ChartOps } from '../port.js';
 import type { Facts } from '../journal/store.js';
 import type { Db } from './db.js';
@@ -36,6 +37,15 @@ export class SqliteChart extends ChartTables implements ChartOps {
     return this.db.kept('validation facts', () => {
       const { account, counterparty } = this.lookUps();
       const jeStmt = this.db.prep(`SELECT 1 FROM journal_entries WHERE je_number = ?`).pluck();
+      const historyStmt = this.db.prep(
+        `SELECT l.line_type AS side, l.fx_amount_atoms AS "foreign", l.amount_atoms AS functional
+         FROM journal_lines l
+         WHERE l.fx_currency IS NOT NULL AND l.entry_date <= @date
+           AND l.account_key = (SELECT key FROM accounts WHERE external_id = @ref OR account_number = @ref
+                                ORDER BY external_id = @ref DESC LIMIT 1)
+           AND l.counterparty_id = (SELECT id FROM counterparties WHERE counterparty_type = @type AND external_id = @id)
+         ORDER BY l.entry_date, l.entry_seq, l.line_no`,
+      );
       const rateStmt = this.db
         .prep(
           `SELECT rate FROM exchange_rates WHERE entity_id = ? AND currency = ? AND rate_date <= ?
@@ -51,6 +61,13 @@ export class SqliteChart extends ChartTables implements ChartOps {
         counterparties: { get: byKey, has: (key) => byKey(key) !== undefined },
         // Numbers are always asked of the ledger: posts take them without changing what is kept.
         takenNumbers: { has: (n) => jeStmt.get(n) !== undefined },
+        // So is a settlement's history, as posts change it.
+        fxHistory: {
+          get: (key) => {
+            const [ref, type, id, date] = key.split('\u0000') as [string, string, string, string];
+            return historyStmt.all({ date, ref, type, id }) as FxHistoryLine[];
+          },
+        },
         // So are rates: adding one does not change what is kept.
         rates: {
           get: (key) => {

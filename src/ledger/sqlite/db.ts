@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { withoutUnset } from '../../domain/accounts.js';
 import type { Entity } from '../../domain/accounts.js';
 import { fileIdentity, storageError } from './connection.js';
 
@@ -153,7 +154,7 @@ export class Db {
   private readEntity(): EntityRow {
     return this.prep(
       `SELECT id, name, currency, books_start, fiscal_year_start_month, lock_date,
-              rebuild_started_at, rebuild_owner
+              rebuild_started_at, rebuild_owner, fx_realized, fx_unrealized
        FROM entity`,
     ).get() as EntityRow;
   }
@@ -166,5 +167,5 @@ export class Db {
 /** The entity as the port answers for it: the store's own marks left out. */
 export function publicEntity(e: EntityRow): Entity {
   const { rebuild_started_at: _s, rebuild_owner: _o, ...entity } = e;
-  return entity;
+  return withoutUnset(entity);
 }

@@ -87,7 +87,7 @@ export class EntryReader {
       const page = pageQuery(db, filter);
       const columns =
         'entry_seq, line_no, account_key, line_type, amount_atoms, memo, counterparty_id, ' +
-        'fx_currency, fx_amount_atoms, fx_rate';
+        'fx_currency, fx_amount_atoms, fx_rate, system';
       const linesIn = db
         .prepare(
           `SELECT ${columns} FROM journal_lines
@@ -157,6 +157,7 @@ type LinePageRow = [
   string | null,
   string | null,
   number | null,
+  string | null,
   string | null,
 ];
 
@@ -233,7 +234,19 @@ function namesOf(db: Database.Database): Names {
 /** A page's entries with their lines (both in seq order within the page's entries). */
 function* assemble(rows: PageRow[], lines: LinePageRow[], names: Names): Generator<JournalEntry> {
   const bySeq = new Map<number, LineFacts[]>();
-  for (const [seq, , key, side, amount, memo, cpId, fxCurrency, fxAmount, fxRate] of lines) {
+  for (const [
+    seq,
+    ,
+    key,
+    side,
+    amount,
+    memo,
+    cpId,
+    fxCurrency,
+    fxAmount,
+    fxRate,
+    system,
+  ] of lines) {
     const a = names.accounts.get(key)!;
     const cp = cpId === null ? undefined : names.counterparties.get(cpId);
     let list = bySeq.get(seq);
@@ -250,6 +263,7 @@ function* assemble(rows: PageRow[], lines: LinePageRow[], names: Names): Generat
       counterparty_external_id: cp?.external_id ?? null,
       counterparty_name: cp?.name ?? null,
       ...(fxCurrency !== null ? { fx: fxOfRow(fxCurrency, fxAmount, fxRate)! } : {}),
+      ...(system === 'fx_realized' ? { system } : {}),
     });
   }
   for (const r of rows) {
@@ -312,6 +326,7 @@ function lineOf(r: LineRow): LineFacts {
     ...(r.fx_currency !== null
       ? { fx: fxOfRow(r.fx_currency, r.fx_amount_atoms, r.fx_rate)! }
       : {}),
+    ...(r.system === 'fx_realized' ? { system: r.system } : {}),
   };
 }
 
