@@ -35,6 +35,7 @@ const namedExport =
 const reconcile = namedExport(() => import('../commands/reconcile.js'));
 const plans = namedExport(() => import('../commands/plans.js'));
 const rates = namedExport(() => import('../commands/rates.js'));
+const fx = namedExport(() => import('../commands/fx.js'));
 
 /**
  * Every command: its path, the line `books --help` lists, and its module, imported only when the
@@ -146,6 +147,21 @@ export const COMMANDS: readonly { path: string; summary: string; load: Load; ali
     path: 'budgets list',
     summary: 'List budget cells',
     load: plans('budgetsList'),
+  },
+  {
+    path: 'fx revalue',
+    summary: 'Revalue foreign balances at a date (one adjusting entry, reversed the next day)',
+    load: fx('fxRevalue'),
+  },
+  {
+    path: 'report fx',
+    summary: 'Foreign balances at a date, their value at its closing rates, the unrealised gains',
+    load: fx('reportFx'),
+  },
+  {
+    path: 'entity set',
+    summary: "Set the entity's exchange gain/loss accounts",
+    load: fx('entitySet'),
   },
   {
     path: 'rates import',

@@ -121,7 +121,9 @@ function settled(c: EntryCheck, l: LineCheck, fx: GoodFx, book: OpenItems, signe
     });
   }
   if (functional < 1n || functional > BigInt(MAX_ATOMS)) {
-    const message = `${money(fx.amount, fx.currency)} settles ${functional} atoms of ${c.currency}: a line's amount is 1 to ${MAX_ATOMS} atoms`;
+    const message =
+      `${money(fx.amount, fx.currency)} settles ${functional} atoms of ${c.currency}: ` +
+      `a line's amount is 1 to ${MAX_ATOMS} atoms`;
     return refuse(c, at(l, 'fx.amount_atoms'), 'invalid_amount', message);
   }
   l.amount = Number(functional);

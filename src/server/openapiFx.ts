@@ -9,7 +9,55 @@ const rate: Schema = {
 };
 const currency: Schema = { type: 'string', pattern: '^[A-Z]{3}$' };
 
+const atoms: Schema = { type: 'integer' };
+const atomsOrNull: Schema = { type: ['integer', 'null'] };
+const rateOrNull: Schema = { type: ['string', 'null'] };
+const strOrNull: Schema = { type: ['string', 'null'] };
+
 export const FX_SCHEMAS: Record<string, Schema> = {
+  FxExposure: obj({
+    object: { const: 'fx_exposure' },
+    as_of: date,
+    reporting_currency: currency,
+    rows: arrayOf(
+      obj({
+        account_id: { type: 'string' },
+        gl_account_id: { type: 'string' },
+        account_number: strOrNull,
+        account_name: { type: 'string' },
+        counterparty_type: strOrNull,
+        counterparty_external_id: strOrNull,
+        counterparty_name: strOrNull,
+        currency,
+        foreign_balance_atoms: atoms,
+        carrying_atoms: atoms,
+        rate: rateOrNull,
+        value_atoms: atomsOrNull,
+        unrealized_atoms: atomsOrNull,
+      }),
+    ),
+    currencies: arrayOf(
+      obj({
+        currency,
+        rate: rateOrNull,
+        foreign_balance_atoms: atoms,
+        carrying_atoms: atoms,
+        value_atoms: atomsOrNull,
+        unrealized_atoms: atomsOrNull,
+      }),
+    ),
+    totals: obj({ carrying_atoms: atoms, value_atoms: atomsOrNull, unrealized_atoms: atomsOrNull }),
+    missing_rates: arrayOf(currency),
+  }),
+  Revaluation: obj({
+    as_of: date,
+    dry_run: bool,
+    status: { enum: ['posted', 'would_post', 'already_revalued', 'nothing'] },
+    entry: { oneOf: [{ type: 'null' }, { $ref: '#/components/schemas/JournalEntry' }] },
+    je_number: strOrNull,
+    exposure: { $ref: '#/components/schemas/FxExposure' },
+  }),
+  FxAccounts: obj({ fx_realized: { type: 'string' }, fx_unrealized: { type: 'string' } }),
   ExchangeRateList: obj({
     object: { const: 'list' },
     data: arrayOf(obj({ date, currency, rate })),
@@ -35,6 +83,17 @@ export const FX_REQUESTS: Record<string, Schema> = {
       replace: bool,
     },
   },
+  RevalueRequest: {
+    type: 'object',
+    required: ['as_of'],
+    properties: { as_of: date, dry_run: bool },
+    additionalProperties: false,
+  },
+  FxAccountsRequest: {
+    type: 'object',
+    properties: { fx_realized: { type: 'string' }, fx_unrealized: { type: 'string' } },
+    additionalProperties: false,
+  },
 };
 
 export const FX_OPERATIONS: Record<
@@ -51,4 +110,11 @@ export const FX_OPERATIONS: Record<
     status: 200,
     schema: 'ExchangeRateList',
   },
+  'GET /v1/reports/fx-exposure': {
+    parameters: [query('as_of', date, 'the date of the balances and of the closing rates', true)],
+    status: 200,
+    schema: 'FxExposure',
+  },
+  'POST /v1/fx/revalue': { body: 'RevalueRequest', status: 200, schema: 'Revaluation' },
+  'POST /v1/fx/accounts': { body: 'FxAccountsRequest', status: 200, schema: 'FxAccounts' },
 };

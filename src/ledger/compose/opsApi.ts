@@ -149,6 +149,25 @@ export const OP_ROUTES: readonly OpRoute[] = [
       path: '/v1/exchange-rates',
       summary: 'The exchange rates kept (of one currency, within dates)',
     },
+    {
+      op: 'exposure',
+      method: 'GET',
+      path: '/v1/reports/fx-exposure',
+      summary: 'Foreign balances at a date, their value at its closing rates, the unrealised gains',
+    },
+    {
+      op: 'revalue',
+      method: 'POST',
+      path: '/v1/fx/revalue',
+      summary:
+        'Post the revaluation of foreign balances at a date (reversed the next day; once per date)',
+    },
+    {
+      op: 'setAccounts',
+      method: 'POST',
+      path: '/v1/fx/accounts',
+      summary: "Set the entity's realised and unrealised exchange gain/loss accounts",
+    },
   ]),
 ];
 

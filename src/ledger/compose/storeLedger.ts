@@ -59,7 +59,7 @@ export abstract class StoreLedger implements Pick<
     this.reports = new ReportsFromSums(sums, budgets, counterparties);
     this.budgets = new BudgetsFromStore(store, sums);
     this.recurring = new RecurringFromStore(store, this.journal);
-    this.fx = new FxFromStore(store);
+    this.fx = new FxFromStore(store, this.journal);
     this.reconcile = new ReconcileFromStore(store, sums, this.journal);
     // Check proves every reconciliation too (see ReconReports.problems).
     this.maintenance = checkingReconciliations(maintenance, this.reconcile);

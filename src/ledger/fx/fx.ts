@@ -1,10 +1,13 @@
-import { isIsoDate } from '../../domain/dates.js';
-import { BooksError } from '../../domain/errors.js';
+import { fxAccountsOf } from '../../domain/accounts.js';
+import { dayAfter, isIsoDate, LAST_DATE } from '../../domain/dates.js';
+import { BooksError, entryInvalid } from '../../domain/errors.js';
+import { fxExposure, revaluationBody, type FxExposure } from '../../domain/fxExposure.js';
 import { currencyExponent } from '../../domain/money.js';
 import { checkRateRows, sameRate, type RateRow, type RatesImported } from '../../domain/rates.js';
 import { isObj } from '../../domain/rules.js';
 import type { JournalStore, ReadTx, WriteTx } from '../journal/store.js';
-import type { FxOps } from './port.js';
+import type { JournalFromStore } from '../journal/journal.js';
+import type { FxOps, Revaluation } from './port.js';
 import type { FxReadTx, FxWriteTx } from './store.js';
 
 /** A store as foreign currencies use it. */
@@ -13,9 +16,124 @@ export type FxStore = JournalStore<ReadTx & FxReadTx, WriteTx & FxWriteTx>;
 const refused = (code: 'invalid_input' | 'invalid_parameters', problems: BooksError['errors']) =>
   new BooksError(code, problems.map((p) => p.message).join('; '), problems);
 
-/** The rate table on every store. */
+/** Foreign currencies on every store: the rate table, exposure, revaluation. */
 export class FxFromStore implements FxOps {
-  constructor(private readonly store: FxStore) {}
+  constructor(
+    private readonly store: FxStore,
+    private readonly journal: Pick<JournalFromStore, 'postWithin'>,
+  ) {}
+
+  async exposure(a: { as_of?: unknown }): Promise<FxExposure> {
+    const asOf = dateParameter('as_of', a.as_of);
+    return this.store.read((tx) => this.exposureIn(tx, asOf));
+  }
+
+  private async exposureIn(tx: ReadTx & FxReadTx, asOf: string): Promise<FxExposure> {
+    const entity = (await tx.facts({ bodies: [], fingerprint: null })).entity;
+    const balances = await tx.fx.balances(asOf);
+    const rates = new Map<string, string | undefined>();
+    for (const c of new Set(balances.map((b) => b.currency)))
+      rates.set(c, await tx.fx.rateOn(c, asOf));
+    return fxExposure(balances, (c) => rates.get(c), asOf, entity.currency);
+  }
+
+  async revalue(a: { as_of?: unknown; dry_run?: unknown }): Promise<Revaluation> {
+    const asOf = dateParameter('as_of', a.as_of);
+    if (a.dry_run !== undefined && typeof a.dry_run !== 'boolean')
+      throw refused('invalid_parameters', [
+        { path: 'dry_run', reason: 'invalid_parameter', message: 'dry_run is true or false' },
+      ]);
+    const dryRun = a.dry_run === true;
+    if (asOf === LAST_DATE)
+      throw refused('invalid_parameters', [
+        { path: 'as_of', reason: 'invalid_date', message: `${asOf} has no next day to reverse on` },
+      ]);
+    const fingerprint = `fx-revaluation:${asOf}`;
+    const go = async (tx: (ReadTx | WriteTx) & FxReadTx): Promise<Revaluation> => {
+      const exposure = await this.exposureIn(tx, asOf);
+      const out = { as_of: asOf, dry_run: dryRun, entry: null, je_number: null, exposure };
+      const earlier = (await tx.facts({ bodies: [], fingerprint })).fingerprinted;
+      if (earlier) return { ...out, status: 'already_revalued', je_number: earlier.je_number };
+      if (exposure.missing_rates.length)
+        throw entryInvalid([
+          {
+            path: 'as_of',
+            reason: 'fx_rate_missing',
+            message: `no ${exposure.missing_rates.join(', ')} rate on or before ${asOf}: add one (books rates add)`,
+          },
+        ]);
+      const entity = (await tx.facts({ bodies: [], fingerprint: null })).entity;
+      const body = revaluationBody(exposure, fxAccountsOf(entity).unrealized, dayAfter(asOf));
+      if (!body) return { ...out, status: 'nothing' };
+      const entry = await this.journal.postWithin(tx, body, {
+        idempotencyKey: `fx-revaluation-${asOf}`,
+        source: 'fx_revaluation',
+        fingerprint,
+      });
+      return {
+        ...out,
+        status: dryRun ? 'would_post' : 'posted',
+        entry,
+        je_number: dryRun ? null : entry.je_number,
+      };
+    };
+    return dryRun ? this.store.read(go) : this.store.write(go);
+  }
+
+  async setAccounts(a: { fx_realized?: unknown; fx_unrealized?: unknown }) {
+    return this.store.write(async (tx) => {
+      const facts = await tx.facts({
+        bodies: [
+          {
+            lines: [a.fx_realized, a.fx_unrealized]
+              .filter((r) => typeof r === 'string')
+              .map((r) => ({ gl_account_id: (r as string).trim() })),
+          },
+        ],
+        fingerprint: null,
+      });
+      const entity = facts.entity;
+      const current = fxAccountsOf(entity);
+      const problems: BooksError['errors'] = [];
+      const pick = (
+        field: 'fx_realized' | 'fx_unrealized',
+        fallback: string | null | undefined,
+      ) => {
+        const v = a[field];
+        if (v === undefined) return fallback ?? null;
+        const ref = typeof v === 'string' ? v.trim() : '';
+        const account = ref ? facts.lookups.accounts.get(ref) : undefined;
+        if (!account)
+          problems.push({
+            path: field,
+            reason: 'unknown_account',
+            message: `no account '${String(v)}'`,
+          });
+        else if (!account.is_postable || !account.is_active)
+          problems.push({
+            path: field,
+            reason: 'unpostable_account',
+            message: `'${ref}' is not an active account that takes lines`,
+          });
+        else if (account.currency !== null && account.currency !== entity.currency)
+          problems.push({
+            path: field,
+            reason: 'currency_conflict',
+            message: `'${ref}' is kept in ${account.currency}: gains and losses are in ${entity.currency}`,
+          });
+        else return account.external_id;
+        return null;
+      };
+      const realized = pick('fx_realized', entity.fx_realized);
+      const unrealized = pick('fx_unrealized', entity.fx_unrealized);
+      if (problems.length) throw refused('invalid_parameters', problems);
+      await tx.fx.setAccounts(realized, unrealized);
+      return {
+        fx_realized: realized ?? current.realized,
+        fx_unrealized: unrealized ?? current.unrealized,
+      };
+    });
+  }
 
   async importRates(a: { rows: unknown; replace?: unknown }): Promise<RatesImported> {
     if (!Array.isArray(a.rows) || !a.rows.every(isObj))
@@ -95,4 +213,16 @@ export class FxFromStore implements FxOps {
     const data = await this.store.read((tx) => tx.fx.rates(filter));
     return { object: 'list' as const, data };
   }
+}
+
+/** A date parameter, refused by name when it is not one. */
+function dateParameter(name: string, v: unknown): string {
+  if (isIsoDate(v)) return v;
+  throw refused('invalid_parameters', [
+    {
+      path: name,
+      reason: 'invalid_date',
+      message: `${name} '${String(v ?? '')}' is not a date (YYYY-MM-DD)`,
+    },
+  ]);
 }

@@ -1,4 +1,19 @@
+import type { JournalEntry } from '../../domain/entry.js';
+import type { FxExposure } from '../../domain/fxExposure.js';
 import type { ExchangeRate, RatesImported } from '../../domain/rates.js';
+
+/** What a revaluation did (or would do, in a dry run). */
+export interface Revaluation {
+  as_of: string;
+  dry_run: boolean;
+  /** posted, would_post, already_revalued (an earlier run posted the date's), nothing (no difference). */
+  status: 'posted' | 'would_post' | 'already_revalued' | 'nothing';
+  /** The entry posted (or that would post, or that an earlier run posted); null for nothing. */
+  entry: JournalEntry | null;
+  /** The entry an earlier run posted for the date, by JE number. */
+  je_number: string | null;
+  exposure: FxExposure;
+}
 
 /** Foreign currencies on the port (docs/currency.md): the rate table. */
 export interface FxOps {
@@ -16,4 +31,16 @@ export interface FxOps {
     start?: string;
     end?: string;
   }): Promise<{ object: 'list'; data: ExchangeRate[] }>;
+  /** Foreign balances at a date, their value at its closing rates and the unrealised gains. */
+  exposure(a: { as_of: string }): Promise<FxExposure>;
+  /**
+   * Posts the revaluation at a date: one adjusting entry, reversed the next day, of every monetary
+   * foreign balance's unrealised gain or loss; once per date.
+   */
+  revalue(a: { as_of: string; dry_run?: boolean }): Promise<Revaluation>;
+  /** Sets the entity's realised and unrealised exchange gain/loss accounts (external id or number). */
+  setAccounts(a: { fx_realized?: string; fx_unrealized?: string }): Promise<{
+    fx_realized: string;
+    fx_unrealized: string;
+  }>;
 }

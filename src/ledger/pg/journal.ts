@@ -1,4 +1,5 @@
 import { seqOf, type JeSeq } from '../../domain/jeNumber.js';
+import { Scope } from '../sql/dialect.js';
 import { FxTables } from '../sql/fxTables.js';
 import { FX_COLUMNS, withFx, type FxColumns } from '../../domain/fx.js';
 import { wantsOf, type UsedKey } from '../../domain/posting.js';
@@ -308,7 +309,7 @@ export class PgJournalStore implements FeatureStore {
       entry: (idOrNumber) => this.stored(q, idOrNumber),
       recon,
       plans: new PlanTables(pgSql(q), e),
-      fx: new FxTables(pgSql(q), e),
+      fx: new FxTables(pgSql(q), new Scope(e)),
     };
   }
 

@@ -1,13 +1,19 @@
+import type { AccountType } from '../../domain/accounts.js';
+import type { FxBalanceRow } from '../../domain/fxExposure.js';
 import type { ExchangeRate } from '../../domain/rates.js';
-import type { Sql } from './dialect.js';
+import { wholeOf, type Scope, type Sql } from './dialect.js';
 import type { FxWrites } from '../fx/store.js';
 
-/** The rate table, in the same statements on every store. */
+/** The rate table, foreign balances and the entity's gain/loss accounts, in the same statements on every store. */
 export class FxTables implements FxWrites {
+  private readonly entity: string;
+
   constructor(
     private readonly sql: Sql,
-    private readonly entity: string,
-  ) {}
+    private readonly scope: Scope,
+  ) {
+    this.entity = scope.reconId;
+  }
 
   rates(f: { currency?: string; start?: string; end?: string }): Promise<ExchangeRate[]> {
     return this.sql.all<ExchangeRate>(
@@ -16,6 +22,15 @@ export class FxTables implements FxWrites {
        ORDER BY currency, rate_date`,
       [this.entity, f.currency ?? null, f.start ?? '0000-01-01', f.end ?? '9999-12-31'],
     );
+  }
+
+  async rateOn(currency: string, date: string): Promise<string | undefined> {
+    const [r] = await this.sql.all<{ rate: string }>(
+      `SELECT rate FROM exchange_rates WHERE entity_id = ? AND currency = ? AND rate_date <= ?
+       ORDER BY rate_date DESC LIMIT 1`,
+      [this.entity, currency, date],
+    );
+    return r?.rate;
   }
 
   async setRates(rates: ExchangeRate[], replacing: ExchangeRate[]): Promise<void> {
@@ -33,5 +48,49 @@ export class FxTables implements FxWrites {
       })),
       rates.map((r) => [this.entity, r.currency, r.date, r.rate]),
     );
+  }
+
+  async setAccounts(realized: string | null, unrealized: string | null): Promise<void> {
+    const { table, where } = this.scope.settingsRow;
+    await this.sql.run(`UPDATE ${table} SET fx_realized = ?, fx_unrealized = ? WHERE ${where}`, [
+      realized,
+      unrealized,
+    ]);
+  }
+
+  /**
+   * The foreign lines summed through a date by account, counterparty and currency (debit positive):
+   * read from the index of foreign lines alone, however large the rest of the journal.
+   */
+  async balances(asOf: string): Promise<FxBalanceRow[]> {
+    const s = this.scope;
+    const rows = await this.sql.all<Record<string, unknown>>(
+      `SELECT l.account_key, a.id AS account_id, a.external_id, a.account_number, a.name AS account_name,
+              a.account_type, l.fx_currency AS currency, c.counterparty_type,
+              c.external_id AS counterparty_external_id, c.name AS counterparty_name,
+              SUM(CASE WHEN l.line_type = 'debit' THEN l.fx_amount_atoms ELSE -l.fx_amount_atoms END) AS fx_net,
+              SUM(CASE WHEN l.line_type = 'debit' THEN l.amount_atoms ELSE -l.amount_atoms END) AS net
+       FROM journal_lines l
+       JOIN accounts a ON ${s.joined('a', 'l')}a.key = l.account_key
+       LEFT JOIN counterparties c ON ${s.joined('c', 'l')}c.id = l.counterparty_id
+       WHERE ${s.of('l')}l.fx_currency IS NOT NULL AND l.entry_date <= ?
+       GROUP BY l.account_key, a.id, a.external_id, a.account_number, a.name, a.account_type, l.fx_currency,
+                l.counterparty_id, c.counterparty_type, c.external_id, c.name`,
+      [asOf],
+    );
+    return rows.map((r) => ({
+      account_key: Number(r.account_key),
+      account_id: r.account_id as string,
+      external_id: r.external_id as string,
+      account_number: r.account_number as string | null,
+      account_name: r.account_name as string,
+      account_type: r.account_type as AccountType,
+      currency: r.currency as string,
+      counterparty_type: r.counterparty_type as string | null,
+      counterparty_external_id: r.counterparty_external_id as string | null,
+      counterparty_name: r.counterparty_name as string | null,
+      foreign: wholeOf(r.fx_net) ?? BigInt(String(r.fx_net)),
+      functional: wholeOf(r.net) ?? BigInt(String(r.net)),
+    }));
   }
 }

@@ -11,7 +11,7 @@ import { EntryReader } from './entries.js';
 import { indexTailIfLong } from './glIndex.js';
 import { sqliteRecon } from './recon.js';
 import { sqliteSql } from './tables.js';
-import { FILE_ENTITY } from '../sql/dialect.js';
+import { FILE_ENTITY, Scope } from '../sql/dialect.js';
 import { PlanTables } from '../sql/planTables.js';
 import type { ReconTables } from '../sql/reconTables.js';
 import type { GroupCommit } from './groupCommit.js';
@@ -88,7 +88,7 @@ export class SqliteJournalStore implements FeatureStore {
       ),
       fx: new FxTables(
         sqliteSql((text) => db.prep(text)),
-        FILE_ENTITY,
+        new Scope(null),
       ),
     };
   }
