@@ -13,6 +13,13 @@ export const TEMPLATES = {
     ['init', '--chart', 'standard', '--name', 'Test Co', '--first-month', '2025-01'],
     ['counterparties', 'import', join(FIXTURES, 'demo/counterparties.csv')],
   ],
+  // The standard chart with accounts kept in euros, sterling, yen and dinars, and the rates of January.
+  fx: [
+    ['init', '--chart', 'standard', '--name', 'FX Co', '--first-month', '2025-01'],
+    ['accounts', 'import', join(FIXTURES, 'fx/accounts.csv')],
+    ['counterparties', 'import', join(FIXTURES, 'demo/counterparties.csv')],
+    ['rates', 'import', join(FIXTURES, 'fx/rates.csv')],
+  ],
   'standard-no-start': [
     ['init', '--chart', 'standard', '--name', 'Test Co'],
     ['counterparties', 'import', join(FIXTURES, 'demo/counterparties.csv')],

@@ -69,7 +69,10 @@ export function lookupColumns(at: number): string {
   const [currencies, dates] = [`$${at + 4}`, `$${at + 5}`];
   const [sAccounts, sTypes, sIds, sDates] = [6, 7, 8, 9].map((n) => `$${at + n}`);
   return `(SELECT json_agg(a) FROM (SELECT ${REF} FROM accounts WHERE entity_id = $1
-      AND (external_id = ANY(${refs}::text[]) OR account_number = ANY(${refs}::text[]))) a) AS accounts,
+      AND (external_id = ANY(${refs}::text[]) OR account_number = ANY(${refs}::text[])
+        -- A settlement's realised gain or loss goes to the entity's account, which no line names.
+        OR (cardinality(${sAccounts}::text[]) > 0 AND external_id =
+          (SELECT COALESCE(e.fx_realized, 'fx-realized') FROM entities e WHERE e.entity_id = $1)))) a) AS accounts,
     (SELECT json_agg(c) FROM (SELECT id, counterparty_type, external_id, name, is_active
       FROM counterparties WHERE entity_id = $1 AND (counterparty_type, external_id) IN
         (SELECT * FROM unnest(${types}::text[], ${ids}::text[]))) c) AS counterparties,
