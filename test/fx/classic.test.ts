@@ -50,7 +50,7 @@ describe.each(FIXTURES.map((f) => [f.name, f] as const))(
       return out;
     };
 
-    it('1. a euro invoice paid at another rate: the receivable settles at its own rate, the difference is realised', async () => {
+    it('1. a euro invoice paid at another rate: settled at its own rate, the difference realised', async () => {
       await fresh();
       await post(
         '2025-01-10',
