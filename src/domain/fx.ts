@@ -190,3 +190,42 @@ export function withFx<T extends FxColumns>(
 
 /** The snapshot columns (and the system mark) as a query reads them from the lines aliased `l`. */
 export const FX_COLUMNS = 'l.fx_currency, l.fx_amount_atoms, l.fx_rate, l.system';
+
+/** A stored line as check reads it: its account's currency and its snapshot. */
+export interface StoredFxLine {
+  je_number: string;
+  line_no: number;
+  external_id: string;
+  account_currency: string | null;
+  fx_currency: string | null;
+  fx_amount_atoms: unknown;
+  fx_rate: string | null;
+  amount_atoms: unknown;
+}
+
+/**
+ * What is wrong with a stored line's snapshot (docs/currency.md, "Checks"), or null: a line on a
+ * foreign account has one in the account's currency, a functional line none, and the functional
+ * amount is the snapshot's conversion at its rate (or the rate is what the two amounts imply).
+ */
+export function fxLineProblem(l: StoredFxLine, functional: string): string | null {
+  const at = `${l.je_number} line ${l.line_no} (${l.external_id})`;
+  const foreign =
+    l.account_currency !== null && l.account_currency !== functional ? l.account_currency : null;
+  if (l.fx_currency === null)
+    return foreign ? `${at} is on an account kept in ${foreign} but has no fx snapshot` : null;
+  if (!foreign) return `${at} is on an account kept in ${functional} but has an fx snapshot`;
+  if (l.fx_currency !== foreign)
+    return `${at} has a snapshot in ${l.fx_currency}, not its account's ${foreign}`;
+  const amount = Number(l.fx_amount_atoms);
+  const functionalAtoms = Number(l.amount_atoms);
+  if (!Number.isSafeInteger(amount) || amount < 0)
+    return `${at} has a foreign amount that is not whole atoms`;
+  if (amount === 0)
+    return l.fx_rate === '0' ? null : `${at} has no foreign amount but a rate of ${l.fx_rate}`;
+  const rate = parseRate(l.fx_rate);
+  if (!rate.ok) return `${at} has a damaged rate (${String(l.fx_rate)})`;
+  if (convert(amount, rate.rate, foreign, functional) === BigInt(functionalAtoms)) return null;
+  if (impliedRate(amount, functionalAtoms, foreign, functional) === l.fx_rate) return null;
+  return `${at}: ${amount} atoms of ${foreign} at ${l.fx_rate} are not its ${functionalAtoms} atoms of ${functional}`;
+}

@@ -12,6 +12,7 @@ import {
   type TotalsDrift,
 } from '../../domain/check.js';
 import type { Problem } from '../../domain/errors.js';
+import { fxLineProblem, type StoredFxLine } from '../../domain/fx.js';
 import { numberingProblem } from '../../domain/jeNumber.js';
 import { exponentOf, MAX_ATOMS } from '../../domain/money.js';
 import { chartShapes } from './chartTables.js';
@@ -36,6 +37,7 @@ export async function journalProblems(s: Session, own: OwnChecks): Promise<Probl
   if (!(await own.storage(add))) return problems;
   const currency = await entityRow(s, add);
   await balances(s, add);
+  if (currency !== null) await foreignLines(s, add, currency);
   await derivedTotals(s, add);
   await own.derived(add);
   await links(s, add);
@@ -116,6 +118,39 @@ async function balances({ sql, scope }: Session, add: Add): Promise<void> {
     [],
   );
   for (const b of badLines) add(invalidLine(b.je_number, b.line_no));
+}
+
+/**
+ * Every line of an account kept in another currency has a snapshot in that currency whose rate gives
+ * its functional amount (or is the rate the two amounts imply); no other line has one.
+ */
+async function foreignLines({ sql, scope }: Session, add: Add, currency: string): Promise<void> {
+  const from = `FROM journal_lines l JOIN accounts a ON ${scope.joined('a', 'l')}a.key = l.account_key
+     JOIN journal_entries e ON ${scope.joined('e', 'l')}e.seq = l.entry_seq`;
+  const columns = `e.je_number, l.line_no, a.external_id, a.currency AS account_currency, l.fx_currency,
+     l.fx_amount_atoms, l.fx_rate, l.amount_atoms`;
+  const lines = await sql.all<StoredFxLine>(
+    `SELECT ${columns} ${from} WHERE ${scope.of('l')}l.fx_currency IS NOT NULL`,
+    [],
+  );
+  // Lines without a snapshot on a foreign account: read only where the chart has one.
+  const [foreign] = await sql.all<{ n: number }>(
+    `SELECT COUNT(*) AS n FROM accounts a WHERE ${scope.of('a')}a.currency IS NOT NULL AND a.currency <> ?`,
+    [currency],
+  );
+  if (Number(foreign!.n) > 0)
+    lines.push(
+      ...(await sql.all<StoredFxLine>(
+        `SELECT ${columns} ${from}
+         WHERE ${scope.of('l')}l.fx_currency IS NULL AND a.currency IS NOT NULL AND a.currency <> ?`,
+        [currency],
+      )),
+    );
+  for (const l of lines) {
+    const message = fxLineProblem(l, currency);
+    if (message)
+      add({ path: `${l.je_number}.lines[${l.line_no - 1}].fx`, reason: 'invalid_fx', message });
+  }
 }
 
 /** The derived totals equal what the lines say. */

@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { copyTemplate, exec } from '../support/ledgers.js';
+import { books } from '../support/helpers.js';
+
+/** books check proves foreign lines (docs/currency.md, "Checks"): a damaged snapshot is named. */
+describe('books check of foreign lines', () => {
+  it('names a line whose snapshot is missing, in another currency, or at a rate that is not its amount', async () => {
+    const { dir, ledger } = copyTemplate('fx');
+    const run = (...args: string[]) => books([...args, '--ledger', ledger], { cwd: dir });
+    for (const flags of [
+      ['--debit', 'eur-bank=EUR 1000.00 @ 1.10', '--credit', 'capital=1100'],
+      ['--debit', 'checking=1120', '--credit', 'eur-bank=EUR 1000.00 @@ 1120.00'],
+      ['--debit', 'jpy-bank=JPY 3000 @@ 20.00', '--credit', 'capital=20'],
+    ])
+      expect((await run('je', 'post', '--date', '2025-01-10', ...flags)).exitCode).toBe(0);
+    expect((await run('check')).exitCode).toBe(0);
+    exec(
+      ledger,
+      `UPDATE journal_lines SET fx_rate = '1.2' WHERE entry_seq = 1 AND line_no = 1;
+       UPDATE journal_lines SET fx_currency = 'GBP' WHERE entry_seq = 2 AND line_no = 2;
+       UPDATE journal_lines SET fx_currency = NULL, fx_amount_atoms = NULL, fx_rate = NULL
+         WHERE entry_seq = 3 AND line_no = 1;`,
+    );
+    const r = await run('check');
+    expect(r.exitCode).toBe(1);
+    expect(r.stdout + r.stderr).toContain(
+      'JE-1 line 1 (eur-bank): 100000 atoms of EUR at 1.2 are not its 110000 atoms of USD',
+    );
+    expect(r.stdout + r.stderr).toContain(
+      "JE-2 line 2 (eur-bank) has a snapshot in GBP, not its account's EUR",
+    );
+    expect(r.stdout + r.stderr).toContain(
+      'JE-3 line 1 (jpy-bank) is on an account kept in JPY but has no fx snapshot',
+    );
+  });
+});
