@@ -5,6 +5,7 @@ import { errors } from '../domain/errors.js';
 import { toJson } from '../domain/json.js';
 import { exponentOf } from '../domain/money.js';
 import { trialBalanceCsv, trialBalanceTable } from '../render/trialBalance.js';
+import { foreignAt, SHOW_FOREIGN_FLAG, trialBalanceForeign } from './foreign.js';
 import { ATOMS_FLAG, OUTPUT_FLAG, writeReport } from './reportFlags.js';
 
 interface Options {
@@ -13,6 +14,7 @@ interface Options {
   tree: boolean;
   output: string | undefined;
   atoms: boolean;
+  showForeign: boolean;
 }
 
 export default command<Options>({
@@ -24,6 +26,7 @@ export default command<Options>({
       description: "the accountant's worksheet: unadjusted, adjustments, adjusted",
     },
     { flags: '--tree', description: 'accounts indented under their parents, with subtotals' },
+    SHOW_FOREIGN_FLAG,
     OUTPUT_FLAG,
     ATOMS_FLAG,
   ],
@@ -51,6 +54,7 @@ years are part of the balances.`,
       tree: bool(raw, 'tree'),
       output: str(raw, 'output'),
       atoms: bool(raw, 'atoms'),
+      showForeign: bool(raw, 'showForeign'),
     };
   },
   async run(ctx, opts) {
@@ -60,11 +64,19 @@ years are part of the balances.`,
     const exponent = exponentOf(tb.reporting_currency);
     const entity = ctx.format === 'table' ? (await ledger.entity.get()).name : '';
     const chart = opts.tree && ctx.format === 'table' ? await ledger.chart.accounts() : undefined;
+    const foreign = opts.showForeign
+      ? trialBalanceForeign(tb, (await foreignAt(ledger, [asOf])).get(asOf)!)
+      : null;
     await writeReport(ctx, opts.output, (style) => {
-      if (ctx.format === 'json') return toJson(tb) + '\n';
-      if (ctx.format === 'csv') return trialBalanceCsv(tb, { exponent, atoms: opts.atoms });
+      if (ctx.format === 'json') return toJson(foreign?.json ?? tb) + '\n';
+      if (ctx.format === 'csv')
+        return trialBalanceCsv(tb, {
+          exponent,
+          atoms: opts.atoms,
+          ...(foreign ? { extra: foreign.extra(opts.atoms) } : {}),
+        });
       const unadjusted = opts.adjustments === 'exclude';
-      return trialBalanceTable(tb, {
+      return trialBalanceTable(foreign?.table ?? tb, {
         exponent,
         entity,
         unadjusted,

@@ -18,6 +18,7 @@ type Cells = Record<string, Amount>;
 
 /** A node of a statement's tree, whichever report: its amounts and its own amounts by period id. */
 export interface TreeNode {
+  account_id?: string | null;
   account_number: string | null;
   name: string;
   account_kind: string;
@@ -253,6 +254,14 @@ export interface CsvOptions {
   exponent: number;
   atoms?: boolean;
   depth?: number;
+  /** Columns after the others, by a row's account id (null for a section's or computed row). */
+  extra?: ExtraColumns;
+}
+
+/** Columns a report adds after its own (a foreign account's balance in its currency). */
+export interface ExtraColumns {
+  head: string[];
+  cells(accountId: string | null): string[];
 }
 
 /**
@@ -272,11 +281,16 @@ function statementCsv(st: Statement, opts: CsvOptions): string {
           ? String(c)
           : atomsToDecimal(c, opts.exponent);
   const head = ['section', 'depth', 'path', 'account_number', 'name', 'account_kind'];
-  const lines = [[...head, ...cols.map((c) => c.csv)].map(csvField).join(',')];
+  const extra = opts.extra;
+  const lines = [
+    [...head, ...cols.map((c) => c.csv), ...(extra?.head ?? [])].map(csvField).join(','),
+  ];
   const row = (section: string, depth: number, path: string[], n: TreeNode, cells: Cells) => {
     const text = [section, String(depth), spreadsheetText(path.join(' > '))];
     text.push(spreadsheetText(n.account_number ?? ''), spreadsheetText(n.name), n.account_kind);
     text.push(...cols.map((c) => amount(c.value(cells))));
+    // An own row's balance is its account's whole only without children: extra columns name accounts.
+    if (extra) text.push(...extra.cells(n.account_kind === 'own' ? null : (n.account_id ?? null)));
     lines.push(text.map(csvField).join(','));
   };
   const maxDepth = opts.depth ?? Infinity;

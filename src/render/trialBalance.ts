@@ -1,4 +1,5 @@
 import type { GlAccount } from '../domain/accounts.js';
+import type { ExtraColumns } from './statements.js';
 import { atomsToDecimal } from '../domain/money.js';
 import type { TrialBalance, TrialBalanceRow } from '../domain/trialBalance.js';
 import { csvField, spreadsheetText } from './csv.js';
@@ -119,7 +120,7 @@ export function trialBalanceTable(tb: TrialBalance, opts: TrialBalanceTableOptio
 /** The trial balance as CSV: one row per account (and the prior years' row), then the totals. */
 export function trialBalanceCsv(
   tb: TrialBalance,
-  opts: { exponent: number; atoms?: boolean },
+  opts: { exponent: number; atoms?: boolean; extra?: ExtraColumns },
 ): string {
   const amount = (c: Amount) =>
     c === null || c === undefined ? '' : opts.atoms ? String(c) : atomsToDecimal(c, opts.exponent);
@@ -130,17 +131,17 @@ export function trialBalanceCsv(
     'account_type',
     'account_kind',
     ...tb.columns,
+    ...(opts.extra?.head ?? []),
   ];
   const lines = [head.map(csvField).join(',')];
   for (const r of tb.rows) {
     const text = [r.account_number ?? '', r.account_id ?? '', r.name].map(spreadsheetText);
     text.push(r.account_type ?? '', r.account_kind, ...cellsOf(tb, r).map(amount));
+    if (opts.extra) text.push(...opts.extra.cells(r.account_id ?? null));
     lines.push(text.map(csvField).join(','));
   }
-  lines.push(
-    ['', '', 'Total', '', 'total', ...tb.columns.map((c) => amount(tb.totals[c] ?? 0))]
-      .map(csvField)
-      .join(','),
-  );
+  const total = ['', '', 'Total', '', 'total', ...tb.columns.map((c) => amount(tb.totals[c] ?? 0))];
+  if (opts.extra) total.push(...opts.extra.cells(null));
+  lines.push(total.map(csvField).join(','));
   return lines.join('\n') + '\n';
 }

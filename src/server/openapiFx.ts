@@ -57,6 +57,18 @@ export const FX_SCHEMAS: Record<string, Schema> = {
     je_number: strOrNull,
     exposure: { $ref: '#/components/schemas/FxExposure' },
   }),
+  ForeignBalances: obj({
+    object: { const: 'list' },
+    as_of: date,
+    data: arrayOf(
+      obj({
+        account_id: { type: 'string' },
+        gl_account_id: { type: 'string' },
+        foreign_currency: currency,
+        foreign_balance_atoms: atoms,
+      }),
+    ),
+  }),
   FxAccounts: obj({ fx_realized: { type: 'string' }, fx_unrealized: { type: 'string' } }),
   ExchangeRateList: obj({
     object: { const: 'list' },
@@ -109,6 +121,11 @@ export const FX_OPERATIONS: Record<
     ],
     status: 200,
     schema: 'ExchangeRateList',
+  },
+  'GET /v1/fx/balances': {
+    parameters: [query('as_of', date, 'the date of the balances', true)],
+    status: 200,
+    schema: 'ForeignBalances',
   },
   'GET /v1/reports/fx-exposure': {
     parameters: [query('as_of', date, 'the date of the balances and of the closing rates', true)],

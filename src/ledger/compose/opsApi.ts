@@ -150,6 +150,12 @@ export const OP_ROUTES: readonly OpRoute[] = [
       summary: 'The exchange rates kept (of one currency, within dates)',
     },
     {
+      op: 'balances',
+      method: 'GET',
+      path: '/v1/fx/balances',
+      summary: 'Each account kept in another currency: its balance in that currency at a date',
+    },
+    {
       op: 'exposure',
       method: 'GET',
       path: '/v1/reports/fx-exposure',

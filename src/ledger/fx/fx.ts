@@ -7,7 +7,8 @@ import { checkRateRows, sameRate, type RateRow, type RatesImported } from '../..
 import { isObj } from '../../domain/rules.js';
 import type { JournalStore, ReadTx, WriteTx } from '../journal/store.js';
 import type { JournalFromStore } from '../journal/journal.js';
-import type { FxOps, Revaluation } from './port.js';
+import type { ForeignBalance, FxOps, Revaluation } from './port.js';
+import { toJsonInteger } from '../../domain/money.js';
 import type { FxReadTx, FxWriteTx } from './store.js';
 
 /** A store as foreign currencies use it. */
@@ -22,6 +23,28 @@ export class FxFromStore implements FxOps {
     private readonly store: FxStore,
     private readonly journal: Pick<JournalFromStore, 'postWithin'>,
   ) {}
+
+  async balances(a: { as_of?: unknown }) {
+    const asOf = dateParameter('as_of', a.as_of);
+    const rows = await this.store.read((tx) => tx.fx.balances(asOf));
+    const by = new Map<string, ForeignBalance & { sum: bigint }>();
+    for (const r of rows) {
+      const had = by.get(r.account_id);
+      if (had) had.sum += r.foreign;
+      else
+        by.set(r.account_id, {
+          account_id: r.account_id,
+          gl_account_id: r.external_id,
+          foreign_currency: r.currency,
+          foreign_balance_atoms: 0,
+          sum: r.foreign,
+        });
+    }
+    const data = [...by.values()]
+      .sort((x, y) => (x.gl_account_id < y.gl_account_id ? -1 : 1))
+      .map(({ sum, ...b }) => ({ ...b, foreign_balance_atoms: toJsonInteger(sum) }));
+    return { object: 'list' as const, as_of: asOf, data };
+  }
 
   async exposure(a: { as_of?: unknown }): Promise<FxExposure> {
     const asOf = dateParameter('as_of', a.as_of);

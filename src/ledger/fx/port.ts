@@ -2,6 +2,14 @@ import type { JournalEntry } from '../../domain/entry.js';
 import type { FxExposure } from '../../domain/fxExposure.js';
 import type { ExchangeRate, RatesImported } from '../../domain/rates.js';
 
+/** An account's balance in the currency it is kept in. */
+export interface ForeignBalance {
+  account_id: string;
+  gl_account_id: string;
+  foreign_currency: string;
+  foreign_balance_atoms: number | bigint;
+}
+
 /** What a revaluation did (or would do, in a dry run). */
 export interface Revaluation {
   as_of: string;
@@ -31,6 +39,10 @@ export interface FxOps {
     start?: string;
     end?: string;
   }): Promise<{ object: 'list'; data: ExchangeRate[] }>;
+  /** Each account kept in another currency: its balance in that currency at a date (debit positive). */
+  balances(a: {
+    as_of: string;
+  }): Promise<{ object: 'list'; as_of: string; data: ForeignBalance[] }>;
   /** Foreign balances at a date, their value at its closing rates and the unrealised gains. */
   exposure(a: { as_of: string }): Promise<FxExposure>;
   /**
