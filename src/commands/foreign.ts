@@ -1,6 +1,8 @@
 import type { FlagSpec } from '../cli/command.js';
 import type { BalanceSheet, BalanceSheetNode } from '../domain/balanceSheet.js';
-import { atomsToDecimal, exponentOf, formatAmount } from '../domain/money.js';
+import { dayBefore, FIRST_DATE } from '../domain/dates.js';
+import type { GlEvent } from '../domain/generalLedger.js';
+import { atomsToDecimal, exponentOf, formatAmount, toJsonInteger } from '../domain/money.js';
 import type { TrialBalance } from '../domain/trialBalance.js';
 import type { ForeignBalance, Ledger } from '../ledger/port.js';
 import type { ExtraColumns } from '../render/statements.js';
@@ -106,4 +108,56 @@ export function balanceSheetForeign(sheet: BalanceSheet, at: Map<string, ByAccou
     },
   });
   return { json: mapped(false), table: mapped(true), extra };
+}
+
+/**
+ * The general ledger's events with, on each account kept in another currency, its balance in that
+ * currency before the window, after each line (from the line's own amount) and at the end.
+ */
+export async function foreignEvents(
+  ledger: Ledger,
+  start: string,
+  events: AsyncIterable<GlEvent>,
+): Promise<AsyncIterable<GlEvent>> {
+  const functional = (await ledger.entity.get()).currency;
+  const kept = new Map(
+    (await ledger.chart.accounts())
+      .filter((a) => a.currency !== null && a.currency !== functional)
+      .map((a) => [a.id, a.currency!]),
+  );
+  const before =
+    start <= FIRST_DATE
+      ? new Map<string, ForeignBalance>()
+      : (await foreignAt(ledger, [dayBefore(start)])).get(dayBefore(start))!;
+  return {
+    async *[Symbol.asyncIterator]() {
+      let running: bigint | null = null;
+      for await (const e of events) {
+        if (e.kind === 'account') {
+          const currency = e.account.account_id ? kept.get(e.account.account_id) : undefined;
+          running =
+            currency === undefined
+              ? null
+              : BigInt(before.get(e.account.account_id!)?.foreign_balance_atoms ?? 0);
+          yield currency === undefined
+            ? e
+            : {
+                ...e,
+                account: {
+                  ...e.account,
+                  foreign_currency: currency,
+                  foreign_opening_atoms: toJsonInteger(running!),
+                },
+              };
+        } else if (e.kind === 'line') {
+          if (running === null) yield e;
+          else {
+            const fx = BigInt(e.line.fx?.amount_atoms ?? 0);
+            running += e.line.debit !== null ? fx : -fx;
+            yield { ...e, line: { ...e.line, foreign_balance_atoms: toJsonInteger(running) } };
+          }
+        } else yield running === null ? e : { ...e, foreign_closing_atoms: toJsonInteger(running) };
+      }
+    },
+  };
 }

@@ -16,6 +16,7 @@ import {
   type GlWriter,
 } from '../render/generalLedger.js';
 import { ATOMS_FLAG, filterFlagRefused, OUTPUT_FLAG, refuseFlags } from './reportFlags.js';
+import { foreignEvents, SHOW_FOREIGN_FLAG } from './foreign.js';
 
 interface Options {
   accounts: string[];
@@ -25,6 +26,7 @@ interface Options {
   output: string | undefined;
   atoms: boolean;
   uncleared: boolean;
+  showForeign: boolean;
 }
 
 export default command<Options>({
@@ -45,6 +47,11 @@ export default command<Options>({
     {
       flags: '--uncleared',
       description: 'only the lines not yet cleared in a reconciliation (what is outstanding)',
+    },
+    {
+      ...SHOW_FOREIGN_FLAG,
+      description:
+        "on an account kept in another currency: each line's amount in it and rate, and the running balance in it",
     },
   ],
   formats: ['table', 'csv', 'json'],
@@ -69,6 +76,7 @@ A remote profile's general ledger shows no states (the API's lines name no line)
     output: str(raw, 'output'),
     atoms: bool(raw, 'atoms'),
     uncleared: bool(raw, 'uncleared'),
+    showForeign: bool(raw, 'showForeign'),
   }),
   run: generalLedger,
 });
@@ -94,7 +102,10 @@ async function generalLedger(ctx: Context, opts: Options): Promise<void> {
     reporting_currency: entity.currency,
   };
   // The first event is read before anything is written: a refused query writes no partial report.
-  const events = ledger.reports.generalLedger(checked.query)[Symbol.asyncIterator]();
+  const all = ledger.reports.generalLedger(checked.query);
+  const events = (opts.showForeign ? await foreignEvents(ledger, start, all) : all)[
+    Symbol.asyncIterator
+  ]();
   let next = await events.next().catch((e: unknown) => {
     throw filterFlagRefused(e);
   });
@@ -103,7 +114,7 @@ async function generalLedger(ctx: Context, opts: Options): Promise<void> {
     ctx.format === 'json'
       ? glJsonWriter(head)
       : ctx.format === 'csv'
-        ? glCsvWriter(exponent, opts.atoms)
+        ? glCsvWriter(exponent, opts.atoms, opts.showForeign)
         : glTableWriter(head, exponent, out.terminal);
   // The API's general ledger names no line, so a service's lines cannot be told cleared or not.
   const remote = !ledger.capabilities.listsEntries;

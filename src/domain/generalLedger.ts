@@ -41,6 +41,9 @@ export interface GlLineRow extends GlLineText {
   /** Where the line sits, for a cursor: the entry's storage sequence and the line's number. */
   seq: number;
   line_no: number;
+  /** A foreign line's amount in its account's currency and its rate; null on a functional line. */
+  fx_amount_atoms: number | null;
+  fx_rate: string | null;
 }
 
 /** A line as the general ledger shows it: debit or credit, and the account's running balance after it. */
@@ -48,10 +51,17 @@ export interface GlLine extends GlLineText {
   debit: Atoms | null;
   credit: Atoms | null;
   balance: Atoms;
+  /** On a line of an account kept in another currency: its amount in it and the rate. */
+  fx?: { amount_atoms: number; rate: string };
+  /** With --show-foreign: the account's running balance in its own currency. */
+  foreign_balance_atoms?: Atoms;
 }
 
 export type GlAccountHead = Omit<GlAccount, 'key' | 'opening' | 'fiscalYearStartMonth'> & {
   opening: Atoms | null;
+  /** With --show-foreign, on an account kept in another currency: it, and its opening balance in it. */
+  foreign_currency?: string;
+  foreign_opening_atoms?: Atoms;
 };
 
 /** Where a general ledger was when it stopped: the line's place and the account's sums so far. */
@@ -72,7 +82,14 @@ export type GlResume = Pick<GlPosition, 'key' | 'balance' | 'debits' | 'credits'
 export type GlEvent =
   | { kind: 'account'; account: GlAccountHead; key: number }
   | { kind: 'line'; line: GlLine; at: GlPosition }
-  | { kind: 'end'; closing: Atoms; debit_total: Atoms; credit_total: Atoms };
+  | {
+      kind: 'end';
+      closing: Atoms;
+      debit_total: Atoms;
+      credit_total: Atoms;
+      /** With --show-foreign, on an account kept in another currency: its closing balance in it. */
+      foreign_closing_atoms?: Atoms;
+    };
 
 /**
  * The general ledger as a stream: for each account in chart order, its balance before the window,
@@ -175,6 +192,9 @@ function glLine(r: GlLineRow, balance: Atoms): GlLine {
     debit: r.line_type === 'debit' ? r.amount_atoms : null,
     credit: r.line_type === 'credit' ? r.amount_atoms : null,
     balance,
+    ...(r.fx_amount_atoms !== null
+      ? { fx: { amount_atoms: r.fx_amount_atoms, rate: r.fx_rate ?? '0' } }
+      : {}),
   };
 }
 

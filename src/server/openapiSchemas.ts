@@ -103,19 +103,23 @@ const journalEntry = obj({
   reversed_by_journal_entry_ids: arrayOf(str),
 });
 
-const glLine = obj({
-  entry_id: str,
-  je_number: str,
-  entry_date: date,
-  memo: strOrNull,
-  line_memo: strOrNull,
-  counterparty_type: strOrNull,
-  counterparty_external_id: strOrNull,
-  counterparty_name: strOrNull,
-  debit: atomsOrNull,
-  credit: atomsOrNull,
-  balance: int,
-});
+const glLine = obj(
+  {
+    entry_id: str,
+    je_number: str,
+    entry_date: date,
+    memo: strOrNull,
+    line_memo: strOrNull,
+    counterparty_type: strOrNull,
+    counterparty_external_id: strOrNull,
+    counterparty_name: strOrNull,
+    debit: atomsOrNull,
+    credit: atomsOrNull,
+    balance: int,
+    fx: obj({ amount_atoms: int, rate: str }),
+  },
+  ['fx'],
+);
 
 const glBlock = obj(
   {

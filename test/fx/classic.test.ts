@@ -269,5 +269,67 @@ describe.each(FIXTURES.map((f) => [f.name, f] as const))(
         expect(e.total_debit_atoms).toBe(e.total_credit_atoms);
       expect(await balances('2025-01-31')).toMatchObject({ '1080': 8271 + 670, '1090': 401 + 2 });
     });
+
+    it('--show-foreign: trial balance, balance sheet and general ledger name the balance in its currency', async () => {
+      await fresh();
+      await post(
+        '2025-01-05',
+        '--debit',
+        'eur-bank=EUR 5000.00 @@ 5450.00',
+        '--credit',
+        'capital=5450',
+      );
+      await post('2025-02-03', '--debit', 'rent=1120', '--credit', 'eur-bank=EUR 1000.00 @ 1.12');
+      const tb = await json(['report', 'trial-balance', '--as-of', '2025-02-28', '--show-foreign']);
+      const bank = tb.rows.find((r: { account_number: string }) => r.account_number === '1050');
+      expect([bank.debit, bank.foreign_currency, bank.foreign_balance_atoms]).toEqual([
+        433000,
+        'EUR',
+        400000,
+      ]);
+      const rent = tb.rows.find((r: { account_number: string }) => r.account_number === '6100');
+      expect('foreign_currency' in rent).toBe(false);
+      const csv = await L!.books([
+        'report',
+        'tb',
+        '--as-of',
+        '2025-02-28',
+        '--show-foreign',
+        '--format',
+        'csv',
+      ]);
+      expect(csv.stdout.split('\n')[0]).toMatch(/,foreign_currency,foreign_balance$/);
+      expect(csv.stdout).toMatch(/^1050,.*,4330\.00,,EUR,4000\.00$/m);
+      const bs = await json(['report', 'balance-sheet', '--end', '2025-02-28', '--show-foreign']);
+      const node = bs.sections[0].children
+        .flatMap((g: { children: unknown[] }) => g.children)
+        .find((n: { account_number: string }) => n.account_number === '1050');
+      expect([node.foreign_currency, node.foreign_balance_atoms]).toEqual([
+        'EUR',
+        { '2025-01': 500000, '2025-02': 400000 },
+      ]);
+      const gl = await json([
+        'report',
+        'gl',
+        '--account',
+        'eur-bank',
+        '--start',
+        '2025-02-01',
+        '--end',
+        '2025-02-28',
+        '--show-foreign',
+      ]);
+      const a = gl.accounts[0];
+      expect([a.foreign_currency, a.foreign_opening_atoms, a.foreign_closing_atoms]).toEqual([
+        'EUR',
+        500000,
+        400000,
+      ]);
+      expect(a.lines[0]).toMatchObject({
+        credit: 112000,
+        fx: { amount_atoms: 100000, rate: '1.12' },
+        foreign_balance_atoms: 400000,
+      });
+    });
   },
 );

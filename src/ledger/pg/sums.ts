@@ -173,7 +173,8 @@ export class PgSums implements Sums {
       const rows = q<GlLineRow>(
         `SELECT l.account_key AS key, e.id AS entry_id, e.je_number, l.entry_date, e.memo,
                 l.memo AS line_memo, c.counterparty_type, c.external_id AS counterparty_external_id,
-                c.name AS counterparty_name, l.line_type, l.amount_atoms, l.entry_seq AS seq, l.line_no
+                c.name AS counterparty_name, l.line_type, l.amount_atoms, l.entry_seq AS seq, l.line_no,
+                l.fx_amount_atoms, l.fx_rate
          FROM journal_lines l
          JOIN journal_entries e ON e.entity_id = l.entity_id AND e.seq = l.entry_seq
          LEFT JOIN counterparties c ON c.entity_id = l.entity_id AND c.id = l.counterparty_id

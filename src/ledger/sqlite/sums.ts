@@ -234,7 +234,7 @@ export class SqliteSums implements Sums {
 
 /** The columns of a general-ledger line as glRow reads them; its date, entry and line are 2, 8 and 9. */
 const GL_COLUMNS = `e.id, e.je_number, l.entry_date, e.memo, l.memo, l.counterparty_id, l.line_type,
-  l.amount_atoms, l.entry_seq, l.line_no`;
+  l.amount_atoms, l.entry_seq, l.line_no, l.fx_amount_atoms, l.fx_rate`;
 
 /** The order of the general ledger within an account (date, entry, line): a row against a place. */
 function linesOrder(r: unknown[], date: string, seq: number, line: number): number {
@@ -289,19 +289,33 @@ function counterpartyLookup(db: Database.Database): (id: string | null) => Party
 const GL_BATCH = 1024;
 
 function glRow(key: number, r: unknown[], party: (id: string | null) => Party): GlLineRow {
-  const [entry_id, je_number, entry_date, memo, line_memo, cpId, side, amount, seq, line_no] =
-    r as [
-      string,
-      string,
-      string,
-      string | null,
-      string | null,
-      string | null,
-      'debit' | 'credit',
-      number,
-      number,
-      number,
-    ];
+  const [
+    entry_id,
+    je_number,
+    entry_date,
+    memo,
+    line_memo,
+    cpId,
+    side,
+    amount,
+    seq,
+    line_no,
+    fx,
+    rate,
+  ] = r as [
+    string,
+    string,
+    string,
+    string | null,
+    string | null,
+    string | null,
+    'debit' | 'credit',
+    number,
+    number,
+    number,
+    number | null,
+    string | null,
+  ];
   const p = party(cpId);
   return {
     key,
@@ -317,5 +331,7 @@ function glRow(key: number, r: unknown[], party: (id: string | null) => Party): 
     amount_atoms: amount,
     seq,
     line_no,
+    fx_amount_atoms: fx,
+    fx_rate: rate,
   };
 }
