@@ -30,7 +30,17 @@ export const DRY_RUN: FlagSpec = {
 export const accountOf = (raw: Raw): string => required('--account', str(raw, 'account'));
 
 /** The exponent of the ledger's currency, for amounts typed and printed. */
-export async function exponentOfLedger(ledger: Ledger): Promise<number> {
+/**
+ * The decimals amounts of a reconciliation are written in: the account's currency's (a foreign bank
+ * account is reconciled in its own currency), else the entity's.
+ */
+export async function exponentOfLedger(ledger: Ledger, account?: string): Promise<number> {
+  if (account !== undefined) {
+    const a = (await ledger.chart.accounts()).find(
+      (x) => x.external_id === account || x.account_number === account,
+    );
+    if (a?.currency) return exponentOf(a.currency);
+  }
   return exponentOf((await ledger.entity.get()).currency);
 }
 
@@ -74,7 +84,7 @@ deposit).`,
         : {}),
     });
     if (ctx.json) return ctx.outJson(outcome);
-    ctx.out(matchText(outcome, await exponentOfLedger(ledger), o.dryRun));
+    ctx.out(matchText(outcome, await exponentOfLedger(ledger, o.account), o.dryRun));
   },
 });
 
@@ -95,7 +105,7 @@ function statementLineCommand(op: 'unmatch' | 'ignore', help: string) {
         statement_line_id: o.statementLine,
       });
       if (ctx.json) return ctx.outJson(line);
-      ctx.out(statementLinesTable([line], await exponentOfLedger(ledger)));
+      ctx.out(statementLinesTable([line], await exponentOfLedger(ledger, o.account)));
     },
   });
 }
@@ -234,7 +244,7 @@ balance equals the statement balance; otherwise exit 1, saying the difference an
   }),
   async run(ctx, o) {
     const ledger = await ctx.ledger();
-    const exponent = await exponentOfLedger(ledger);
+    const exponent = await exponentOfLedger(ledger, o.account);
     const balance = o.balance === undefined ? undefined : balanceAtoms(o.balance, exponent);
     const r = await ledger.reconcile.finish({
       account: o.account,
@@ -284,7 +294,7 @@ export const listCommand = command({
     const ledger = await ctx.ledger();
     const r = await ledger.reconcile.list({ account: o.account });
     if (ctx.json) return ctx.outJson(r);
-    ctx.out(reconciliationsTable(r, await exponentOfLedger(ledger)));
+    ctx.out(reconciliationsTable(r, await exponentOfLedger(ledger, o.account)));
   },
 });
 
@@ -321,6 +331,6 @@ export const statusCommand = command({
     const ledger = await ctx.ledger();
     const r = await ledger.reconcile.status({ account: o.account });
     if (ctx.json) return ctx.outJson(r);
-    ctx.out(statusText(r, await exponentOfLedger(ledger)));
+    ctx.out(statusText(r, await exponentOfLedger(ledger, o.account)));
   },
 });

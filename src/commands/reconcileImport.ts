@@ -124,7 +124,7 @@ refused; --ofx-account-change takes a new bank account.`,
     );
     const kept = await ledger.reconcile.layout({ account: o.account });
     const layout = mergeLayout(kept.layout, o.layout);
-    const exponent = await exponentOfLedger(ledger);
+    const exponent = await exponentOfLedger(ledger, o.account);
     const file = o.path === '-' ? 'stdin' : o.path;
     const reading = (l: StatementLayout) => ({
       file,

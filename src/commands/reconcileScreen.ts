@@ -38,7 +38,7 @@ export default command({
       );
     const p = await ctx.prompter();
     const ledger = await ctx.ledger();
-    const exponent = await exponentOfLedger(ledger);
+    const exponent = await exponentOfLedger(ledger, o.account);
     const status = await ledger.reconcile.status({ account: o.account });
     // The statement at hand is after the last reconciliation: its date is asked for otherwise.
     const after = status.last_reconciliation?.statement_date ?? '';

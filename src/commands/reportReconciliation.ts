@@ -28,7 +28,7 @@ of each group. Amounts in the account's sign (money in positive for a bank, char
       ...(o.date ? { statement_date: o.date } : {}),
     });
     if (ctx.json) return ctx.outJson(r);
-    const exponent = await exponentOfLedger(ledger);
+    const exponent = await exponentOfLedger(ledger, o.account);
     if (ctx.format === 'csv') return ctx.out(reportCsv(r, exponent));
     ctx.out(reportText(r, exponent, o.account));
   },

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { FIXTURES, fromTemplate, type FixtureLedger } from '../support/fixtures.js';
+import { tempDir, writeFile } from '../support/helpers.js';
 
 /**
  * The classic cases of foreign currencies (docs/currency.md), functional USD, through the real books
@@ -330,6 +331,76 @@ describe.each(FIXTURES.map((f) => [f.name, f] as const))(
         fx: { amount_atoms: 100000, rate: '1.12' },
         foreign_balance_atoms: 400000,
       });
+    });
+
+    it('a euro bank account is reconciled in euros: its statement, its matches, its balance', async () => {
+      await fresh();
+      await post(
+        '2025-01-02',
+        '--debit',
+        'eur-bank=EUR 5000.00 @@ 5450.00',
+        '--credit',
+        'capital=5450',
+      );
+      await post(
+        '2025-01-10',
+        '--debit',
+        'ar-eur=EUR 1000.00 @ 1.10@customer:C001',
+        '--credit',
+        'sales=1100',
+      );
+      await post(
+        '2025-01-20',
+        '--debit',
+        'eur-bank=EUR 1000.00 @ 1.12',
+        '--credit',
+        'ar-eur=EUR 1000.00@customer:C001',
+      );
+      // The month's revaluation moves the bank's dollars, not its euros: no line of the statement.
+      expect((await L!.books(['fx', 'revalue', '--as-of', '2025-01-31'])).exitCode).toBe(0);
+      const dir = tempDir();
+      const statement = writeFile(
+        dir,
+        'eur.csv',
+        'date,description,amount,currency\n2025-01-02,Opening deposit,5000.00,EUR\n' +
+          '2025-01-20,Harbor Cafe,1000.00,EUR\n2025-01-31,Bank fee,-12.50,EUR\n',
+      );
+      const rules = writeFile(
+        dir,
+        'rules.csv',
+        'pattern,offset_account,memo\nBank fee,bank-fees,Monthly fee\n',
+      );
+      await json(['reconcile', 'import', statement, '--account', 'eur-bank']);
+      const matched = await json(['reconcile', 'match', '--account', 'eur-bank']);
+      expect(matched.matched.length).toBe(2);
+      const created = await json([
+        'reconcile',
+        'create',
+        '--account',
+        'eur-bank',
+        '--rules',
+        rules,
+      ]);
+      const fee = await json(['je', 'show', created.created[0].je_number]);
+      // EUR 12.50 at the table's 1.12: 14.00 of bank fees.
+      expect(
+        fee.lines.map((l: Line) => [l.account_number, l.line_type, l.amount_atoms, l.fx ?? null]),
+      ).toEqual([
+        ['1050', 'credit', 1400, { currency: 'EUR', amount_atoms: 1250, rate: '1.12' }],
+        ['6800', 'debit', 1400, null],
+      ]);
+      const done = await json([
+        'reconcile',
+        'finish',
+        '--account',
+        'eur-bank',
+        '--statement-date',
+        '2025-01-31',
+        '--statement-balance',
+        '5987.50',
+      ]);
+      expect(done.statement_balance_atoms).toBe(598750);
+      expect(await L!.check()).toEqual([]);
     });
   },
 );

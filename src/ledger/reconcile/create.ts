@@ -1,4 +1,5 @@
 import { BooksError, type Problem } from '../../domain/errors.js';
+import { convert, rateOf } from '../../domain/fx.js';
 import { reconcileRefused } from '../../domain/reconcile.js';
 import type { CreateRule, ReconcileOps } from './port.js';
 import { statementLine, type ReconAccount } from './lines.js';
@@ -183,7 +184,13 @@ export async function createTargets(
  * The entry for a bank-only line: dated the line's date, between the account and the rule's offset
  * account, the account's line first (so that it is the line matched).
  */
-export function entryBody(acct: ReconAccount, line: StatementLineRow, rule: Rule): unknown {
+export function entryBody(
+  acct: ReconAccount,
+  line: StatementLineRow,
+  rule: Rule,
+  /** A foreign account's rate for the line's date (the rate table's): the offset's amount is its conversion. */
+  rate?: { text: string; functional: string },
+): unknown {
   if (rule.offset === acct.external_id || rule.offset === acct.account_number)
     throw reconcileRefused(
       `the offset account is the account being reconciled ('${acct.external_id}')`,
@@ -193,15 +200,19 @@ export function entryBody(acct: ReconAccount, line: StatementLineRow, rule: Rule
   const debitNet = acct.sign * line.amount_atoms;
   const [own, other] = debitNet > 0 ? ['debit', 'credit'] : ['credit', 'debit'];
   const amount = Math.abs(line.amount_atoms);
+  const functional = rate
+    ? Number(convert(amount, rateOf(rate.text), acct.currency, rate.functional))
+    : amount;
+  const fx = rate ? { fx: { currency: acct.currency, amount_atoms: amount, rate: rate.text } } : {};
   return {
     entry_date: line.line_date,
     memo: rule.memo ?? line.description ?? 'Bank statement line',
     lines: [
-      { gl_account_id: acct.external_id, line_type: own, amount_atoms: amount },
+      { gl_account_id: acct.external_id, line_type: own, amount_atoms: functional, ...fx },
       {
         gl_account_id: rule.offset,
         line_type: other,
-        amount_atoms: amount,
+        amount_atoms: functional,
         ...(rule.counterparty
           ? {
               counterparty_type: rule.counterparty.type,

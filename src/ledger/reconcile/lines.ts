@@ -1,4 +1,5 @@
 import type { AccountRef } from '../../domain/entry.js';
+import type { GlLineRow } from '../../domain/generalLedger.js';
 import { BooksError, errors } from '../../domain/errors.js';
 import { exponentOf } from '../../domain/money.js';
 import {
@@ -26,7 +27,12 @@ export interface ReconAccount {
   account_type: AccountRef['account_type'];
   /** The account's currency (the entity's, unless it is denominated in another). */
   currency: string;
-  /** Of the entity's currency: amounts in messages are written as people read them. */
+  /**
+   * Kept in another currency than the entity's: it is reconciled in its own (its lines' foreign
+   * amounts, its statement's), and a line posted for it converts at the rate table's rate.
+   */
+  foreign: boolean;
+  /** Of the account's currency: amounts in messages are written as people read them. */
   exponent: number;
 }
 
@@ -50,7 +56,8 @@ export async function reconAccount(tx: ReconReadTx, ref: unknown): Promise<Recon
     sign: accountSign(a.account_type)!,
     account_type: a.account_type,
     currency: a.currency ?? facts.entity.currency,
-    exponent: exponentOf(facts.entity.currency),
+    foreign: a.currency !== null && a.currency !== facts.entity.currency,
+    exponent: exponentOf(a.currency ?? facts.entity.currency),
   };
 }
 
@@ -87,8 +94,11 @@ export async function* accountLines(
   to: string,
 ): AsyncGenerator<ReconLine[]> {
   const q = { keys: [a.key], start_date: from, end_date: to, counterparty: null };
+  // A foreign account's lines in its own currency; a revaluation's (no foreign amount) is no bank line.
+  const own = (r: GlLineRow) =>
+    a.foreign ? { line_type: r.line_type, amount_atoms: r.fx_amount_atoms ?? 0 } : r;
   for await (const batch of sums.glLines(q))
-    yield batch.map((r) => ({
+    yield (a.foreign ? batch.filter((r) => r.fx_amount_atoms !== 0) : batch).map((r) => ({
       line_id: lineIdOf(r.seq, r.line_no),
       entry_id: r.entry_id,
       je_number: r.je_number,
@@ -96,7 +106,7 @@ export async function* accountLines(
       memo: r.memo,
       line_memo: r.line_memo,
       counterparty_name: r.counterparty_name,
-      amount_atoms: signedAmount(a.sign, r),
+      amount_atoms: signedAmount(a.sign, own(r)),
       state: markState(marks.get(markKey(r.seq, r.line_no))),
       cleared_date: marks.get(markKey(r.seq, r.line_no))?.cleared_date ?? null,
     }));

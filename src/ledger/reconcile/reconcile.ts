@@ -28,7 +28,7 @@ import { flags } from './match.js';
 import { ReconFinishing } from './finish.js';
 import { ReconMatching } from './match.js';
 import { lastFinished, ReconReports, reconciliationOf } from './reports.js';
-import { reconAccount } from './lines.js';
+import { reconAccount, type ReconAccount } from './lines.js';
 import { createTargets, entryBody, ruleSet, type Rule } from './create.js';
 import { firstRules, RULES_TIME_MS } from './ruleWorker.js';
 import type { Sums } from '../reports/reports.js';
@@ -178,7 +178,7 @@ export class ReconcileFromStore implements ReconcileOps {
       const targets = await createTargets(tx.recon, acct, a, rules, ruled);
       const created: CreateOutcome['created'] = [];
       for (const t of targets.apply) {
-        const body = entryBody(acct, t.line, t.rule);
+        const body = entryBody(acct, t.line, t.rule, await rateFor(tx, acct, t.line));
         let entry;
         try {
           entry = await this.journal.postWithin(tx, body, {
@@ -278,4 +278,33 @@ export function checkingReconciliations(
     dump: () => maintenance.dump(),
     restore: (records) => maintenance.restore(records),
   };
+}
+
+/**
+ * A foreign account's rate for a statement line's date, from the rate table (read as a post reads
+ * it); none for an account in the entity's currency. No rate is the line's refusal.
+ */
+async function rateFor(
+  tx: ReconReadTx,
+  acct: ReconAccount,
+  line: { id: string; line_date: string },
+): Promise<{ text: string; functional: string } | undefined> {
+  if (!acct.foreign) return undefined;
+  const body = {
+    entry_date: line.line_date,
+    lines: [{ fx: { currency: acct.currency, amount_atoms: 1 } }],
+  };
+  const facts = await tx.facts({ bodies: [body], fingerprint: null });
+  const text = facts.lookups.rates.get(`${acct.currency}\u0000${line.line_date}`);
+  if (text === undefined)
+    throw entryInvalid([
+      {
+        path: 'statement_line_id',
+        reason: 'fx_rate_missing',
+        message:
+          `statement line ${line.id}: no ${acct.currency} rate on or before ${line.line_date}: ` +
+          'add one (books rates add)',
+      },
+    ]);
+  return { text, functional: facts.entity.currency };
 }

@@ -1,5 +1,5 @@
 import type { Sql } from './dialect.js';
-import { LINE_NET } from './totals.js';
+import { LINE_OWN_NET } from './totals.js';
 
 /** A place in reconciliation's tables that does not hold together, and why. */
 export interface ReconDamage {
@@ -11,7 +11,7 @@ export interface ReconDamage {
  * A journal line's amount in its account's sign (SQL over `l`, a journal line, and `a`, its account):
  * what its cleared mark must hold.
  */
-export const SIGNED = `(${LINE_NET}) *
+export const SIGNED = `(${LINE_OWN_NET}) *
   (CASE WHEN a.account_type IN ('bank', 'accounts_receivable', 'other_current_asset', 'fixed_asset',
     'other_asset') THEN 1 ELSE -1 END)`;
 

@@ -2,6 +2,9 @@ import type { Scope } from './dialect.js';
 
 /** A line's debits minus credits, in atoms (`l` a journal line). */
 export const LINE_NET = `CASE WHEN l.line_type = 'debit' THEN l.amount_atoms ELSE -l.amount_atoms END`;
+/** The same in the line's own currency: a foreign line's foreign amount (reconciliation's marks). */
+export const LINE_OWN_NET = `CASE WHEN l.line_type = 'debit' THEN COALESCE(l.fx_amount_atoms, l.amount_atoms)
+  ELSE -COALESCE(l.fx_amount_atoms, l.amount_atoms) END`;
 
 /**
  * The derived totals as the entity's lines say they are: per account and month, debits minus credits
