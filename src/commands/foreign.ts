@@ -21,12 +21,10 @@ type ByAccount = Map<string, ForeignBalance>;
 
 /** The foreign balances at each date, by account id. */
 export async function foreignAt(ledger: Ledger, dates: string[]): Promise<Map<string, ByAccount>> {
-  const out = new Map<string, ByAccount>();
-  for (const d of new Set(dates)) {
-    const list = await ledger.fx.balances({ as_of: d });
-    out.set(d, new Map(list.data.map((b) => [b.account_id, b])));
-  }
-  return out;
+  const list = await ledger.fx.balances({ as_of: [...new Set(dates)].join(',') });
+  return new Map(
+    list.data.map((d) => [d.as_of, new Map(d.accounts.map((b) => [b.account_id, b]))]),
+  );
 }
 
 const plain = (b: ForeignBalance, atoms: boolean) =>

@@ -59,13 +59,17 @@ export const FX_SCHEMAS: Record<string, Schema> = {
   }),
   ForeignBalances: obj({
     object: { const: 'list' },
-    as_of: date,
     data: arrayOf(
       obj({
-        account_id: { type: 'string' },
-        gl_account_id: { type: 'string' },
-        foreign_currency: currency,
-        foreign_balance_atoms: atoms,
+        as_of: date,
+        accounts: arrayOf(
+          obj({
+            account_id: { type: 'string' },
+            gl_account_id: { type: 'string' },
+            foreign_currency: currency,
+            foreign_balance_atoms: atoms,
+          }),
+        ),
       }),
     ),
   }),
@@ -123,7 +127,14 @@ export const FX_OPERATIONS: Record<
     schema: 'ExchangeRateList',
   },
   'GET /v1/fx/balances': {
-    parameters: [query('as_of', date, 'the date of the balances', true)],
+    parameters: [
+      query(
+        'as_of',
+        { type: 'string' },
+        'the dates of the balances, comma-separated (YYYY-MM-DD)',
+        true,
+      ),
+    ],
     status: 200,
     schema: 'ForeignBalances',
   },

@@ -25,25 +25,34 @@ export class FxFromStore implements FxOps {
   ) {}
 
   async balances(a: { as_of?: unknown }) {
-    const asOf = dateParameter('as_of', a.as_of);
-    const rows = await this.store.read((tx) => tx.fx.balances(asOf));
-    const by = new Map<string, ForeignBalance & { sum: bigint }>();
-    for (const r of rows) {
-      const had = by.get(r.account_id);
-      if (had) had.sum += r.foreign;
-      else
-        by.set(r.account_id, {
-          account_id: r.account_id,
-          gl_account_id: r.external_id,
-          foreign_currency: r.currency,
-          foreign_balance_atoms: 0,
-          sum: r.foreign,
-        });
-    }
-    const data = [...by.values()]
-      .sort((x, y) => (x.gl_account_id < y.gl_account_id ? -1 : 1))
-      .map(({ sum, ...b }) => ({ ...b, foreign_balance_atoms: toJsonInteger(sum) }));
-    return { object: 'list' as const, as_of: asOf, data };
+    const text = typeof a.as_of === 'string' ? a.as_of : '';
+    const dates = text.split(',').map((d) => d.trim());
+    for (const d of dates) dateParameter('as_of', d);
+    if (new Set(dates).size > 400)
+      throw refused('invalid_parameters', [
+        { path: 'as_of', reason: 'too_many_dates', message: 'as_of names at most 400 dates' },
+      ]);
+    const byDate = await this.store.read((tx) => tx.fx.balances(dates));
+    const data = dates.map((asOf) => {
+      const by = new Map<string, ForeignBalance & { sum: bigint }>();
+      for (const r of byDate.get(asOf) ?? []) {
+        const had = by.get(r.account_id);
+        if (had) had.sum += r.foreign;
+        else
+          by.set(r.account_id, {
+            account_id: r.account_id,
+            gl_account_id: r.external_id,
+            foreign_currency: r.currency,
+            foreign_balance_atoms: 0,
+            sum: r.foreign,
+          });
+      }
+      const accounts = [...by.values()]
+        .sort((x, y) => (x.gl_account_id < y.gl_account_id ? -1 : 1))
+        .map(({ sum, ...b }) => ({ ...b, foreign_balance_atoms: toJsonInteger(sum) }));
+      return { as_of: asOf, accounts };
+    });
+    return { object: 'list' as const, data };
   }
 
   async exposure(a: { as_of?: unknown }): Promise<FxExposure> {
@@ -53,7 +62,7 @@ export class FxFromStore implements FxOps {
 
   private async exposureIn(tx: ReadTx & FxReadTx, asOf: string): Promise<FxExposure> {
     const entity = (await tx.facts({ bodies: [], fingerprint: null })).entity;
-    const balances = await tx.fx.balances(asOf);
+    const balances = (await tx.fx.balances([asOf])).get(asOf)!;
     const rates = new Map<string, string | undefined>();
     for (const c of new Set(balances.map((b) => b.currency)))
       rates.set(c, await tx.fx.rateOn(c, asOf));

@@ -39,10 +39,14 @@ export interface FxOps {
     start?: string;
     end?: string;
   }): Promise<{ object: 'list'; data: ExchangeRate[] }>;
-  /** Each account kept in another currency: its balance in that currency at a date (debit positive). */
-  balances(a: {
-    as_of: string;
-  }): Promise<{ object: 'list'; as_of: string; data: ForeignBalance[] }>;
+  /**
+   * Each account kept in another currency: its balance in that currency (debit positive) at each of
+   * the dates `as_of` names (comma-separated), read at once.
+   */
+  balances(a: { as_of: string }): Promise<{
+    object: 'list';
+    data: { as_of: string; accounts: ForeignBalance[] }[];
+  }>;
   /** Foreign balances at a date, their value at its closing rates and the unrealised gains. */
   exposure(a: { as_of: string }): Promise<FxExposure>;
   /**

@@ -7,8 +7,8 @@ export interface FxReads {
   rates(filter: { currency?: string; start?: string; end?: string }): Promise<ExchangeRate[]>;
   /** The rate for a date: the latest on or before it. */
   rateOn(currency: string, date: string): Promise<string | undefined>;
-  /** The foreign lines summed through a date by account, counterparty and currency. */
-  balances(asOf: string): Promise<FxBalanceRow[]>;
+  /** The foreign lines summed through each date by account, counterparty and currency. */
+  balances(dates: string[]): Promise<Map<string, FxBalanceRow[]>>;
 }
 
 /** What they write, inside a write transaction that holds the entity's lock. */

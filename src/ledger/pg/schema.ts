@@ -243,7 +243,8 @@ export const PG_MIGRATIONS: string[] = [
   ALTER TABLE journal_lines ADD COLUMN fx_amount_atoms bigint;
   ALTER TABLE journal_lines ADD COLUMN fx_rate text COLLATE "C";
   ALTER TABLE journal_lines ADD COLUMN system text COLLATE "C";
-  CREATE INDEX journal_lines_fx ON journal_lines (entity_id, account_key, counterparty_id, entry_date)
+  CREATE INDEX journal_lines_fx ON journal_lines (entity_id, account_key, counterparty_id, entry_date,
+    entry_seq, line_no) INCLUDE (line_type, fx_currency, fx_amount_atoms, amount_atoms)
     WHERE fx_currency IS NOT NULL;
   CREATE TABLE exchange_rates (
     entity_id text COLLATE "C" NOT NULL,

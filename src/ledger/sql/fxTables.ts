@@ -59,38 +59,52 @@ export class FxTables implements FxWrites {
   }
 
   /**
-   * The foreign lines summed through a date by account, counterparty and currency (debit positive):
-   * read from the index of foreign lines alone, however large the rest of the journal.
+   * The foreign lines summed through each date by account, counterparty and currency (debit
+   * positive), in one pass over the index of foreign lines (however large the rest of the journal):
+   * a pair of sums per date, grouped in the index's own order. At most 400 dates.
    */
-  async balances(asOf: string): Promise<FxBalanceRow[]> {
+  async balances(dates: string[]): Promise<Map<string, FxBalanceRow[]>> {
     const s = this.scope;
+    const sorted = [...new Set(dates)].sort();
+    const last = sorted.at(-1) ?? '0000-01-01';
+    const side = (amount: string) =>
+      `CASE WHEN l.line_type = 'debit' THEN l.${amount} ELSE -l.${amount} END`;
+    const sums = sorted
+      .map(
+        (_, i) =>
+          `SUM(CASE WHEN l.entry_date <= ? THEN ${side('fx_amount_atoms')} ELSE 0 END) AS f${i},
+           SUM(CASE WHEN l.entry_date <= ? THEN ${side('amount_atoms')} ELSE 0 END) AS n${i}`,
+      )
+      .join(',\n');
     const rows = await this.sql.all<Record<string, unknown>>(
-      `SELECT l.account_key, a.id AS account_id, a.external_id, a.account_number, a.name AS account_name,
-              a.account_type, l.fx_currency AS currency, c.counterparty_type,
-              c.external_id AS counterparty_external_id, c.name AS counterparty_name,
-              SUM(CASE WHEN l.line_type = 'debit' THEN l.fx_amount_atoms ELSE -l.fx_amount_atoms END) AS fx_net,
-              SUM(CASE WHEN l.line_type = 'debit' THEN l.amount_atoms ELSE -l.amount_atoms END) AS net
-       FROM journal_lines l
-       JOIN accounts a ON ${s.joined('a', 'l')}a.key = l.account_key
-       LEFT JOIN counterparties c ON ${s.joined('c', 'l')}c.id = l.counterparty_id
-       WHERE ${s.of('l')}l.fx_currency IS NOT NULL AND l.entry_date <= ?
-       GROUP BY l.account_key, a.id, a.external_id, a.account_number, a.name, a.account_type, l.fx_currency,
-                l.counterparty_id, c.counterparty_type, c.external_id, c.name`,
-      [asOf],
+      `SELECT d.*, a.id AS account_id, a.external_id, a.account_number, a.name AS account_name, a.account_type,
+              c.counterparty_type, c.external_id AS counterparty_external_id, c.name AS counterparty_name
+       FROM (SELECT l.account_key, l.counterparty_id, MAX(l.fx_currency) AS currency, ${sums}
+             FROM journal_lines l WHERE ${s.of('l')}l.fx_currency IS NOT NULL AND l.entry_date <= ?
+             GROUP BY l.account_key, l.counterparty_id) d
+       JOIN accounts a ON ${s.of('a')}a.key = d.account_key
+       LEFT JOIN counterparties c ON ${s.of('c')}c.id = d.counterparty_id`,
+      [...sorted.flatMap((d) => [d, d]), last],
     );
-    return rows.map((r) => ({
-      account_key: Number(r.account_key),
-      account_id: r.account_id as string,
-      external_id: r.external_id as string,
-      account_number: r.account_number as string | null,
-      account_name: r.account_name as string,
-      account_type: r.account_type as AccountType,
-      currency: r.currency as string,
-      counterparty_type: r.counterparty_type as string | null,
-      counterparty_external_id: r.counterparty_external_id as string | null,
-      counterparty_name: r.counterparty_name as string | null,
-      foreign: wholeOf(r.fx_net) ?? BigInt(String(r.fx_net)),
-      functional: wholeOf(r.net) ?? BigInt(String(r.net)),
-    }));
+    const whole = (v: unknown) => wholeOf(v) ?? BigInt(String(v ?? 0));
+    return new Map(
+      sorted.map((date, i) => [
+        date,
+        rows.map((r) => ({
+          account_key: Number(r.account_key),
+          account_id: r.account_id as string,
+          external_id: r.external_id as string,
+          account_number: r.account_number as string | null,
+          account_name: r.account_name as string,
+          account_type: r.account_type as AccountType,
+          currency: r.currency as string,
+          counterparty_type: r.counterparty_type as string | null,
+          counterparty_external_id: r.counterparty_external_id as string | null,
+          counterparty_name: r.counterparty_name as string | null,
+          foreign: whole(r[`f${i}`]),
+          functional: whole(r[`n${i}`]),
+        })),
+      ]),
+    );
   }
 }

@@ -263,9 +263,10 @@ export const MIGRATIONS: string[] = [
   ALTER TABLE journal_lines ADD COLUMN fx_rate TEXT;
   -- A line books added itself (the realised exchange gain/loss of a settlement): 'fx_realized'.
   ALTER TABLE journal_lines ADD COLUMN system TEXT;
-  -- Only foreign lines are in it: a ledger without them writes nothing more per line.
-  CREATE INDEX IF NOT EXISTS journal_lines_fx ON journal_lines (account_key, counterparty_id, entry_date)
-    WHERE fx_currency IS NOT NULL;
+  -- Only foreign lines are in it (a ledger without them writes nothing more per line), with all that
+  -- their balances and a settlement's history read, so that those never visit the lines themselves.
+  CREATE INDEX IF NOT EXISTS journal_lines_fx ON journal_lines (account_key, counterparty_id, entry_date,
+    entry_seq, line_no, line_type, fx_currency, fx_amount_atoms, amount_atoms) WHERE fx_currency IS NOT NULL;
   CREATE TABLE IF NOT EXISTS exchange_rates (
     entity_id TEXT NOT NULL,
     currency TEXT NOT NULL,
