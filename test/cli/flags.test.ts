@@ -57,6 +57,7 @@ describe('flags become typed options', () => {
         output: undefined,
         atoms: false,
         compare: ['previous-year', 'budget'],
+        showForeign: false,
       },
     });
     expect(await optionsOf(['report', 'balance-sheet'])).toMatchObject({
