@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { FIXTURES, fromTemplate, type FixtureLedger } from '../support/fixtures.js';
 import { tempDir, writeFile } from '../support/helpers.js';
+import { conformance } from '../stores/stores.js';
 
 /**
  * The classic cases of foreign currencies (docs/currency.md), functional USD, through the real books
@@ -404,3 +405,9 @@ describe.each(FIXTURES.map((f) => [f.name, f] as const))(
     });
   },
 );
+
+describe('the OpenAPI description', () => {
+  it('describes every answer the served ledger gave here', async () => {
+    expect(await conformance()).toBeGreaterThan(50);
+  });
+});
