@@ -47,12 +47,16 @@ export interface GlAccount {
   is_active: boolean;
   account_kind: 'regular';
   currency: string | null;
+  /** Set by the chart: whether a foreign account is revalued (absent: as its type says). */
+  monetary?: boolean;
   created_at: string;
   updated_at: string;
 }
 
 /** An account as the API answers for it (its fields in the API's order), from its stored fields. */
-export function glAccountOf(r: Omit<GlAccount, 'object' | 'account_kind'>): GlAccount {
+export function glAccountOf(
+  r: Omit<GlAccount, 'object' | 'account_kind' | 'monetary'> & { monetary?: boolean | null },
+): GlAccount {
   return {
     id: r.id,
     object: 'gl_account',
@@ -65,6 +69,7 @@ export function glAccountOf(r: Omit<GlAccount, 'object' | 'account_kind'>): GlAc
     is_active: r.is_active,
     account_kind: 'regular',
     currency: r.currency,
+    ...(r.monetary !== undefined && r.monetary !== null ? { monetary: r.monetary } : {}),
     created_at: r.created_at,
     updated_at: r.updated_at,
   };

@@ -13,6 +13,7 @@ export const CHART_COLUMNS = [
   'is_postable',
   'is_active',
   'currency',
+  'monetary',
 ] as const;
 export const COUNTERPARTY_COLUMNS = [
   'counterparty_type',
@@ -32,6 +33,8 @@ export interface ChartRow {
   is_postable: boolean;
   is_active: boolean;
   currency: string | null;
+  /** Whether an account kept in another currency is revalued at period end; null: by its type. */
+  monetary: boolean | null;
 }
 
 export interface CounterpartyRow {
@@ -154,6 +157,7 @@ function chartRow(row: number, v: Record<string, string>, add: Add): ChartRow | 
   const currency = (v.currency ?? '').trim().toUpperCase();
   const isPostable = parseBool(v.is_postable, true);
   const isActive = parseBool(v.is_active, true);
+  const monetary = (v.monetary ?? '').trim() === '' ? null : parseBool(v.monetary, false);
   let ok = true;
   const bad: Add = (...a) => ((ok = false), add(...a));
   if (!externalId) bad(row, 'external_id', 'missing_field', 'external_id is required');
@@ -174,6 +178,13 @@ function chartRow(row: number, v: Record<string, string>, add: Add): ChartRow | 
     bad(row, 'is_postable', 'invalid_boolean', `'${v.is_postable}' is not true or false`);
   if (isActive === null)
     bad(row, 'is_active', 'invalid_boolean', `'${v.is_active}' is not true or false`);
+  if (monetary === null && (v.monetary ?? '').trim() !== '')
+    bad(
+      row,
+      'monetary',
+      'invalid_boolean',
+      `'${v.monetary}' is not true or false (or blank: by type)`,
+    );
   if (currency && currencyExponent(currency) === null) {
     bad(row, 'currency', 'invalid_currency', `'${v.currency}' is not an ISO 4217 currency code`);
   }
@@ -188,6 +199,7 @@ function chartRow(row: number, v: Record<string, string>, add: Add): ChartRow | 
     is_postable: isPostable!,
     is_active: isActive!,
     currency: currency || null,
+    monetary,
   };
 }
 
@@ -375,7 +387,8 @@ export function changedRows(rows: ChartRow[], stored: Map<string, StoredChartRow
     r.parent_external_id === a.parent_external_id &&
     r.is_postable === a.is_postable &&
     r.is_active === a.is_active &&
-    r.currency === a.currency;
+    r.currency === a.currency &&
+    r.monetary === (a.monetary ?? null);
   return rows.filter((r) => !stored.has(r.external_id) || !same(r, stored.get(r.external_id)!));
 }
 

@@ -44,6 +44,8 @@ export type DumpRecord =
       is_postable: boolean;
       is_active: boolean;
       currency: string | null;
+      /** Set by the chart (absent: as the account's type says). */
+      monetary?: boolean;
       created_at: string;
       updated_at: string;
     }

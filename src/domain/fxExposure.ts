@@ -34,6 +34,8 @@ export interface FxBalanceRow {
   account_number: string | null;
   account_name: string;
   account_type: AccountType;
+  /** The chart's word on revaluing it; null: as its type says. */
+  monetary: boolean | null;
   currency: string;
   counterparty_type: string | null;
   counterparty_external_id: string | null;
@@ -106,7 +108,11 @@ export function fxExposure(
   functional: string,
 ): FxExposure {
   const exact = merged(balances)
-    .filter((r) => MONETARY_TYPES.has(r.account_type) && (r.foreign !== 0n || r.functional !== 0n))
+    .filter(
+      (r) =>
+        (r.monetary ?? MONETARY_TYPES.has(r.account_type)) &&
+        (r.foreign !== 0n || r.functional !== 0n),
+    )
     .map((row): Exact => {
       const rate = rateOf(row.currency) ?? null;
       const parsed = rate === null ? null : parseRate(rate);

@@ -69,8 +69,11 @@ function fxCells(l: JournalEntry['lines'][number], functional: string): string {
 /** The chart in `books accounts import`'s format. */
 export function accountsCsv(accounts: GlAccount[]): string {
   const byId = new Map(accounts.map((a) => [a.id, a]));
+  // The monetary column where the chart set it: a chart that never did writes the file it always did.
+  const monetary = accounts.some((a) => a.monetary !== undefined);
   const head =
-    'external_id,account_number,name,account_type,parent_external_id,is_postable,is_active,currency';
+    'external_id,account_number,name,account_type,parent_external_id,is_postable,is_active,currency' +
+    (monetary ? ',monetary' : '');
   const rows = accounts.map((a) =>
     csvLine([
       a.external_id,
@@ -81,6 +84,7 @@ export function accountsCsv(accounts: GlAccount[]): string {
       String(a.is_postable),
       String(a.is_active),
       a.currency ?? '',
+      ...(monetary ? [a.monetary === undefined ? '' : String(a.monetary)] : []),
     ]),
   );
   return [head, ...rows].join('\n') + '\n';

@@ -136,21 +136,25 @@ const glBlock = obj(
   ['closing', 'debit_total', 'credit_total'],
 );
 
-const glAccount = obj({
-  id: str,
-  object: { const: 'gl_account' },
-  external_id: str,
-  account_number: strOrNull,
-  name: str,
-  account_type: str,
-  parent_id: strOrNull,
-  is_postable: bool,
-  is_active: bool,
-  account_kind: str,
-  currency: strOrNull,
-  created_at: str,
-  updated_at: str,
-});
+const glAccount = obj(
+  {
+    id: str,
+    object: { const: 'gl_account' },
+    external_id: str,
+    account_number: strOrNull,
+    name: str,
+    account_type: str,
+    parent_id: strOrNull,
+    is_postable: bool,
+    is_active: bool,
+    account_kind: str,
+    currency: strOrNull,
+    monetary: { ...bool, description: 'set by the chart: whether a foreign account is revalued' },
+    created_at: str,
+    updated_at: str,
+  },
+  ['monetary'],
+);
 
 const problem: Schema = {
   type: 'object',

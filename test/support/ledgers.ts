@@ -76,5 +76,6 @@ export const BEFORE_FX_SCHEMA = `DROP INDEX journal_lines_fx;
   ALTER TABLE journal_lines DROP COLUMN fx_rate;
   ALTER TABLE journal_lines DROP COLUMN system;
   DROP TABLE exchange_rates;
+  ALTER TABLE accounts DROP COLUMN monetary;
   ALTER TABLE entity DROP COLUMN fx_realized;
   ALTER TABLE entity DROP COLUMN fx_unrealized;`;

@@ -253,6 +253,7 @@ export const PG_MIGRATIONS: string[] = [
     rate text COLLATE "C" NOT NULL,
     PRIMARY KEY (entity_id, currency, rate_date)
   );
+  ALTER TABLE accounts ADD COLUMN monetary boolean;
   ALTER TABLE entities ADD COLUMN fx_realized text COLLATE "C";
   ALTER TABLE entities ADD COLUMN fx_unrealized text COLLATE "C";
   `,

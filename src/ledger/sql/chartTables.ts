@@ -18,7 +18,7 @@ import { flag, wholeOf, type Scope, type Session, type Tables } from './dialect.
 /** The chart as the API lists it, parents named by id, numbered accounts first. */
 export function accountsSql(s: Scope): string {
   return `SELECT a.id, a.external_id, a.account_number, a.name, a.account_type, p.id AS parent_id,
-            a.is_postable, a.is_active, a.currency, a.created_at, a.updated_at
+            a.is_postable, a.is_active, a.currency, a.monetary, a.created_at, a.updated_at
      FROM accounts a LEFT JOIN accounts p ON ${s.joined('p', 'a')}p.key = a.parent_key
      WHERE ${s.of('a')}TRUE
      ORDER BY a.account_number IS NULL, a.account_number, a.external_id`;
@@ -30,6 +30,7 @@ export const glAccount = (r: Record<string, unknown>): GlAccount =>
     ...(r as Omit<GlAccount, 'object' | 'account_kind'>),
     is_postable: flag(r.is_postable),
     is_active: flag(r.is_active),
+    monetary: r.monetary === null || r.monetary === undefined ? null : flag(r.monetary),
   });
 
 /**
@@ -82,14 +83,19 @@ export class ChartTables {
       (
         await sql.all<Record<string, unknown>>(
           `SELECT a.external_id, a.account_number, a.name, a.account_type, p.external_id AS parent_external_id,
-                  a.is_postable, a.is_active, a.currency
+                  a.is_postable, a.is_active, a.currency, a.monetary
            FROM accounts a LEFT JOIN accounts p ON ${scope.joined('p', 'a')}p.key = a.parent_key
            WHERE ${scope.of('a')}TRUE`,
           [],
         )
       ).map((a) => [
         a.external_id as string,
-        { ...a, is_postable: flag(a.is_postable), is_active: flag(a.is_active) } as StoredChartRow,
+        {
+          ...a,
+          is_postable: flag(a.is_postable),
+          is_active: flag(a.is_active),
+          monetary: a.monetary === null ? null : flag(a.monetary),
+        } as StoredChartRow,
       ]),
     );
     const changed = changedRows(rows, stored);
@@ -107,6 +113,7 @@ export class ChartTables {
     let key = last!.key;
     for (const r of changed) {
       const flags = [r.account_type, +r.is_postable, +r.is_active, r.currency];
+      const monetary = r.monetary === null ? null : +r.monetary;
       if (!stored.has(r.external_id))
         await sql.insert('accounts', scope.columns(ACCOUNT_COLUMNS), [
           scope.row([
@@ -118,13 +125,14 @@ export class ChartTables {
             ...flags,
             ts,
             ts,
+            monetary,
           ]),
         ]);
       else
         await sql.run(
           `UPDATE accounts SET account_number = ?, name = ?, account_type = ?, is_postable = ?,
-             is_active = ?, currency = ?, updated_at = ? WHERE ${ofAccount}`,
-          [r.account_number, r.name, ...flags, ts, r.external_id],
+             is_active = ?, currency = ?, updated_at = ?, monetary = ? WHERE ${ofAccount}`,
+          [r.account_number, r.name, ...flags, ts, monetary, r.external_id],
         );
     }
     for (const r of changed)
@@ -190,6 +198,7 @@ const ACCOUNT_COLUMNS = [
   { name: 'is_postable', type: 'bool' },
   { name: 'is_active', type: 'bool' },
   ...['currency', 'created_at', 'updated_at'].map(text),
+  { name: 'monetary', type: 'bool' },
 ] as const;
 
 const COUNTERPARTY_COLUMNS = [

@@ -27,13 +27,16 @@ export async function* dumpRecords(s: Session): AsyncGenerator<DumpRecord> {
   const counts = noCounts();
   for (const a of await all<Record<string, unknown>>(
     `SELECT a.id, a.external_id, a.account_number, a.name, a.account_type, p.id AS parent_id,
-            a.is_postable, a.is_active, a.currency, a.created_at, a.updated_at
+            a.is_postable, a.is_active, a.currency, a.monetary, a.created_at, a.updated_at
      FROM accounts a LEFT JOIN accounts p ON ${scope.joined('p', 'a')}p.key = a.parent_key
      ${where('a')} ORDER BY a.key`,
   )) {
     counts.accounts++;
+    const { monetary, ...rest } = a;
     const flags = { is_postable: flag(a.is_postable), is_active: flag(a.is_active) };
-    yield { type: 'account', ...(a as Of<'account'>), ...flags };
+    // Set only where the chart said: a ledger that never did dumps as before.
+    const kept = monetary === null || monetary === undefined ? {} : { monetary: flag(monetary) };
+    yield { type: 'account', ...(rest as Of<'account'>), ...flags, ...kept };
   }
   for (const c of await all<Record<string, unknown>>(
     `SELECT id, counterparty_type, external_id, name, is_active, created_at, updated_at

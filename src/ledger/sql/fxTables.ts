@@ -1,7 +1,7 @@
 import type { AccountType } from '../../domain/accounts.js';
 import type { FxBalanceRow } from '../../domain/fxExposure.js';
 import type { ExchangeRate } from '../../domain/rates.js';
-import { wholeOf, type Scope, type Sql } from './dialect.js';
+import { flag, wholeOf, type Scope, type Sql } from './dialect.js';
 import type { FxWrites } from '../fx/store.js';
 
 /** The rate table, foreign balances and the entity's gain/loss accounts, in the same statements on every store. */
@@ -78,6 +78,7 @@ export class FxTables implements FxWrites {
       .join(',\n');
     const rows = await this.sql.all<Record<string, unknown>>(
       `SELECT d.*, a.id AS account_id, a.external_id, a.account_number, a.name AS account_name, a.account_type,
+              a.monetary,
               c.counterparty_type, c.external_id AS counterparty_external_id, c.name AS counterparty_name
        FROM (SELECT l.account_key, l.counterparty_id, MAX(l.fx_currency) AS currency, ${sums}
              FROM journal_lines l WHERE ${s.of('l')}l.fx_currency IS NOT NULL AND l.entry_date <= ?
@@ -97,6 +98,7 @@ export class FxTables implements FxWrites {
           account_number: r.account_number as string | null,
           account_name: r.account_name as string,
           account_type: r.account_type as AccountType,
+          monetary: r.monetary === null || r.monetary === undefined ? null : flag(r.monetary),
           currency: r.currency as string,
           counterparty_type: r.counterparty_type as string | null,
           counterparty_external_id: r.counterparty_external_id as string | null,

@@ -74,6 +74,7 @@ const COLUMNS = {
     ...['id', 'external_id', 'account_number', 'name', 'account_type'].map(text),
     ...[bool('is_postable'), bool('is_active')],
     ...['currency', 'created_at', 'updated_at'].map(text),
+    bool('monetary'),
   ],
   counterparty: [
     ...['id', 'counterparty_type', 'external_id', 'name'].map(text),
@@ -153,6 +154,7 @@ class Restore {
           r.currency,
           r.created_at,
           r.updated_at,
+          r.monetary === undefined ? null : +r.monetary,
         ]);
       }
       case 'counterparty':

@@ -274,6 +274,8 @@ export const MIGRATIONS: string[] = [
     rate TEXT NOT NULL,
     PRIMARY KEY (entity_id, currency, rate_date)
   ) WITHOUT ROWID;
+  -- Whether a foreign account is revalued at period end; null: as its type says.
+  ALTER TABLE accounts ADD COLUMN monetary INTEGER;
   ALTER TABLE entity ADD COLUMN fx_realized TEXT;
   ALTER TABLE entity ADD COLUMN fx_unrealized TEXT;
   `,
