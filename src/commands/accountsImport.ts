@@ -8,9 +8,9 @@ export default command({
   flags: [DELIMITER_FLAG],
   help: `Columns: ${CHART_COLUMNS.join(',')}. currency is the account's own, when it is kept in another
 than the entity's; monetary (true, false, or blank: by the account's type) says whether such an
-account is revalued at period end (docs/currency.md). Parents may come after their children. The chart the file leaves behind is checked whole (numbers
-unique, parents that exist, no cycles, every account in its parent's section); any problem is listed
-by row and nothing changes.`,
+account is revalued at period end (docs/currency.md). Parents may come after their children. The
+chart the file leaves behind is checked whole (numbers unique, parents that exist, no cycles, every
+account in its parent's section); any problem is listed by row and nothing changes.`,
   examples: ['books accounts import fixtures/demo/accounts.csv'],
   options: (raw) => ({ path: raw.args[0]!, delimiter: str(raw, 'delimiter') }),
   async run(ctx, opts) {

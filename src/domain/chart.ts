@@ -33,7 +33,7 @@ export interface ChartRow {
   is_postable: boolean;
   is_active: boolean;
   currency: string | null;
-  /** Whether an account kept in another currency is revalued at period end; null: by its type. */
+  /** Whether a foreign account is revalued at period end; null: as its type says. */
   monetary: boolean | null;
 }
 
@@ -179,12 +179,7 @@ function chartRow(row: number, v: Record<string, string>, add: Add): ChartRow | 
   if (isActive === null)
     bad(row, 'is_active', 'invalid_boolean', `'${v.is_active}' is not true or false`);
   if (monetary === null && (v.monetary ?? '').trim() !== '')
-    bad(
-      row,
-      'monetary',
-      'invalid_boolean',
-      `'${v.monetary}' is not true or false (or blank: by type)`,
-    );
+    bad(row, 'monetary', 'invalid_boolean', `'${v.monetary}' is not true, false or blank`);
   if (currency && currencyExponent(currency) === null) {
     bad(row, 'currency', 'invalid_currency', `'${v.currency}' is not an ISO 4217 currency code`);
   }
