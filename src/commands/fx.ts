@@ -60,7 +60,9 @@ export const fxRevalue = command({
 entry with a line per account (per counterparty on receivables and payables) for its unrealised gain
 or loss, in the functional currency only, balanced on the entity's unrealised gain/loss account
 (fx-unrealized unless books entity set --fx-unrealized names another), reversed on the next day. A
-date is revalued once: a second run posts nothing and says so. The lock date applies.`,
+date is revalued once: a second run posts nothing and says so, unless an entry dated on or before
+it moved a balance since (a payment posted after the month was revalued): then it posts what that
+moved, once. The lock date applies.`,
   examples: [
     'books fx revalue --as-of 2025-01-31 --dry-run',
     'books fx revalue --as-of 2025-01-31',
@@ -81,8 +83,12 @@ date is revalued once: a second run posts nothing and says so. The lock date app
     const total = r.exposure.totals.unrealized_atoms ?? 0;
     const f = exponentOf(r.exposure.reporting_currency);
     ctx.out(fxTable(r.exposure, name));
+    const further = r.revalued_before.length
+      ? ` (what moved since ${r.revalued_before.join(', ')} revalued the date)`
+      : '';
     const verb =
-      r.status === 'posted' ? `Posted ${r.entry!.je_number}` : 'Would post the revaluation';
+      (r.status === 'posted' ? `Posted ${r.entry!.je_number}` : 'Would post the revaluation') +
+      further;
     ctx.out(
       `${verb} on ${asOf}: unrealised ${formatAmount(total, f)} ${r.exposure.reporting_currency}, ` +
         `reversed on the next day${r.dry_run ? ' (dry run: nothing was posted)' : ''}`,

@@ -103,7 +103,11 @@ books never fetches rates from the network.`,
         delimiter: delimiterOf(opts.delimiter),
       })) {
         if (!rows.length) rows.push(batch.names ?? batch.header);
-        for (const r of batch.records) rows.push(r.cells);
+        for (const r of batch.records) {
+          // A row of more or fewer cells than the header is refused, not read as missing quotes.
+          if (r.problems) throw chartRefused(name, r.problems);
+          rows.push(r.cells);
+        }
       }
       const wanted = opts.currencies.length
         ? new Set(opts.currencies.map((c) => c.toUpperCase()))

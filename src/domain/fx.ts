@@ -37,22 +37,36 @@ const RATE = /^(\d+)(?:\.(\d+))?$/;
 export function parseRate(
   text: unknown,
 ): { ok: true; rate: Rate } | { ok: false; message: string } {
-  const shown = typeof text === 'string' ? `'${text}'` : (JSON.stringify(text) ?? String(text));
   if (typeof text !== 'string')
-    return { ok: false, message: `a rate is a decimal string such as "1.105", not ${shown}` };
-  const m = RATE.exec(text);
+    return {
+      ok: false,
+      message: `a rate is a decimal string such as "1.105", not ${shownValue(text)}`,
+    };
+  // Long enough for 12 digits and their zeros; a longer text is not shown back whole.
+  const shown = text.length > 40 ? `'${text.slice(0, 40)}…'` : `'${text}'`;
+  const m = text.length > 40 ? null : RATE.exec(text);
   if (!m)
     return { ok: false, message: `${shown} is not a rate: write a positive decimal such as 1.105` };
   const frac = m[2] ?? '';
+  // Significant digits: from the first that is not 0; a whole number's trailing zeros only place
+  // it (a fraction's count: they say the precision written).
   const all = (m[1]! + frac).replace(/^0+/, '');
   if (all === '' || /^0*$/.test(all))
     return { ok: false, message: `the rate ${shown} is not above 0` };
-  if (all.length > RATE_DIGITS)
+  if ((frac ? all : all.replace(/0+$/, '')).length > RATE_DIGITS)
     return {
       ok: false,
       message: `the rate ${shown} has more than ${RATE_DIGITS} significant digits`,
     };
   return { ok: true, rate: { text, digits: BigInt(m[1]! + frac), scale: frac.length } };
+}
+
+/** A JSON value as a message shows it: exact digits for a large integer or a written fraction. */
+export function shownValue(v: unknown): string {
+  if (typeof v === 'bigint') return String(v);
+  if (typeof v === 'object' && v !== null && 'text' in v && typeof v.text === 'string')
+    return v.text;
+  return JSON.stringify(v) ?? String(v);
 }
 
 /** The rate a valid text names (throws on one parseRate refuses: callers checked it). */

@@ -1,6 +1,5 @@
 import { fxAccountsOf } from './accounts.js';
-import { convert, impliedRate, parseRate, type Rate } from './fx.js';
-import { JsonFraction } from './json.js';
+import { convert, impliedRate, parseRate, shownValue, type Rate } from './fx.js';
 import { currencyExponent, formatAmount, MAX_ATOMS } from './money.js';
 import { add, at, isObj, type EntryCheck, type LineCheck, type Obj } from './rules.js';
 import { OpenItems } from './settlement.js';
@@ -54,6 +53,13 @@ export function fxRule(c: EntryCheck, l: LineCheck): void {
   if (!fx || !l.account) return void (c.amountsValid = false);
   const given = l.raw.amount_atoms;
   if (fx.rate && fx.amount > 0) return converted(c, l, fx, fx.rate);
+  if (fx.rate && fx.amount === 0) {
+    // 0 at any rate is 0: a functional amount beside it is not what the rate makes of it.
+    const message =
+      `0 ${fx.currency} at ${fx.rate.text} is 0 ${c.currency}, not amount_atoms ${shownValue(given)}; ` +
+      'a line of no foreign amount takes no rate';
+    return refuse(c, at(l, 'amount_atoms'), 'fx_mismatch', message);
+  }
   if (given !== undefined) {
     // The amount given stands (amountRule checks it); the rate is what it implies.
     const implied =
@@ -164,13 +170,15 @@ function goodFx(c: EntryCheck, l: LineCheck, raw: Obj, foreign: string | null): 
       `GL account '${l.account!.external_id}' is kept in ${foreign}, not ${currency}`,
     );
   if (!(typeof amount === 'number' && Number.isSafeInteger(amount) && amount >= 0)) {
-    const shown = amount instanceof JsonFraction ? amount.text : JSON.stringify(amount);
+    const big = typeof amount === 'bigint' || (typeof amount === 'number' && amount > MAX_ATOMS);
     problem(
       'amount_atoms',
       'invalid_amount',
       amount === undefined
         ? 'fx.amount_atoms is required'
-        : `fx.amount_atoms must be a whole number of atoms, at least 0, not ${shown}`,
+        : big && (amount as number | bigint) > 0
+          ? `fx.amount_atoms ${shownValue(amount)} exceeds ${MAX_ATOMS}`
+          : `fx.amount_atoms must be a whole number of atoms, at least 0, not ${shownValue(amount)}`,
     );
   }
   let rate: Rate | null = null;
@@ -228,14 +236,16 @@ function refuse(c: EntryCheck, path: string, reason: string, message: string): v
  * difference that valuing its settlements at their carrying rates leaves, on a line of the entity's
  * realised gain/loss account marked `system: fx_realized`. Where the entry converts the same currency
  * at a rate of its own (the bank's line), the difference must be what that rate makes of the
- * settlements, give or take an atom a line; an imbalance with another cause is still unbalanced.
+ * settlements, give or take an atom a settlement (and one for that line); an imbalance with another
+ * cause is still unbalanced.
  */
 export function realizedRule(c: EntryCheck): void {
   if (!c.settlements.length || !c.amountsValid || c.problems.length) return;
   const diff = BigInt(c.debits) - BigInt(c.credits);
   if (diff === 0n) return;
   const expected = expectedGain(c);
-  const foreignLines = c.sided.length;
+  // Rounding: an atom for each settlement valued apart, and one for the line that converted the whole.
+  const foreignLines = c.settlements.length + 1;
   if (
     expected !== null &&
     (diff - expected > BigInt(foreignLines) || expected - diff > BigInt(foreignLines))
@@ -244,6 +254,8 @@ export function realizedRule(c: EntryCheck): void {
     const message =
       `entry is not balanced: debits ${money(BigInt(c.debits))} ≠ credits ${money(BigInt(c.credits))}, ` +
       `and the settlement's exchange difference at the entry's own rate is ${money(expected)}`;
+    // Said here, with what the settlement explains; the balance rule need not say it again.
+    c.amountsValid = false;
     return void add(c, 'lines', 'unbalanced', message);
   }
   const ref = fxAccountsOf(c.ctx.entity).realized;

@@ -74,7 +74,7 @@ export function checkRateRows(
     seen.set(key, { row, rate: text });
     rates.push({ row, index: i, date, currency, rate: text });
   });
-  return { rates, problems };
+  return { rates: problems.length ? [] : rates, problems };
 }
 
 /** Two rate texts of the same value (`1.10` and `1.1`). */
@@ -139,12 +139,21 @@ export function ecbRates(
       return v === '' || v === 'N/A' ? null : v;
     };
     const base = quote(functional);
+    const bad = (column: string, message: string) =>
+      problems.push({
+        row,
+        path: column,
+        reason: 'invalid_rate',
+        message: `${column}: ${message}`,
+      });
+    const rb = base === null ? null : parseRate(base);
+    if (rb && !rb.ok) return bad(functional, rb.message);
     for (const c of currencies) {
       const q = quote(c);
-      if (q === null || base === null) continue;
-      const [rq, rb] = [parseRate(q), parseRate(base)];
+      if (q === null || rb === null) continue;
+      const rq = parseRate(q);
       if (!rq.ok || !rb.ok) {
-        rates.push({ row, date, currency: c, rate: rq.ok ? base : q });
+        if (!rq.ok) bad(c, rq.message);
         continue;
       }
       // Functional per foreign: (functional per euro) / (foreign per euro).

@@ -13,12 +13,21 @@ export interface FxHistoryLine {
   /** In the account's currency (0 on a revaluation's line). */
   foreign: number;
   functional: number;
+  /** The entry's storage sequence, where a store read it (to tell its items apart). */
+  seq?: number;
+  /** The entry's date, where the history is merged with lines not stored yet (an import's). */
+  date?: string;
+  /** The entry this line's entry reverses, if it is a reversal. */
+  original?: number | null;
 }
 
 /** An open item: what is left of it in the foreign currency, and its carrying functional value. */
 export interface OpenItem {
   foreign: bigint;
   functional: bigint;
+  /** The entry that made it, and its foreign amount then (only items a line opened whole). */
+  seq?: number;
+  opened?: bigint;
 }
 
 const sign = (n: bigint) => (n > 0n ? 1n : n < 0n ? -1n : 0n);
@@ -30,14 +39,40 @@ export class OpenItems {
 
   static of(lines: readonly FxHistoryLine[]): OpenItems {
     const book = new OpenItems();
+    let held = 0n;
+    // An entry and its reversal cancel: neither settled nor opened anything.
+    const cancelled = new Set<number>();
+    for (const l of lines)
+      if (l.original != null && l.seq !== undefined) cancelled.add(l.seq).add(l.original);
     for (const l of lines) {
       // A revaluation moves the carrying value for a day and is reversed: no item of its own.
-      if (l.foreign === 0) continue;
+      if (l.foreign === 0 || (l.seq !== undefined && cancelled.has(l.seq))) continue;
       const s = l.side === 'debit' ? 1n : -1n;
-      book.apply(s * BigInt(l.foreign), s * BigInt(l.functional));
+      book.apply(s * BigInt(l.foreign), s * BigInt(l.functional), l.seq);
+      held += s * BigInt(l.functional);
     }
+    // What the account holds is what its lines were posted at: where an entry dated before earlier
+    // settlements changed which items they settled, the oldest open item carries the difference,
+    // so that a receivable settled in full still carries nothing.
+    let carried = 0n;
+    for (const i of book.items) carried += i.functional;
+    if (book.items.length && carried !== held) book.items[0]!.functional += held - carried;
     return book;
   }
+
+  /** Whether the items an entry opened are all still open, whole (none of them settled since). */
+  untouched(seq: number): boolean {
+    let opened = false;
+    for (const i of this.items)
+      if (i.seq === seq) {
+        if (i.foreign !== i.opened) return false;
+        opened = true;
+      }
+    return opened || !this.settledSeqs.has(seq);
+  }
+
+  /** Entries whose items were settled, in part or whole. */
+  private readonly settledSeqs = new Set<number>();
 
   /** The foreign balance of the open items (debit positive). */
   get balance(): bigint {
@@ -67,6 +102,7 @@ export class OpenItems {
       const part = take === size ? item.functional : divHalfEven(item.functional * take, size);
       item.foreign -= sign(item.foreign) * take;
       item.functional -= part;
+      if (item.seq !== undefined) this.settledSeqs.add(item.seq);
       carrying -= part;
       left -= take;
       if (item.foreign === 0n) this.items.shift();
@@ -75,10 +111,14 @@ export class OpenItems {
   }
 
   /** Adds a line: it settles what it reduces, and what it does not becomes an item of its own. */
-  apply(foreign: bigint, functional: bigint): void {
+  apply(foreign: bigint, functional: bigint, seq?: number): void {
     if (foreign === 0n) return;
     if (!this.items.length || !this.reduces(foreign)) {
-      this.items.push({ foreign, functional });
+      this.items.push({
+        foreign,
+        functional,
+        ...(seq !== undefined ? { seq, opened: foreign } : {}),
+      });
       return;
     }
     const { uncovered } = this.settle(foreign);

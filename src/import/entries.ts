@@ -8,6 +8,7 @@ import { normaliseJeNumber } from '../domain/jeNumber.js';
 import { currencyExponent, MAX_ATOMS } from '../domain/money.js';
 import type { CsvBatch, CsvRecord } from './csv.js';
 import { cell, ENTRY_LEVEL, layoutOf, type AmountForm, type Layout } from './layout.js';
+import { fxOf } from './fxCells.js';
 import { base64urlKey, KeyTable, textKey } from './keyTable.js';
 
 /** One entry of the file: the request body it stands for, where its lines came from, and its fingerprint. */
@@ -146,7 +147,13 @@ export function problem(
   return { file, row, path, reason, message, code };
 }
 
-type Add = (row: number, path: string, reason: string, message: string, code?: string) => void;
+export type Add = (
+  row: number,
+  path: string,
+  reason: string,
+  message: string,
+  code?: string,
+) => void;
 
 function toDraft(records: CsvRecord[], l: Layout): DraftEntry {
   const first = records[0]!;
@@ -287,44 +294,6 @@ function lineOf(
   if (cpId) line.counterparty_external_id = cpId;
   if (fx) line.fx = fx.fx;
   return line;
-}
-
-/**
- * A row's foreign-currency snapshot (fx_currency, fx_amount in that currency's decimals, fx_rate),
- * or null when it gives none. fx_amount may carry a sign: a minus is read as the line's side where
- * debit and credit are both left blank, and the amount kept is positive.
- */
-function fxOf(
-  r: CsvRecord,
-  l: Layout,
-  add: Add,
-): { fx: Record<string, unknown>; negative: boolean } | null {
-  const at = l.at;
-  const currency = cell(r, at.fx_currency).trim().toUpperCase();
-  const amount = cell(r, at.fx_amount).trim();
-  const rate = cell(r, at.fx_rate).trim();
-  if (!currency && !amount && !rate) return null;
-  const exponent = currencyExponent(currency);
-  if (exponent === null) {
-    add(
-      r.row,
-      'fx_currency',
-      'invalid_currency',
-      currency ? `'${currency}' is not an ISO 4217 currency code` : 'fx_currency is blank',
-    );
-    return null;
-  }
-  const negative = amount.startsWith('-');
-  const text = negative ? amount.slice(1) : amount;
-  let atoms = 0;
-  if (text === '') add(r.row, 'fx_amount', 'invalid_amount', 'fx_amount is blank');
-  else if (text.trim() === '0' || /^0*\.?0*$/.test(text.trim())) atoms = 0;
-  else {
-    const read = readAmount(text, exponent, currency);
-    if (read.ok) atoms = read.value;
-    else add(r.row, 'fx_amount', read.reason, read.message);
-  }
-  return { fx: { currency, amount_atoms: atoms, ...(rate ? { rate } : {}) }, negative };
 }
 
 /** An amount_atoms cell: a whole number of atoms from 1 (0 when it is not, with the problem reported). */

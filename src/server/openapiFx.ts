@@ -55,6 +55,7 @@ export const FX_SCHEMAS: Record<string, Schema> = {
     status: { enum: ['posted', 'would_post', 'already_revalued', 'nothing'] },
     entry: { oneOf: [{ type: 'null' }, { $ref: '#/components/schemas/JournalEntry' }] },
     je_number: strOrNull,
+    revalued_before: arrayOf({ type: 'string' }),
     exposure: { $ref: '#/components/schemas/FxExposure' },
   }),
   ForeignBalances: obj({
@@ -107,7 +108,16 @@ export const FX_REQUESTS: Record<string, Schema> = {
   },
   FxAccountsRequest: {
     type: 'object',
-    properties: { fx_realized: { type: 'string' }, fx_unrealized: { type: 'string' } },
+    properties: {
+      fx_realized: {
+        type: ['string', 'null'],
+        description: "null: the standard chart's fx-realized",
+      },
+      fx_unrealized: {
+        type: ['string', 'null'],
+        description: "null: the standard chart's fx-unrealized",
+      },
+    },
     additionalProperties: false,
   },
 };

@@ -80,12 +80,29 @@ export class FxFromStore implements FxOps {
       throw refused('invalid_parameters', [
         { path: 'as_of', reason: 'invalid_date', message: `${asOf} has no next day to reverse on` },
       ]);
-    const fingerprint = `fx-revaluation:${asOf}`;
     const go = async (tx: (ReadTx | WriteTx) & FxReadTx): Promise<Revaluation> => {
       const exposure = await this.exposureIn(tx, asOf);
-      const out = { as_of: asOf, dry_run: dryRun, entry: null, je_number: null, exposure };
-      const earlier = (await tx.facts({ bodies: [], fingerprint })).fingerprinted;
-      if (earlier) return { ...out, status: 'already_revalued', je_number: earlier.je_number };
+      // The date's revaluations so far: the first, then any that an entry posted on or before the
+      // date after it made necessary (it moved a balance the first had valued).
+      const before: string[] = [];
+      for (;;) {
+        const n = before.length + 1;
+        const fingerprint = `fx-revaluation:${asOf}${n > 1 ? `:${n}` : ''}`;
+        const found = (await tx.facts({ bodies: [], fingerprint })).fingerprinted;
+        if (!found) break;
+        before.push(found.je_number);
+      }
+      const out = {
+        as_of: asOf,
+        dry_run: dryRun,
+        entry: null,
+        je_number: null,
+        exposure,
+        revalued_before: before,
+      };
+      const differs = exposure.rows.some((r) => r.unrealized_atoms !== 0);
+      if (before.length && !differs)
+        return { ...out, status: 'already_revalued', je_number: before.at(-1)! };
       if (exposure.missing_rates.length)
         throw entryInvalid([
           {
@@ -97,10 +114,11 @@ export class FxFromStore implements FxOps {
       const entity = (await tx.facts({ bodies: [], fingerprint: null })).entity;
       const body = revaluationBody(exposure, fxAccountsOf(entity).unrealized, dayAfter(asOf));
       if (!body) return { ...out, status: 'nothing' };
+      const n = before.length + 1;
       const entry = await this.journal.postWithin(tx, body, {
-        idempotencyKey: `fx-revaluation-${asOf}`,
+        idempotencyKey: `fx-revaluation-${asOf}${n > 1 ? `-${n}` : ''}`,
         source: 'fx_revaluation',
-        fingerprint,
+        fingerprint: `fx-revaluation:${asOf}${n > 1 ? `:${n}` : ''}`,
       });
       return {
         ...out,
@@ -113,6 +131,12 @@ export class FxFromStore implements FxOps {
   }
 
   async setAccounts(a: { fx_realized?: unknown; fx_unrealized?: unknown }) {
+    const unknown = Object.keys(a).filter((k) => k !== 'fx_realized' && k !== 'fx_unrealized');
+    if (unknown.length)
+      throw refused(
+        'invalid_parameters',
+        unknown.map((k) => ({ path: k, reason: 'unknown_field', message: `unknown field '${k}'` })),
+      );
     return this.store.write(async (tx) => {
       const facts = await tx.facts({
         bodies: [
@@ -133,6 +157,8 @@ export class FxFromStore implements FxOps {
       ) => {
         const v = a[field];
         if (v === undefined) return fallback ?? null;
+        // null: back to the standard chart's account.
+        if (v === null) return null;
         const ref = typeof v === 'string' ? v.trim() : '';
         const account = ref ? facts.lookups.accounts.get(ref) : undefined;
         if (!account)

@@ -18,8 +18,10 @@ export interface Revaluation {
   status: 'posted' | 'would_post' | 'already_revalued' | 'nothing';
   /** The entry posted (or that would post, or that an earlier run posted); null for nothing. */
   entry: JournalEntry | null;
-  /** The entry an earlier run posted for the date, by JE number. */
+  /** The entry posted, or the latest an earlier run posted for the date, by JE number. */
   je_number: string | null;
+  /** The date's earlier revaluations: a balance moved on or before the date since they posted. */
+  revalued_before: string[];
   exposure: FxExposure;
 }
 
@@ -51,7 +53,8 @@ export interface FxOps {
   exposure(a: { as_of: string }): Promise<FxExposure>;
   /**
    * Posts the revaluation at a date: one adjusting entry, reversed the next day, of every monetary
-   * foreign balance's unrealised gain or loss; once per date.
+   * foreign balance's unrealised gain or loss. Run again for the date it posts nothing, unless an
+   * entry dated on or before it has moved a balance since: then what that changed, once.
    */
   revalue(a: { as_of: string; dry_run?: boolean }): Promise<Revaluation>;
   /** Sets the entity's realised and unrealised exchange gain/loss accounts (external id or number). */

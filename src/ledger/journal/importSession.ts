@@ -118,7 +118,7 @@ export class ImportSession implements ImportBatch {
       this.renumber(entry.je_number, numbering.assign(null, null, true));
     const numbered = numbering.assign(entry.je_number, entry.je_seq, true);
     if (!entry.auto_reverse_on) {
-      this.sink!.write(entry, numbered, meta);
+      this.check.written.add(this.sink!.write(entry, numbered, meta).seq);
       return;
     }
     // An accrual and its reversal, written one after the other in the batch, linked.
@@ -130,6 +130,7 @@ export class ImportSession implements ImportBatch {
       numbering.assign(null, null, true),
       mirror.meta,
     );
+    this.check.written.add(posted.seq).add(reversal.seq);
     this.reversals.set(posted.je_number, reversal.je_number);
   }
 

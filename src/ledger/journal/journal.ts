@@ -12,6 +12,8 @@ import { JeNumbering } from '../../domain/jeNumber.js';
 import { contextOf, reversalBody, wantsOf, writeGates } from '../../domain/posting.js';
 import { rebuildRunning, type Processes } from '../../domain/rebuild.js';
 import { validateEntry } from '../../domain/validation.js';
+import { LAST_DATE } from '../../domain/dates.js';
+import { OpenItems } from '../../domain/settlement.js';
 import { ImportSession } from './importSession.js';
 import type {
   EntryFilter,
@@ -22,7 +24,15 @@ import type {
   ReverseOptions,
 } from './port.js';
 import { accrualWrites } from './accrual.js';
-import type { EntryMeta, Inserted, JournalStore, ReadTx, WriteFacts, WriteTx } from './store.js';
+import type {
+  EntryMeta,
+  Inserted,
+  JournalStore,
+  ReadTx,
+  StoredEntry,
+  WriteFacts,
+  WriteTx,
+} from './store.js';
 
 /**
  * The journal of any store: posting, reversing and importing as the domain's rules say, over what
@@ -93,6 +103,7 @@ export class JournalFromStore implements JournalOps {
       const gated = await tx.facts({ bodies: [], idempotencyKey: key.key, fingerprint: null });
       this.gates(gated, hash);
       const body = reversalBody(original, options.entryDate);
+      await settledGuard(tx, original);
       const facts = {
         ...gated,
         lookups: (await tx.facts({ bodies: [body], fingerprint: null })).lookups,
@@ -221,6 +232,43 @@ export class JournalFromStore implements JournalOps {
   async beginImport(options: ImportOptions): Promise<ImportBatch> {
     const store = await this.store.importStore(options.sizeHint);
     return ImportSession.begin(store, options, () => this.store.now().getTime(), this.processes);
+  }
+}
+
+/**
+ * An entry that opened a foreign receivable or payable is not reversed once a later line settled any
+ * of it: the settlement was valued at its rate, and would be left valued at a rate no item has.
+ */
+async function settledGuard(tx: ReadTx, original: StoredEntry): Promise<void> {
+  const lines = original.lines.filter(
+    (l) => l.fx && l.fx.amount_atoms > 0 && l.counterparty_type && l.counterparty_external_id,
+  );
+  if (!lines.length) return;
+  const probe = {
+    entry_date: LAST_DATE,
+    lines: lines.map((l) => ({
+      gl_account_id: l.gl_account_id,
+      counterparty_type: l.counterparty_type,
+      counterparty_external_id: l.counterparty_external_id,
+      fx: { currency: l.fx!.currency, amount_atoms: 1 },
+    })),
+  };
+  const facts = await tx.facts({ bodies: [probe], fingerprint: null });
+  for (const l of lines) {
+    const type = facts.lookups.accounts.get(l.gl_account_id)?.account_type;
+    if (type !== 'accounts_receivable' && type !== 'accounts_payable') continue;
+    const who = `${l.counterparty_type}\u0000${l.counterparty_external_id}`;
+    const history = facts.lookups.fxHistory.get(`${l.gl_account_id}\u0000${who}\u0000${LAST_DATE}`);
+    if (history && !OpenItems.of(history).untouched(original.seq))
+      throw entryInvalid([
+        {
+          path: 'id',
+          reason: 'settled',
+          message:
+            `${original.je_number} opened what ${l.counterparty_type} ${l.counterparty_external_id} owes on ` +
+            `${l.gl_account_id}, and later entries settled it: reverse those first`,
+        },
+      ]);
   }
 }
 

@@ -56,7 +56,8 @@ export interface LookupRow {
   counterparties: CounterpartyRef[] | null;
   numbers: string[] | null;
   rates: { k: string; rate: string | null }[] | null;
-  settlements: { k: string; lines: [string, unknown, unknown][] | null }[] | null;
+  settlements:
+    { k: string; lines: [string, unknown, unknown, unknown, string, unknown][] | null }[] | null;
 }
 
 /**
@@ -81,7 +82,8 @@ export function lookupColumns(at: number): string {
         WHERE r.entity_id = $1 AND r.currency = w.c AND r.rate_date <= w.d ORDER BY r.rate_date DESC LIMIT 1)))
       FROM unnest(${currencies}::text[], ${dates}::text[]) AS w(c, d)) AS rates,
     (SELECT json_agg(json_build_object('k', concat_ws(chr(1), w.r, w.t, w.x, w.d), 'lines',
-        (SELECT json_agg(json_build_array(l.line_type, l.fx_amount_atoms, l.amount_atoms)
+        (SELECT json_agg(json_build_array(l.line_type, l.fx_amount_atoms, l.amount_atoms, l.entry_seq, l.entry_date,
+                  (SELECT e.original_seq FROM journal_entries e WHERE e.entity_id = $1 AND e.seq = l.entry_seq))
                   ORDER BY l.entry_date, l.entry_seq, l.line_no)
          FROM journal_lines l WHERE l.entity_id = $1 AND l.fx_currency IS NOT NULL AND l.entry_date <= w.d
            AND l.account_key = (SELECT a.key FROM accounts a WHERE a.entity_id = $1
@@ -136,10 +138,13 @@ export function lookupsOf(row: LookupRow): Facts {
   for (const h of row.settlements ?? [])
     history.set(
       h.k.replaceAll('\u0001', '\u0000'),
-      (h.lines ?? []).map(([side, foreign, functional]) => ({
+      (h.lines ?? []).map(([side, foreign, functional, seq, date, original]) => ({
         side: side as 'debit' | 'credit',
         foreign: storedAtoms(foreign),
         functional: storedAtoms(functional),
+        seq: Number(seq),
+        date,
+        original: original === null ? null : Number(original),
       })),
     );
   return {

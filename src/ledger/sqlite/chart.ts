@@ -38,7 +38,9 @@ export class SqliteChart extends ChartTables implements ChartOps {
       const { account, counterparty } = this.lookUps();
       const jeStmt = this.db.prep(`SELECT 1 FROM journal_entries WHERE je_number = ?`).pluck();
       const historyStmt = this.db.prep(
-        `SELECT l.line_type AS side, l.fx_amount_atoms AS "foreign", l.amount_atoms AS functional
+        `SELECT l.line_type AS side, l.fx_amount_atoms AS "foreign", l.amount_atoms AS functional,
+                l.entry_seq AS seq, l.entry_date AS date,
+                (SELECT e.original_seq FROM journal_entries e WHERE e.seq = l.entry_seq) AS original
          FROM journal_lines l
          WHERE l.fx_currency IS NOT NULL AND l.entry_date <= @date
            AND l.account_key = (SELECT key FROM accounts WHERE external_id = @ref OR account_number = @ref
