@@ -36,9 +36,10 @@ export class PgChart extends ChartTables implements ChartOps {
 
   /** What validation of some entries needs, fetched for what they name in one statement. */
   async facts(q: Query, wants: Wants): Promise<Facts> {
-    const [row] = await q<LookupRow>(`SELECT ${lookupColumns(2)}`, [
+    const fx = wantsFx(wants);
+    const [row] = await q<LookupRow>(`SELECT ${lookupColumns(2, fx)}`, [
       this.entityId,
-      ...lookupParams(wants),
+      ...lookupParams(wants, fx),
     ]);
     return lookupsOf(row!);
   }
@@ -61,23 +62,28 @@ export interface LookupRow {
 }
 
 /**
- * The look-ups as columns of one SELECT ($1 the entity, then the ten lookupParams from $at): the
- * accounts named by external id or number, the counterparties by type and external id, the JE numbers
- * taken.
+ * The look-ups as columns of one SELECT ($1 the entity, then lookupParams from $at): the accounts
+ * named by external id or number, the counterparties by type and external id, the JE numbers taken;
+ * with `fx` (entries with a foreign line to convert or settle), the rates and the settlements'
+ * histories too, and the entity's realised gain/loss account. A post without one runs the statement
+ * without them: a ledger without foreign lines reads what it always read.
  */
-export function lookupColumns(at: number): string {
+export function lookupColumns(at: number, fx = false): string {
   const [refs, types, ids, numbers] = [`$${at}`, `$${at + 1}`, `$${at + 2}`, `$${at + 3}`];
   const [currencies, dates] = [`$${at + 4}`, `$${at + 5}`];
   const [sAccounts, sTypes, sIds, sDates] = [6, 7, 8, 9].map((n) => `$${at + n}`);
-  return `(SELECT json_agg(a) FROM (SELECT ${REF} FROM accounts WHERE entity_id = $1
-      AND (external_id = ANY(${refs}::text[]) OR account_number = ANY(${refs}::text[])
-        -- A settlement's realised gain or loss goes to the entity's account, which no line names.
-        OR (cardinality(${sAccounts}::text[]) > 0 AND external_id =
-          (SELECT COALESCE(e.fx_realized, 'fx-realized') FROM entities e WHERE e.entity_id = $1)))) a) AS accounts,
+  // A settlement's realised gain or loss goes to the entity's account, which no line names.
+  const realized = fx
+    ? `OR external_id = (SELECT COALESCE(e.fx_realized, 'fx-realized') FROM entities e WHERE e.entity_id = $1)`
+    : '';
+  const base = `(SELECT json_agg(a) FROM (SELECT ${REF} FROM accounts WHERE entity_id = $1
+      AND (external_id = ANY(${refs}::text[]) OR account_number = ANY(${refs}::text[]) ${realized})) a) AS accounts,
     (SELECT json_agg(c) FROM (SELECT id, counterparty_type, external_id, name, is_active
       FROM counterparties WHERE entity_id = $1 AND (counterparty_type, external_id) IN
         (SELECT * FROM unnest(${types}::text[], ${ids}::text[]))) c) AS counterparties,
-    (SELECT json_agg(v) FROM (${journalHolds('je_number', numbers)}) n) AS numbers,
+    (SELECT json_agg(v) FROM (${journalHolds('je_number', numbers)}) n) AS numbers`;
+  if (!fx) return base;
+  return `${base},
     (SELECT json_agg(json_build_object('k', w.c || chr(1) || w.d, 'rate', (SELECT r.rate FROM exchange_rates r
         WHERE r.entity_id = $1 AND r.currency = w.c AND r.rate_date <= w.d ORDER BY r.rate_date DESC LIMIT 1)))
       FROM unnest(${currencies}::text[], ${dates}::text[]) AS w(c, d)) AS rates,
@@ -95,6 +101,9 @@ export function lookupColumns(at: number): string {
         AS w(r, t, x, d)) AS settlements`;
 }
 
+/** Whether some entries' look-ups need the foreign columns (a rate to find, a settlement to value). */
+export const wantsFx = (wants: Wants) => wants.rates.size > 0 || wants.settlements.size > 0;
+
 /**
  * Which of the values in the text[] parameter `param` an entry of entity $1 holds in `column` (a
  * column of a unique index): one probe of that index per value, as a subquery run for each value
@@ -108,14 +117,9 @@ export function journalHolds(column: 'fingerprint' | 'je_number', param: string)
 }
 
 /** The parameters lookupColumns reads. */
-export function lookupParams(wants: Wants): unknown[] {
-  return [
-    [...wants.accounts],
-    ...splitParties(wants.counterparties),
-    [...wants.jeNumbers],
-    ...splitParties(wants.rates),
-    ...splitKeys(wants.settlements, 4),
-  ];
+export function lookupParams(wants: Wants, fx = wantsFx(wants)): unknown[] {
+  const base = [[...wants.accounts], ...splitParties(wants.counterparties), [...wants.jeNumbers]];
+  return fx ? [...base, ...splitParties(wants.rates), ...splitKeys(wants.settlements, 4)] : base;
 }
 
 /** The look-ups of a LookupRow. */

@@ -7,7 +7,8 @@ import { EntryWriter, type RowTarget } from '../journal/entryRows.js';
 import type { EntryFilter } from '../port.js';
 import type { EntityState, NumberingFacts, StoredEntry } from '../journal/store.js';
 import type { FeatureStore, StoreReadTx, StoreWriteTx } from '../compose/storeLedger.js';
-import { lookupColumns, lookupParams, lookupsOf, type LookupRow, type PgChart } from './chart.js';
+import { lookupColumns, lookupParams, lookupsOf, wantsFx } from './chart.js';
+import type { LookupRow, PgChart } from './chart.js';
 import { prepared, type PgDb, type Query } from './db.js';
 import type { PgEntities } from './entity.js';
 import { PgEntryReader } from './entries.js';
@@ -233,7 +234,7 @@ interface FactsRow extends LookupRow {
  * last - i free numbers lie below the i-th of them); a writer asks only about numbers below it, so
  * the answers are final under the entity's lock.
  */
-const FACTS = prepared(`WITH top AS (
+const factsSql = (fx: boolean) => `WITH top AS (
     SELECT MAX(je_seq) AS last, COALESCE(MAX(seq), 0) AS seq FROM journal_entries WHERE entity_id = $1)
   SELECT ${DB_MS} AS ms, top.last::text AS last, top.seq,
     (SELECT row_to_json(u) FROM (
@@ -242,10 +243,13 @@ const FACTS = prepared(`WITH top AS (
       WHERE k.entity_id = $1 AND k.key = $2) u) AS used,
     (SELECT row_to_json(f) FROM (SELECT id, je_number FROM journal_entries
       WHERE entity_id = $1 AND fingerprint = $3) f) AS fingerprinted,
-    ${lookupColumns(4)},
+    ${lookupColumns(4, fx)},
     (SELECT json_agg(n::text ORDER BY n) FROM (${takenAbove('COALESCE(top.last, 0)')}) x
       WHERE n - COALESCE(top.last, 0) - i < 2) AS taken
-  FROM top`);
+  FROM top`;
+/** FACTS, and the same with the foreign look-ups (an entry with a foreign line to convert or settle). */
+const FACTS = prepared(factsSql(false));
+const FACTS_FX = prepared(factsSql(true));
 
 /**
  * The journal's persistence in a database, for one entity: a write is one transaction that takes the
@@ -288,11 +292,13 @@ export class PgJournalStore implements FeatureStore {
     const e = this.entityId;
     return {
       facts: async (r) => {
-        const [row] = await q<FactsRow>(FACTS, [
+        const wants = wantsOf(r.bodies);
+        const fx = wantsFx(wants);
+        const [row] = await q<FactsRow>(fx ? FACTS_FX : FACTS, [
           e,
           r.idempotencyKey ?? null,
           r.fingerprint,
-          ...lookupParams(wantsOf(r.bodies)),
+          ...lookupParams(wants, fx),
         ]);
         const { ms, seq, used, fingerprinted, taken } = row!;
         onSeq?.(Number(seq));
