@@ -10,7 +10,7 @@ import { once } from 'node:events';
 import { join } from 'node:path';
 import { atomsToDecimal } from '../domain/money.js';
 import { generate } from './generate.js';
-import { bin, data, fmt, quick, rounds, rssProbe, time } from './measure.js';
+import { bin, data, fmt, quick, rounds, rssProbe, summary, time } from './measure.js';
 
 /**
  * Foreign currencies at scale (`node dist/bench/fx.js`): a ledger of 1M journal lines of which 10% are
@@ -19,18 +19,88 @@ import { bin, data, fmt, quick, rounds, rssProbe, time } from './measure.js';
  * reports that read them: `report fx`, the trial balance, balance sheet and general ledger with
  * --show-foreign, and a month-end revaluation.
  */
-const dir = join(data, 'fx1m');
-const runs = quick ? 3 : 9;
-mkdirSync(dir, { recursive: true });
-writeFileSync(
-  rssProbe,
-  "process.on('exit', () => require('fs').writeFileSync(process.env.BENCH_RSS_OUT, " +
-    'String(process.resourceUsage().maxRSS)));\n',
-);
+export async function fxFigures(): Promise<string[]> {
+  const dir = join(data, 'fx1m');
+  const runs = quick ? 3 : 9;
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(
+    rssProbe,
+    "process.on('exit', () => require('fs').writeFileSync(process.env.BENCH_RSS_OUT, " +
+      'String(process.resourceUsage().maxRSS)));\n',
+  );
 
-const ledger = join(dir, 'fx.sqlite');
-const base = join(dir, 'fx-base.sqlite');
-if (!existsSync(base)) {
+  const ledger = join(dir, 'fx.sqlite');
+  const base = await baseLedger(dir);
+  for (const s of ['', '-wal', '-shm']) rmSync(ledger + s, { force: true });
+  copyFileSync(base, ledger);
+
+  const out = join(dir, 'report.out');
+  const rows: string[] = [];
+  const at = ['--ledger', ledger, '--output', out];
+  const cases: [string, string[]][] = [
+    ['report fx as of 2025-12-31, table', ['report', 'fx', '--as-of', '2025-12-31']],
+    [
+      'report fx as of 2025-12-31, json',
+      ['report', 'fx', '--as-of', '2025-12-31', '--format', 'json'],
+    ],
+    [
+      'report trial-balance --show-foreign as of 2025-12-31',
+      ['report', 'tb', '--as-of', '2025-12-31', '--show-foreign'],
+    ],
+    ['report trial-balance as of 2025-12-31 (without)', ['report', 'tb', '--as-of', '2025-12-31']],
+    [
+      'report balance-sheet --show-foreign, 12 monthly columns of 2025',
+      ['report', 'balance-sheet', '--start', '2025-01-01', '--end', '2025-12-31', '--show-foreign'],
+    ],
+    [
+      'report balance-sheet, 12 monthly columns of 2025 (without)',
+      ['report', 'balance-sheet', '--start', '2025-01-01', '--end', '2025-12-31'],
+    ],
+    [
+      'report gl --account eur-bank --show-foreign, 2025, csv',
+      [
+        'report',
+        'gl',
+        '--account',
+        'eur-bank',
+        '--start',
+        '2025-01-01',
+        '--end',
+        '2025-12-31',
+        '--show-foreign',
+        '--format',
+        'csv',
+      ],
+    ],
+  ];
+  for (const [what, args] of cases) {
+    await time([bin, ...args, ...at]);
+    rows.push(
+      `| ${what} (1M lines, 10% foreign, ${runs} runs) | ${fmt(await rounds(runs, [bin, ...args, ...at]))} |`,
+    );
+  }
+  const revalue = [];
+  for (let i = 0; i < (quick ? 1 : 3); i++) {
+    copyFileSync(base, ledger);
+    for (const s of ['-wal', '-shm']) rmSync(ledger + s, { force: true });
+    revalue.push(await time([bin, 'fx', 'revalue', '--as-of', '2025-12-31', '--ledger', ledger]));
+  }
+  rows.push(
+    `| fx revalue as of 2025-12-31 (1M lines, 10% foreign, ${revalue.length} runs) | ${fmt(summary(revalue))} |`,
+  );
+  return rows;
+}
+
+// Run alone: `node dist/bench/fx.js [--quick]` prints its table.
+if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').slice(-2).join('/')))
+  console.log(
+    `| what (whole process) | median (min–max) | peak RSS |\n| --- | --- | --- |\n${(await fxFigures()).join('\n')}`,
+  );
+
+/** The ledger the figures read, built once and kept in bench-data/fx1m. */
+async function baseLedger(dir: string): Promise<string> {
+  const base = join(dir, 'fx-base.sqlite');
+  if (existsSync(base)) return base;
   await generate(dir, { lines: 900_000, startYear: 2021, years: 5 });
   writeFileSync(
     join(dir, 'fx-accounts.csv'),
@@ -49,68 +119,8 @@ if (!existsSync(base)) {
   await run('rates', 'import', join(dir, 'fx-rates.csv'));
   await run('je', 'import', join(dir, 'entries.csv'));
   await run('je', 'import', join(dir, 'fx-entries.csv'));
+  return base;
 }
-for (const s of ['', '-wal', '-shm']) rmSync(ledger + s, { force: true });
-copyFileSync(base, ledger);
-
-const out = join(dir, 'report.out');
-const rows: string[] = [];
-const at = ['--ledger', ledger, '--output', out];
-const cases: [string, string[]][] = [
-  ['report fx as of 2025-12-31, table', ['report', 'fx', '--as-of', '2025-12-31']],
-  [
-    'report fx as of 2025-12-31, json',
-    ['report', 'fx', '--as-of', '2025-12-31', '--format', 'json'],
-  ],
-  [
-    'report trial-balance --show-foreign as of 2025-12-31',
-    ['report', 'tb', '--as-of', '2025-12-31', '--show-foreign'],
-  ],
-  ['report trial-balance as of 2025-12-31 (without)', ['report', 'tb', '--as-of', '2025-12-31']],
-  [
-    'report balance-sheet --show-foreign, 12 monthly columns of 2025',
-    ['report', 'balance-sheet', '--start', '2025-01-01', '--end', '2025-12-31', '--show-foreign'],
-  ],
-  [
-    'report balance-sheet, 12 monthly columns of 2025 (without)',
-    ['report', 'balance-sheet', '--start', '2025-01-01', '--end', '2025-12-31'],
-  ],
-  [
-    'report gl --account eur-bank --show-foreign, 2025, csv',
-    [
-      'report',
-      'gl',
-      '--account',
-      'eur-bank',
-      '--start',
-      '2025-01-01',
-      '--end',
-      '2025-12-31',
-      '--show-foreign',
-      '--format',
-      'csv',
-    ],
-  ],
-];
-for (const [what, args] of cases) {
-  await time([bin, ...args, ...at]);
-  rows.push(
-    `| ${what} (1M lines, 10% foreign, ${runs} runs) | ${fmt(await rounds(runs, [bin, ...args, ...at]))} |`,
-  );
-}
-const revalue = [];
-for (let i = 0; i < (quick ? 1 : 3); i++) {
-  copyFileSync(base, ledger);
-  for (const s of ['-wal', '-shm']) rmSync(ledger + s, { force: true });
-  revalue.push(await time([bin, 'fx', 'revalue', '--as-of', '2025-12-31', '--ledger', ledger]));
-}
-const { summary } = await import('./measure.js');
-rows.push(
-  `| fx revalue as of 2025-12-31 (1M lines, 10% foreign, ${revalue.length} runs) | ${fmt(summary(revalue))} |`,
-);
-console.log(
-  `| what (whole process) | median (min–max) | peak RSS |\n| --- | --- | --- |\n${rows.join('\n')}`,
-);
 
 /**
  * 50,000 entries over 2021-2025, each a euro receipt: the bank debited and a customer's receivable

@@ -19,6 +19,7 @@ import { postgresFigures, type FirmFigures } from './postgres.js';
 import type { HttpResult } from './http.js';
 import { reconcileRounds, STATEMENT_LINES, statementOf } from './reconcile.js';
 import { hostileFigures } from './hostile.js';
+import { fxFigures } from './fx.js';
 
 /**
  * `npm run bench`: generates ledgers of 100k and 1M journal lines (5 years, 195 accounts nested three
@@ -90,6 +91,7 @@ rows.push(
     `p99 ${post.p99.toFixed(1)} ms; ${post.entries} posted, ${post.errors} errors | |`,
 );
 await postgres();
+rows.push(...(await fxFigures()));
 console.log(
   `| what (whole process) | median (min–max) | peak RSS |\n| --- | --- | --- |\n${rows.join('\n')}`,
 );
