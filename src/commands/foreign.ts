@@ -20,8 +20,15 @@ export const SHOW_FOREIGN_FLAG: FlagSpec = {
 type ByAccount = Map<string, ForeignBalance>;
 
 /** The foreign balances at each date, by account id. */
-export async function foreignAt(ledger: Ledger, dates: string[]): Promise<Map<string, ByAccount>> {
-  const list = await ledger.fx.balances({ as_of: [...new Set(dates)].join(',') });
+export async function foreignAt(
+  ledger: Ledger,
+  dates: string[],
+  counterparty?: string,
+): Promise<Map<string, ByAccount>> {
+  const list = await ledger.fx.balances({
+    as_of: [...new Set(dates)].join(','),
+    ...(counterparty ? { counterparty } : {}),
+  });
   return new Map(
     list.data.map((d) => [d.as_of, new Map(d.accounts.map((b) => [b.account_id, b]))]),
   );
@@ -116,6 +123,8 @@ export async function foreignEvents(
   ledger: Ledger,
   start: string,
   events: AsyncIterable<GlEvent>,
+  /** TYPE:ID of a general ledger filtered by counterparty: its opening in the foreign currency too. */
+  counterparty?: string,
 ): Promise<AsyncIterable<GlEvent>> {
   const functional = (await ledger.entity.get()).currency;
   const kept = new Map(
@@ -126,7 +135,7 @@ export async function foreignEvents(
   const before =
     start <= FIRST_DATE
       ? new Map<string, ForeignBalance>()
-      : (await foreignAt(ledger, [dayBefore(start)])).get(dayBefore(start))!;
+      : (await foreignAt(ledger, [dayBefore(start)], counterparty)).get(dayBefore(start))!;
   return {
     async *[Symbol.asyncIterator]() {
       let running: bigint | null = null;

@@ -61,8 +61,8 @@ entry with a line per account (per counterparty on receivables and payables) for
 or loss, in the functional currency only, balanced on the entity's unrealised gain/loss account
 (fx-unrealized unless books entity set --fx-unrealized names another), reversed on the next day. A
 date is revalued once: a second run posts nothing and says so, unless an entry dated on or before
-it moved a balance since (a payment posted after the month was revalued): then it posts what that
-moved, once. The lock date applies.`,
+it moved a balance since (a payment posted after the month was revalued), or its rate was replaced:
+then it posts what that changed, once. The lock date applies.`,
   examples: [
     'books fx revalue --as-of 2025-01-31 --dry-run',
     'books fx revalue --as-of 2025-01-31',
@@ -84,7 +84,7 @@ moved, once. The lock date applies.`,
     const f = exponentOf(r.exposure.reporting_currency);
     ctx.out(fxTable(r.exposure, name));
     const further = r.revalued_before.length
-      ? ` (what moved since ${r.revalued_before.join(', ')} revalued the date)`
+      ? ` (what changed since ${r.revalued_before.join(', ')} revalued the date: an entry or a rate)`
       : '';
     const verb =
       (r.status === 'posted' ? `Posted ${r.entry!.je_number}` : 'Would post the revaluation') +

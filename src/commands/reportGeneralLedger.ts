@@ -103,9 +103,9 @@ async function generalLedger(ctx: Context, opts: Options): Promise<void> {
   };
   // The first event is read before anything is written: a refused query writes no partial report.
   const all = ledger.reports.generalLedger(checked.query);
-  const events = (opts.showForeign ? await foreignEvents(ledger, start, all) : all)[
-    Symbol.asyncIterator
-  ]();
+  const events = (
+    opts.showForeign ? await foreignEvents(ledger, start, all, opts.counterparty) : all
+  )[Symbol.asyncIterator]();
   let next = await events.next().catch((e: unknown) => {
     throw filterFlagRefused(e);
   });

@@ -60,6 +60,7 @@ export interface ChartShape {
   cleared?: number;
 }
 
+const MONETARY_TYPES = 'is set only on other_current_asset and other_asset accounts';
 /** A file's record: its spreadsheet row and its cells by column name. */
 export interface ChartRecord {
   row: number;
@@ -178,8 +179,10 @@ function chartRow(row: number, v: Record<string, string>, add: Add): ChartRow | 
     bad(row, 'is_postable', 'invalid_boolean', `'${v.is_postable}' is not true or false`);
   if (isActive === null)
     bad(row, 'is_active', 'invalid_boolean', `'${v.is_active}' is not true or false`);
+  const other = type === 'other_current_asset' || type === 'other_asset';
   if (monetary === null && (v.monetary ?? '').trim() !== '')
-    bad(row, 'monetary', 'invalid_boolean', `'${v.monetary}' is not true, false or blank`);
+    bad(row, 'monetary', 'invalid_monetary', `'${v.monetary}' is not true, false or blank`);
+  else if (monetary !== null && !other) bad(row, 'monetary', 'invalid_monetary', MONETARY_TYPES);
   if (currency && currencyExponent(currency) === null) {
     bad(row, 'currency', 'invalid_currency', `'${v.currency}' is not an ISO 4217 currency code`);
   }

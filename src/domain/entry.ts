@@ -110,8 +110,9 @@ export interface ValidationContext {
   rate?(currency: string, date: string): string | undefined;
   /**
    * The foreign lines of a receivable or payable account (named as the line names it) with one
-   * counterparty, dated on or before `date`, in date order: the open items a settlement reads.
-   * Absent where the ledger cannot be seen (a check before a remote post).
+   * counterparty, all of them in date order: the items open now, which a settlement settles (a
+   * payment dated before later ones settles what they left). Absent where the ledger cannot be seen
+   * (a check before a remote post).
    */
   fxHistory?(account: string, type: string, id: string, date: string): FxHistoryLine[] | undefined;
   /** Accounts a reference that names none resembles, described for a message (`6100 Rent (rent)`). */

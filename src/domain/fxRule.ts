@@ -243,17 +243,15 @@ export function realizedRule(c: EntryCheck): void {
   if (!c.settlements.length || !c.amountsValid || c.problems.length) return;
   const diff = BigInt(c.debits) - BigInt(c.credits);
   if (diff === 0n) return;
-  const expected = expectedGain(c);
-  // Rounding: an atom for each settlement valued apart, and one for the line that converted the whole.
-  const foreignLines = c.settlements.length + 1;
+  const reference = expectedGain(c);
   if (
-    expected !== null &&
-    (diff - expected > BigInt(foreignLines) || expected - diff > BigInt(foreignLines))
+    reference &&
+    (diff - reference.gain > reference.within || reference.gain - diff > reference.within)
   ) {
     const money = (n: bigint) => formatAmount(n, c.exponent);
     const message =
       `entry is not balanced: debits ${money(BigInt(c.debits))} ≠ credits ${money(BigInt(c.credits))}, ` +
-      `and the settlement's exchange difference at the entry's own rate is ${money(expected)}`;
+      `and the settlement's exchange difference at ${reference.of} is ${money(reference.gain)}`;
     // Said here, with what the settlement explains; the balance rule need not say it again.
     c.amountsValid = false;
     return void add(c, 'lines', 'unbalanced', message);
@@ -288,9 +286,15 @@ export function realizedRule(c: EntryCheck): void {
   });
 }
 
-/** What the entry's own rates make of its settlements' difference, or null where it has none. */
-function expectedGain(c: EntryCheck): bigint | null {
-  let total = 0n;
+/**
+ * What the settlements' difference should be, and how far off it may be: at the entry's own rate for
+ * their currency (the bank's line), give or take an atom a settlement and one for that line; with no
+ * such line (paid into an account in the functional currency), at the rate table's rate for the
+ * date, within 5% of what that makes of them (a bank's spread, a day's move), so that a mistyped
+ * amount is not booked as a gain. Null where neither rate is known.
+ */
+function expectedGain(c: EntryCheck): { gain: bigint; within: bigint; of: string } | null {
+  let [gain, value, table] = [0n, 0n, false];
   for (const l of c.settlements) {
     const fx = l.fx!;
     const own = c.lines.find(
@@ -300,12 +304,17 @@ function expectedGain(c: EntryCheck): bigint | null {
         !c.settlements.some((s) => s.fx === x.fx) &&
         x.fx.amount_atoms > 0,
     );
-    if (!own) return null;
-    const r = parseRate(own.fx!.rate);
-    if (!r.ok) return null;
-    const value = convert(fx.amount_atoms, r.rate, fx.currency, c.currency);
-    const delta = value - BigInt(l.amount!);
-    total += l.lineType === 'credit' ? delta : -delta;
+    const text = own ? own.fx!.rate : c.ctx.rate?.(fx.currency, c.entryDate!);
+    const r = text === undefined ? null : parseRate(text);
+    if (!r?.ok) return null;
+    table ||= !own;
+    const worth = convert(fx.amount_atoms, r.rate, fx.currency, c.currency);
+    value += worth;
+    const delta = worth - BigInt(l.amount!);
+    gain += l.lineType === 'credit' ? delta : -delta;
   }
-  return total;
+  const atoms = BigInt(c.settlements.length + 1);
+  return table
+    ? { gain, within: atoms + value / 20n, of: "the rate table's rate (within 5%)" }
+    : { gain, within: atoms, of: "the entry's own rate" };
 }

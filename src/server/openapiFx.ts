@@ -144,6 +144,7 @@ export const FX_OPERATIONS: Record<
         'the dates of the balances, comma-separated (YYYY-MM-DD)',
         true,
       ),
+      query('counterparty', { type: 'string' }, 'TYPE:ID: the lines naming that counterparty only'),
     ],
     status: 200,
     schema: 'ForeignBalances',

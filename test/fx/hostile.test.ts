@@ -86,6 +86,108 @@ describe.each(FIXTURES.map((f) => [f.name, f] as const))(
       expect(await L.check()).toEqual([]);
     });
 
+    it('a payment dated before one already posted settles what is open now, not what that one settled', async () => {
+      L = await fromTemplate(fixture, 'fx');
+      await run(
+        'je',
+        'post',
+        '--date',
+        '2025-01-05',
+        '--debit',
+        'ar-eur=EUR 1000.00 @ 1.10@customer:C001',
+        '--credit',
+        'sales=1100',
+      );
+      await run(
+        'je',
+        'post',
+        '--date',
+        '2025-01-06',
+        '--debit',
+        'ar-eur=EUR 1000.00 @ 1.20@customer:C001',
+        '--credit',
+        'sales=1200',
+      );
+      await run(
+        'je',
+        'post',
+        '--date',
+        '2025-01-20',
+        '--debit',
+        'eur-bank=EUR 1000.00 @ 1.15',
+        '--credit',
+        'ar-eur=EUR 1000.00@customer:C001',
+      );
+      await run(
+        'je',
+        'post',
+        '--date',
+        '2025-01-15',
+        '--debit',
+        'eur-bank=EUR 1000.00 @ 1.15',
+        '--credit',
+        'ar-eur=EUR 1000.00@customer:C001',
+      );
+      expect(await receivable('2025-01-31', 'C001')).toBeUndefined();
+      // 2,300.00 received for 2,300.00 invoiced: +50 on the first settled, −50 on the second.
+      const tb = JSON.parse(await run('report', 'tb', '--as-of', '2025-01-31', '--format', 'json'));
+      const realized = tb.rows.find((r: { account_number: string }) => r.account_number === '7100');
+      expect([realized.debit, realized.credit]).toEqual([null, null]);
+    });
+
+    it('--show-foreign with --counterparty: the euro balance is the counterparty’s', async () => {
+      L = await fromTemplate(fixture, 'fx');
+      await run(
+        'je',
+        'post',
+        '--date',
+        '2025-01-03',
+        '--debit',
+        'ar-eur=EUR 200.00 @ 1.10@customer:C002',
+        '--credit',
+        'sales=220',
+      );
+      await run(
+        'je',
+        'post',
+        '--date',
+        '2025-01-04',
+        '--debit',
+        'ar-eur=EUR 500.00 @ 1.10@customer:C001',
+        '--credit',
+        'sales=550',
+      );
+      await run(
+        'je',
+        'post',
+        '--date',
+        '2025-01-10',
+        '--debit',
+        'eur-bank=EUR 200.00 @ 1.10',
+        '--credit',
+        'ar-eur=EUR 200.00@customer:C001',
+      );
+      const gl = JSON.parse(
+        await run(
+          'report',
+          'gl',
+          '--account',
+          'ar-eur',
+          '--start',
+          '2025-01-05',
+          '--end',
+          '2025-01-31',
+          '--show-foreign',
+          '--counterparty',
+          'customer:C001',
+          '--format',
+          'json',
+        ),
+      );
+      const a = gl.accounts[0];
+      expect([a.foreign_opening_atoms, a.foreign_closing_atoms]).toEqual([50000, 30000]);
+    });
+
     it('an invoice a payment settled is not reversed (the payment first); one untouched is', async () => {
       L = await fromTemplate(fixture, 'fx');
       await run(
@@ -295,6 +397,68 @@ describe('foreign input refused as it should be', () => {
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toContain(
       "the settlement's exchange difference at the entry's own rate is 20.00",
+    );
+  });
+
+  it('a euro invoice paid in dollars: a difference beyond 5% of the table’s rate is refused, not a gain', async () => {
+    const run = ledger();
+    expect(
+      (
+        await run(
+          'je',
+          'post',
+          '--date',
+          '2025-01-10',
+          '--debit',
+          'ar-eur=EUR 1000.00 @ 1.10@customer:C001',
+          '--credit',
+          'sales=1100',
+        )
+      ).exitCode,
+    ).toBe(0);
+    const typo = await run(
+      'je',
+      'post',
+      '--date',
+      '2025-01-20',
+      '--debit',
+      'checking=11200',
+      '--credit',
+      'ar-eur=EUR 1000.00@customer:C001',
+    );
+    expect(typo.exitCode).toBe(1);
+    expect(typo.stderr).toContain("at the rate table's rate (within 5%)");
+    const paid = await run(
+      'je',
+      'post',
+      '--date',
+      '2025-01-20',
+      '--debit',
+      'checking=1125',
+      '--credit',
+      'ar-eur=EUR 1000.00@customer:C001',
+      '--format',
+      'json',
+    );
+    expect(paid.exitCode, paid.stderr).toBe(0);
+    expect(JSON.parse(paid.stdout).lines[2]).toMatchObject({
+      amount_atoms: 2500,
+      system: 'fx_realized',
+    });
+  });
+
+  it('sets monetary only on other current and other assets', async () => {
+    const run = ledger();
+    const chart = writeFile(
+      tempDir(),
+      'm.csv',
+      'external_id,account_number,name,account_type,parent_external_id,is_postable,is_active,currency,monetary\n' +
+        'eur-2,1099,Euro 2,bank,,true,true,EUR,false\n',
+    );
+    const r = await run('accounts', 'import', chart);
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toContain(
+      'monetary: is set only on other_current_asset and other_asset accounts',
     );
   });
 

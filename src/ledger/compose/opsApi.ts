@@ -186,4 +186,5 @@ export const OP_QUERY = [
   'start',
   'end',
   'as_of',
+  'counterparty',
 ] as const;

@@ -24,8 +24,10 @@ export class FxFromStore implements FxOps {
     private readonly journal: Pick<JournalFromStore, 'postWithin'>,
   ) {}
 
-  async balances(a: { as_of?: unknown }) {
+  async balances(a: { as_of?: unknown; counterparty?: unknown }) {
     const text = typeof a.as_of === 'string' ? a.as_of : '';
+    // TYPE:ID: the lines naming that counterparty only (a general ledger filtered by it).
+    const who = typeof a.counterparty === 'string' ? a.counterparty : null;
     const dates = text.split(',').map((d) => d.trim());
     for (const d of dates) dateParameter('as_of', d);
     if (new Set(dates).size > 400)
@@ -36,6 +38,8 @@ export class FxFromStore implements FxOps {
     const data = dates.map((asOf) => {
       const by = new Map<string, ForeignBalance & { sum: bigint }>();
       for (const r of byDate.get(asOf) ?? []) {
+        if (who !== null && `${r.counterparty_type}:${r.counterparty_external_id}` !== who)
+          continue;
         const had = by.get(r.account_id);
         if (had) had.sum += r.foreign;
         else

@@ -45,7 +45,7 @@ export interface FxOps {
    * Each account kept in another currency: its balance in that currency (debit positive) at each of
    * the dates `as_of` names (comma-separated), read at once.
    */
-  balances(a: { as_of: string }): Promise<{
+  balances(a: { as_of: string; counterparty?: string }): Promise<{
     object: 'list';
     data: { as_of: string; accounts: ForeignBalance[] }[];
   }>;

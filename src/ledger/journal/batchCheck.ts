@@ -45,7 +45,7 @@ export class BatchCheck {
               const ledger = (before ?? []).filter(
                 (l) => l.seq === undefined || !this.written.has(l.seq),
               );
-              const all = [...ledger, ...mine.filter((l) => l.date! <= date)];
+              const all = [...ledger, ...mine];
               return all.sort((a, b) => (a.date! < b.date! ? -1 : a.date! > b.date! ? 1 : 0));
             },
           }

@@ -91,7 +91,7 @@ export function lookupColumns(at: number, fx = false): string {
         (SELECT json_agg(json_build_array(l.line_type, l.fx_amount_atoms, l.amount_atoms, l.entry_seq, l.entry_date,
                   (SELECT e.original_seq FROM journal_entries e WHERE e.entity_id = $1 AND e.seq = l.entry_seq))
                   ORDER BY l.entry_date, l.entry_seq, l.line_no)
-         FROM journal_lines l WHERE l.entity_id = $1 AND l.fx_currency IS NOT NULL AND l.entry_date <= w.d
+         FROM journal_lines l WHERE l.entity_id = $1 AND l.fx_currency IS NOT NULL
            AND l.account_key = (SELECT a.key FROM accounts a WHERE a.entity_id = $1
                                   AND (a.external_id = w.r OR a.account_number = w.r)
                                 ORDER BY a.external_id = w.r DESC LIMIT 1)

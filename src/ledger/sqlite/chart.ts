@@ -42,7 +42,7 @@ export class SqliteChart extends ChartTables implements ChartOps {
                 l.entry_seq AS seq, l.entry_date AS date,
                 (SELECT e.original_seq FROM journal_entries e WHERE e.seq = l.entry_seq) AS original
          FROM journal_lines l
-         WHERE l.fx_currency IS NOT NULL AND l.entry_date <= @date
+         WHERE l.fx_currency IS NOT NULL
            AND l.account_key = (SELECT key FROM accounts WHERE external_id = @ref OR account_number = @ref
                                 ORDER BY external_id = @ref DESC LIMIT 1)
            AND l.counterparty_id = (SELECT id FROM counterparties WHERE counterparty_type = @type AND external_id = @id)
@@ -66,8 +66,8 @@ export class SqliteChart extends ChartTables implements ChartOps {
         // So is a settlement's history, as posts change it.
         fxHistory: {
           get: (key) => {
-            const [ref, type, id, date] = key.split('\u0000') as [string, string, string, string];
-            return historyStmt.all({ date, ref, type, id }) as FxHistoryLine[];
+            const [ref, type, id] = key.split('\u0000') as [string, string, string, string];
+            return historyStmt.all({ ref, type, id }) as FxHistoryLine[];
           },
         },
         // So are rates: adding one does not change what is kept.
