@@ -33,4 +33,37 @@ describe('books check of foreign lines', () => {
       'JE-3 line 1 (jpy-bank) is on an account kept in JPY but has no fx snapshot',
     );
   });
+
+  it('names a revalued balance that an entry moved since, as a note, until the date is revalued again', async () => {
+    const { dir, ledger } = copyTemplate('fx');
+    const run = (...args: string[]) => books([...args, '--ledger', ledger], { cwd: dir });
+    const post = async (...flags: string[]) =>
+      expect((await run('je', 'post', ...flags)).exitCode).toBe(0);
+    await post(
+      '--date',
+      '2025-01-06',
+      '--debit',
+      'ar-eur=EUR 300.00 @ 1.20@customer:C002',
+      '--credit',
+      'sales=360',
+    );
+    expect((await run('fx', 'revalue', '--as-of', '2025-01-31')).exitCode).toBe(0);
+    const clean = JSON.parse((await run('check', '--format', 'json')).stdout);
+    expect([clean.checked.revaluations, clean.notes]).toEqual([1, undefined]);
+    await post(
+      '--date',
+      '2025-01-20',
+      '--debit',
+      'ar-eur=EUR 100.00 @ 1.15@customer:C002',
+      '--credit',
+      'sales=115',
+    );
+    const moved = await run('check');
+    expect(moved.exitCode).toBe(0);
+    expect(moved.stdout).toContain(
+      'note: 2025-01-31: ar-eur customer:C002 is -300 atoms from its value',
+    );
+    expect((await run('fx', 'revalue', '--as-of', '2025-01-31')).exitCode).toBe(0);
+    expect((await run('check')).stdout).not.toContain('note:');
+  });
 });

@@ -48,7 +48,7 @@ export interface KeyOps {
 
 export interface MaintenanceOps {
   /** Every invariant the ledger relies on, checked; an empty list means the ledger is sound. */
-  check(): Promise<{ problems: Problem[]; checked: Record<string, number> }>;
+  check(): Promise<{ problems: Problem[]; checked: Record<string, number>; notes?: string[] }>;
   /**
    * SQLite's quick check of the file's pages (seconds on a large ledger, so for a server's start):
    * a damaged file is marked, and writers refuse it from then on.

@@ -62,6 +62,20 @@ export abstract class StoreLedger implements Pick<
     this.fx = new FxFromStore(store, this.journal);
     this.reconcile = new ReconcileFromStore(store, sums, this.journal);
     // Check proves every reconciliation too (see ReconReports.problems).
-    this.maintenance = checkingReconciliations(maintenance, this.reconcile);
+    const checked = checkingReconciliations(maintenance, this.reconcile);
+    const fx = this.fx;
+    // Check says, too, which revalued balances moved since (notes, not problems).
+    this.maintenance = {
+      ...checked,
+      check: async () => {
+        const result = await checked.check();
+        const { notes, count } = await fx.revaluationNotes();
+        return {
+          ...result,
+          checked: { ...result.checked, revaluations: count },
+          ...(notes.length ? { notes } : {}),
+        };
+      },
+    };
   }
 }

@@ -59,6 +59,33 @@ export class FxFromStore implements FxOps {
     return { object: 'list' as const, data };
   }
 
+  /**
+   * What `books check` says of revaluations (docs/currency.md, "Checks"): at each date a
+   * revaluation posted on, every balance it valued is worth its carrying value; one that is not was
+   * moved since (a back-dated entry, a replaced rate: named, not an error, for the next run to post).
+   */
+  async revaluationNotes(): Promise<{ notes: string[]; count: number }> {
+    return this.store.read(async (tx) => {
+      const notes: string[] = [];
+      const dates = await tx.fx.revaluationDates();
+      for (const d of dates) {
+        const e = await this.exposureIn(tx, d);
+        for (const r of e.rows)
+          if (r.unrealized_atoms !== null && r.unrealized_atoms !== 0) {
+            const who = r.counterparty_external_id
+              ? ` ${r.counterparty_type}:${r.counterparty_external_id}`
+              : '';
+            notes.push(
+              `${d}: ${r.gl_account_id}${who} is ${String(r.unrealized_atoms)} atoms from its value at ` +
+                "the date's rate: an entry or a rate changed since it was revalued; " +
+                `books fx revalue --as-of ${d} posts it`,
+            );
+          }
+      }
+      return { notes, count: dates.length };
+    });
+  }
+
   async exposure(a: { as_of?: unknown }): Promise<FxExposure> {
     const asOf = dateParameter('as_of', a.as_of);
     return this.store.read((tx) => this.exposureIn(tx, asOf));

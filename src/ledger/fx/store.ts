@@ -7,6 +7,8 @@ export interface FxReads {
   rates(filter: { currency?: string; start?: string; end?: string }): Promise<ExchangeRate[]>;
   /** The rate for a date: the latest on or before it. */
   rateOn(currency: string, date: string): Promise<string | undefined>;
+  /** The dates revaluations were posted on (entries of source fx_revaluation). */
+  revaluationDates(): Promise<string[]>;
   /** The foreign lines summed through each date by account, counterparty and currency. */
   balances(dates: string[]): Promise<Map<string, FxBalanceRow[]>>;
 }

@@ -50,6 +50,16 @@ export class FxTables implements FxWrites {
     );
   }
 
+  async revaluationDates(): Promise<string[]> {
+    const rows = await this.sql.all<{ entry_date: string }>(
+      `SELECT DISTINCT e.entry_date FROM journal_entries e
+       WHERE ${this.scope.of('e')}e.source = 'fx_revaluation' AND e.original_seq IS NULL
+       ORDER BY e.entry_date`,
+      [],
+    );
+    return rows.map((r) => r.entry_date);
+  }
+
   async setAccounts(realized: string | null, unrealized: string | null): Promise<void> {
     const { table, where } = this.scope.settingsRow;
     await this.sql.run(`UPDATE ${table} SET fx_realized = ?, fx_unrealized = ? WHERE ${where}`, [
