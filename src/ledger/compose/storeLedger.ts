@@ -69,6 +69,8 @@ export abstract class StoreLedger implements Pick<
       ...checked,
       check: async () => {
         const result = await checked.check();
+        // Read only in a sound ledger: a damaged one is not read further than check's own reading.
+        if (result.problems.length) return result;
         const { notes, count } = await fx.revaluationNotes();
         return {
           ...result,
