@@ -1,4 +1,5 @@
 import type { Context } from '../cli/context.js';
+import { convert, parseRate } from '../domain/fx.js';
 import type { Choice, Prompter } from '../cli/prompter.js';
 import {
   requiredCounterpartyType,
@@ -9,7 +10,7 @@ import {
 import { localDate } from '../domain/dates.js';
 import { errors, isBooksError, type Problem } from '../domain/errors.js';
 import { describeAccount, readAmount, readDate } from '../domain/input.js';
-import { formatAmount } from '../domain/money.js';
+import { exponentOf, formatAmount } from '../domain/money.js';
 import { contextFromChart, validateEntry } from '../domain/validation.js';
 import type { Ledger } from '../ledger/port.js';
 import { entryText } from '../render/entry.js';
@@ -22,6 +23,7 @@ type Line = {
   memo?: string;
   counterparty_type?: string;
   counterparty_external_id?: string;
+  fx?: { currency: string; amount_atoms: number; rate?: string };
 };
 
 interface Draft {
@@ -140,21 +142,30 @@ async function askLine(p: Prompter, known: Known, draft: Draft): Promise<Line> {
   ];
   const side = await p.select(`${account.name}: debit or credit?`, sides, { default: suggested });
   const gap = d > c ? d - c : c - d;
-  const read = (v: string) => readAmount(v, known.exponent, known.entity.currency);
-  const validate = (v: string) => {
-    const r = read(v);
-    return r.ok ? true : r.message;
-  };
-  const text = await p.input('Amount', {
-    ...(gap > 0n ? { default: known.money(gap) } : {}),
-    validate,
-  });
-  const amount = read(text);
-  const line: Line = {
-    gl_account_id: account.external_id,
-    line_type: side,
-    amount_atoms: amount.ok ? amount.value : 0,
-  };
+  const foreign =
+    account.currency !== null && account.currency !== known.entity.currency
+      ? account.currency
+      : null;
+  const line: Line = foreign
+    ? {
+        gl_account_id: account.external_id,
+        line_type: side,
+        ...(await askForeign(p, known, foreign)),
+      }
+    : { gl_account_id: account.external_id, line_type: side, amount_atoms: 0 };
+  if (!foreign) {
+    const read = (v: string) => readAmount(v, known.exponent, known.entity.currency);
+    const validate = (v: string) => {
+      const r = read(v);
+      return r.ok ? true : r.message;
+    };
+    const text = await p.input('Amount', {
+      ...(gap > 0n ? { default: known.money(gap) } : {}),
+      validate,
+    });
+    const amount = read(text);
+    line.amount_atoms = amount.ok ? amount.value : 0;
+  }
   const needed = requiredCounterpartyType(account.account_type);
   if (needed) {
     line.counterparty_type = needed;
@@ -163,6 +174,62 @@ async function askLine(p: Prompter, known: Known, draft: Draft): Promise<Line> {
   const memo = await p.input('Line memo (optional)');
   if (memo) line.memo = memo;
   return line;
+}
+
+/**
+ * A line of an account kept in another currency, typed at the prompt: its amount in that currency
+ * with the rate (`1000.00 @ 1.105`) or the functional amount the bank converted (`1000.00 @@
+ * 1105.00`), so that the entry's totals are known as it is built (docs/currency.md).
+ */
+async function askForeign(
+  p: Prompter,
+  known: Known,
+  currency: string,
+): Promise<Pick<Line, 'amount_atoms' | 'fx'>> {
+  const functional = known.entity.currency;
+  const read = (
+    v: string,
+  ): { ok: true; value: Pick<Line, 'amount_atoms' | 'fx'> } | { ok: false; message: string } => {
+    const m = /^\s*(?:[A-Za-z]{3}\s+)?([^@]+?)\s*(@@?)\s*(\S+)\s*$/.exec(v);
+    if (!m)
+      return {
+        ok: false,
+        message: `write the ${currency} amount and its rate: 1000.00 @ 1.105, or @@ the ${functional} amount`,
+      };
+    const amount = readAmount(m[1]!, exponentOf(currency), currency);
+    if (!amount.ok) return { ok: false, message: amount.message };
+    if (m[2] === '@@') {
+      const f = readAmount(m[3]!, known.exponent, functional);
+      if (!f.ok) return { ok: false, message: f.message };
+      return {
+        ok: true,
+        value: { amount_atoms: f.value, fx: { currency, amount_atoms: amount.value } },
+      };
+    }
+    const rate = parseRate(m[3]);
+    if (!rate.ok) return { ok: false, message: rate.message };
+    const converted = convert(amount.value, rate.rate, currency, functional);
+    if (converted < 1n)
+      return { ok: false, message: `${m[1]} ${currency} at ${m[3]} is no ${functional} atom` };
+    return {
+      ok: true,
+      value: {
+        amount_atoms: Number(converted),
+        fx: { currency, amount_atoms: amount.value, rate: m[3]! },
+      },
+    };
+  };
+  const text = await p.input(
+    `Amount in ${currency} (1000.00 @ RATE, or 1000.00 @@ ${functional} AMOUNT)`,
+    {
+      validate: (v) => {
+        const r = read(v);
+        return r.ok ? true : r.message;
+      },
+    },
+  );
+  const r = read(text);
+  return r.ok ? r.value : { amount_atoms: 0 };
 }
 
 /** The accounts that match a search, in chart order; those that cannot be posted to are shown with the reason. */

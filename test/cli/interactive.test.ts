@@ -59,8 +59,12 @@ function scripted(answers: (string | boolean)[], t: Transcript): Prompter {
   };
 }
 
-async function interactive(answers: (string | boolean)[], flags: string[] = []) {
-  const { ledger, dir } = copyTemplate('standard');
+async function interactive(
+  answers: (string | boolean)[],
+  flags: string[] = [],
+  template: 'standard' | 'fx' = 'standard',
+) {
+  const { ledger, dir } = copyTemplate(template);
   const t: Transcript = { asked: [], refused: [], defaults: [] };
   const before = snapshot(ledger);
   const r = await cli(['je', 'post', ...flags, '--ledger', ledger], {
@@ -94,6 +98,28 @@ describe('interactive je post (on a terminal)', () => {
     expect(r.stderr).toContain('debits 1,500.00   credits 1,500.00   balanced');
     expect(r.stdout).toMatch(/Posted JE-1 .* 2025-03-10/);
     expect(r.asked).toContain('Post this entry?');
+  });
+
+  it('takes a line of an account kept in euros as its euro amount and rate, or what the bank converted', async () => {
+    const answers = [
+      '',
+      'Euro deposit',
+      'Euro Bank Account',
+      'Debit',
+      '1000.00',
+      '1000.00 @ 1.105',
+      '',
+    ];
+    answers.push('Add a line', 'Operating Checking', 'Credit', '', '', 'Review and post', true);
+    const r = await interactive(answers, [], 'fx');
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.refused[0]).toContain('write the EUR amount and its rate');
+    expect(r.stderr).toContain('debits 1,105.00   credits 1,105.00   balanced');
+    const e = await cli(['je', 'show', 'JE-1', '--format', 'json', '--ledger', r.ledger]);
+    expect(JSON.parse(e.stdout).lines[0]).toMatchObject({
+      amount_atoms: 110500,
+      fx: { currency: 'EUR', amount_atoms: 100000, rate: '1.105' },
+    });
   });
 
   it('posts an accrual built at the terminal with its reversal when asked to (--auto-reverse)', async () => {
