@@ -205,6 +205,15 @@ export function withFx<T extends FxColumns>(
 /** The snapshot columns (and the system mark) as a query reads them from the lines aliased `l`. */
 export const FX_COLUMNS = 'l.fx_currency, l.fx_amount_atoms, l.fx_rate, l.system';
 
+/** A stored amount as a safe integer, exactly; null for one that is not (damage). */
+function exactAtoms(v: unknown): number | null {
+  try {
+    return storedAtoms(v);
+  } catch {
+    return null;
+  }
+}
+
 /** A stored line as check reads it: its account's currency and its snapshot. */
 export interface StoredFxLine {
   je_number: string;
@@ -231,10 +240,12 @@ export function fxLineProblem(l: StoredFxLine, functional: string): string | nul
   if (!foreign) return `${at} is on an account kept in ${functional} but has an fx snapshot`;
   if (l.fx_currency !== foreign)
     return `${at} has a snapshot in ${l.fx_currency}, not its account's ${foreign}`;
-  const amount = Number(l.fx_amount_atoms);
-  const functionalAtoms = Number(l.amount_atoms);
-  if (!Number.isSafeInteger(amount) || amount < 0)
-    return `${at} has a foreign amount that is not whole atoms`;
+  // Read exactly (a store may give a bigint or a numeric string): never rounded through a float.
+  const amount = exactAtoms(l.fx_amount_atoms);
+  const functionalAtoms = exactAtoms(l.amount_atoms);
+  if (amount === null || amount < 0) return `${at} has a foreign amount that is not whole atoms`;
+  // A functional amount that is not whole atoms is the balance check's to name.
+  if (functionalAtoms === null) return null;
   if (amount === 0)
     return l.fx_rate === '0' ? null : `${at} has no foreign amount but a rate of ${l.fx_rate}`;
   const rate = parseRate(l.fx_rate);

@@ -1,4 +1,5 @@
 import { BooksError, type Problem } from '../../domain/errors.js';
+import { toJsonInteger } from '../../domain/money.js';
 import { convert, rateOf } from '../../domain/fx.js';
 import { reconcileRefused } from '../../domain/reconcile.js';
 import type { CreateRule, ReconcileOps } from './port.js';
@@ -200,8 +201,9 @@ export function entryBody(
   const debitNet = acct.sign * line.amount_atoms;
   const [own, other] = debitNet > 0 ? ['debit', 'credit'] : ['credit', 'debit'];
   const amount = Math.abs(line.amount_atoms);
+  // Exact: past 2^53 − 1 atoms it stays a bigint, which the entry's rules then refuse by name.
   const functional = rate
-    ? Number(convert(amount, rateOf(rate.text), acct.currency, rate.functional))
+    ? toJsonInteger(convert(amount, rateOf(rate.text), acct.currency, rate.functional))
     : amount;
   const fx = rate ? { fx: { currency: acct.currency, amount_atoms: amount, rate: rate.text } } : {};
   return {
