@@ -273,7 +273,7 @@ export function realizedRule(c: EntryCheck): void {
   const line_type = diff > 0n ? 'credit' : 'debit';
   if (line_type === 'credit') c.credits += amount;
   else c.debits += amount;
-  c.sided.push([line_type, amount]);
+  c.signed.push(line_type === 'debit' ? amount : -amount);
   const system = 'fx_realized' as const;
   c.lines.push({
     account,

@@ -41,8 +41,8 @@ export interface EntryCheck {
   /** Sums while they stay exact (below 2^53); the balance rule sums again as bigint past that. */
   debits: number;
   credits: number;
-  /** Each line's side and amount (given or converted), for the exact sums past 2^53. */
-  sided: ['debit' | 'credit', number][];
+  /** Each line's amount (given or converted), negative for a credit: for the exact sums past 2^53. */
+  signed: number[];
   /** The open foreign items of the receivables and payables the entry's lines settle, by account and counterparty. */
   openItems: Map<string, OpenItems>;
   /** Its lines valued at carrying rates (settlements): their gain or loss is realizedRule's. */
@@ -280,7 +280,7 @@ function addAmount(c: EntryCheck, l: LineCheck, v: number): void {
   if (l.lineType === 'debit') c.debits += v;
   else if (l.lineType === 'credit') c.credits += v;
   else return void (c.amountsValid = false);
-  c.sided.push([l.lineType, v]);
+  c.signed.push(l.lineType === 'debit' ? v : -v);
 }
 
 function amountMessage(v: unknown): string {
@@ -344,9 +344,9 @@ export const balanceRule: EntryRule = (c) => {
   const money = (n: bigint | number) => formatAmount(n, c.exponent);
   if (c.debits > MAX_ATOMS || c.credits > MAX_ATOMS) {
     let [d, cr] = [0n, 0n];
-    for (const [side, v] of c.sided)
-      if (side === 'debit') d += BigInt(v);
-      else cr += BigInt(v);
+    for (const v of c.signed)
+      if (v > 0) d += BigInt(v);
+      else cr -= BigInt(v);
     if (d !== cr)
       add(
         c,

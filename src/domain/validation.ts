@@ -35,7 +35,7 @@ export function validateEntry(
     lines: [],
     debits: 0,
     credits: 0,
-    sided: [],
+    signed: [],
     openItems: new Map(),
     settlements: [],
     amountsValid: true,
