@@ -72,6 +72,10 @@ export function entryInvalid(problems: Problem[]): BooksError {
   return new BooksError('CAPI33', message, problems);
 }
 
+/** A refusal of a request's data or parameters, its message every problem's. */
+export const refusal = (code: 'invalid_input' | 'invalid_parameters', problems: Problem[]) =>
+  new BooksError(code, problems.map((p) => p.message).join('; '), problems);
+
 /** Where an idempotency key came from, as messages name it. */
 export const IDEMPOTENCY_KEY_PATH = 'idempotency_key';
 

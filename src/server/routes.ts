@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { BooksError, entryInvalid, errors, type Problem } from '../domain/errors.js';
+import { BooksError, entryInvalid, errors, type Problem, refusal } from '../domain/errors.js';
 import { ENTRY_SOURCES, FINGERPRINT_HEADER, SOURCE_HEADER } from '../domain/entry.js';
 import { idempotencyKeyProblem } from '../domain/idempotency.js';
 import type { Permission } from '../domain/keys.js';
@@ -110,13 +110,7 @@ export function reportQuery(url: URL): ReportQuery {
   const checked = checkReportQuery(
     queryOf(url, ['start_date', 'end_date', 'period_type', 'compare']),
   );
-  if ('problems' in checked) {
-    throw new BooksError(
-      'invalid_parameters',
-      checked.problems.map((p) => p.message).join('; '),
-      checked.problems,
-    );
-  }
+  if ('problems' in checked) throw refusal('invalid_parameters', checked.problems);
   return checked.query;
 }
 
@@ -149,8 +143,7 @@ function generalLedgerQuery(url: URL): {
   return { query: checked.query, limit, cursor: raw.cursor };
 }
 
-const invalid = (problems: Problem[]) =>
-  new BooksError('invalid_parameters', problems.map((p) => p.message).join('; '), problems);
+const invalid = (problems: Problem[]) => refusal('invalid_parameters', problems);
 
 /** The entry id or number of a reversal path; a malformed percent-encoding names no entry. */
 function entryId(segment: string): string {

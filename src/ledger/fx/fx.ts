@@ -1,6 +1,6 @@
 import { fxAccountsOf } from '../../domain/accounts.js';
 import { dayAfter, isIsoDate, LAST_DATE } from '../../domain/dates.js';
-import { BooksError, entryInvalid } from '../../domain/errors.js';
+import { BooksError, entryInvalid, refusal } from '../../domain/errors.js';
 import { fxExposure, revaluationBody, type FxExposure } from '../../domain/fxExposure.js';
 import { currencyExponent } from '../../domain/money.js';
 import { checkRateRows, sameRate, type RateRow, type RatesImported } from '../../domain/rates.js';
@@ -13,9 +13,6 @@ import type { FxReadTx, FxWriteTx } from './store.js';
 
 /** A store as foreign currencies use it. */
 export type FxStore = JournalStore<ReadTx & FxReadTx, WriteTx & FxWriteTx>;
-
-const refused = (code: 'invalid_input' | 'invalid_parameters', problems: BooksError['errors']) =>
-  new BooksError(code, problems.map((p) => p.message).join('; '), problems);
 
 /** Foreign currencies on every store: the rate table, exposure, revaluation. */
 export class FxFromStore implements FxOps {
@@ -31,7 +28,7 @@ export class FxFromStore implements FxOps {
     const dates = text.split(',').map((d) => d.trim());
     for (const d of dates) dateParameter('as_of', d);
     if (new Set(dates).size > 400)
-      throw refused('invalid_parameters', [
+      throw refusal('invalid_parameters', [
         { path: 'as_of', reason: 'too_many_dates', message: 'as_of names at most 400 dates' },
       ]);
     const byDate = await this.store.read((tx) => tx.fx.balances(dates));
@@ -103,12 +100,12 @@ export class FxFromStore implements FxOps {
   async revalue(a: { as_of?: unknown; dry_run?: unknown }): Promise<Revaluation> {
     const asOf = dateParameter('as_of', a.as_of);
     if (a.dry_run !== undefined && typeof a.dry_run !== 'boolean')
-      throw refused('invalid_parameters', [
+      throw refusal('invalid_parameters', [
         { path: 'dry_run', reason: 'invalid_parameter', message: 'dry_run is true or false' },
       ]);
     const dryRun = a.dry_run === true;
     if (asOf === LAST_DATE)
-      throw refused('invalid_parameters', [
+      throw refusal('invalid_parameters', [
         { path: 'as_of', reason: 'invalid_date', message: `${asOf} has no next day to reverse on` },
       ]);
     const go = async (tx: (ReadTx | WriteTx) & FxReadTx): Promise<Revaluation> => {
@@ -164,7 +161,7 @@ export class FxFromStore implements FxOps {
   async setAccounts(a: { fx_realized?: unknown; fx_unrealized?: unknown }) {
     const unknown = Object.keys(a).filter((k) => k !== 'fx_realized' && k !== 'fx_unrealized');
     if (unknown.length)
-      throw refused(
+      throw refusal(
         'invalid_parameters',
         unknown.map((k) => ({ path: k, reason: 'unknown_field', message: `unknown field '${k}'` })),
       );
@@ -215,7 +212,7 @@ export class FxFromStore implements FxOps {
       };
       const realized = pick('fx_realized', entity.fx_realized);
       const unrealized = pick('fx_unrealized', entity.fx_unrealized);
-      if (problems.length) throw refused('invalid_parameters', problems);
+      if (problems.length) throw refusal('invalid_parameters', problems);
       await tx.fx.setAccounts(realized, unrealized);
       return {
         fx_realized: realized ?? current.realized,
@@ -226,7 +223,7 @@ export class FxFromStore implements FxOps {
 
   async importRates(a: { rows: unknown; replace?: unknown }): Promise<RatesImported> {
     if (!Array.isArray(a.rows) || !a.rows.every(isObj))
-      throw refused('invalid_input', [
+      throw refusal('invalid_input', [
         {
           path: 'rows',
           reason: 'invalid_body',
@@ -234,13 +231,13 @@ export class FxFromStore implements FxOps {
         },
       ]);
     if (a.replace !== undefined && typeof a.replace !== 'boolean')
-      throw refused('invalid_input', [
+      throw refusal('invalid_input', [
         { path: 'replace', reason: 'invalid_type', message: 'replace must be true or false' },
       ]);
     return this.store.write(async (tx) => {
       const facts = await tx.facts({ bodies: [], fingerprint: null });
       const { rates, problems } = checkRateRows(a.rows as RateRow[], facts.entity.currency);
-      if (problems.length) throw refused('invalid_input', problems);
+      if (problems.length) throw refusal('invalid_input', problems);
       const kept = new Map<string, string>();
       for (const currency of new Set(rates.map((r) => r.currency)))
         for (const r of await tx.fx.rates({ currency }))
@@ -268,7 +265,7 @@ export class FxFromStore implements FxOps {
               '(replace it with --replace)',
           });
       }
-      if (conflicts.length) throw refused('invalid_input', conflicts);
+      if (conflicts.length) throw refusal('invalid_input', conflicts);
       const strip = ({ date, currency, rate }: (typeof rates)[number]) => ({
         date,
         currency,
@@ -297,7 +294,7 @@ export class FxFromStore implements FxOps {
           reason: 'invalid_date',
           message: `${k} '${String(a[k])}' is not a date: write YYYY-MM-DD`,
         });
-    if (problems.length) throw refused('invalid_parameters', problems);
+    if (problems.length) throw refusal('invalid_parameters', problems);
     const filter = a as { currency?: string; start?: string; end?: string };
     const data = await this.store.read((tx) => tx.fx.rates(filter));
     return { object: 'list' as const, data };
@@ -307,7 +304,7 @@ export class FxFromStore implements FxOps {
 /** A date parameter, refused by name when it is not one. */
 function dateParameter(name: string, v: unknown): string {
   if (isIsoDate(v)) return v;
-  throw refused('invalid_parameters', [
+  throw refusal('invalid_parameters', [
     {
       path: name,
       reason: 'invalid_date',

@@ -5,7 +5,7 @@ import {
   type ValidEntry,
 } from '../../domain/entry.js';
 import type { Counterparty, GlAccount } from '../../domain/accounts.js';
-import { BooksError, entryInvalid, errors, type Problem } from '../../domain/errors.js';
+import { entryInvalid, errors, type Problem, refusal } from '../../domain/errors.js';
 import { accountIndex, counterpartyProblem, unknownAccounts } from '../../domain/input.js';
 import { idempotencyKeyProblem, requestHash } from '../../domain/idempotency.js';
 import { JeNumbering } from '../../domain/jeNumber.js';
@@ -220,12 +220,7 @@ export class JournalFromStore implements JournalOps {
       const problem = counterpartyProblem(filter.counterparty, await this.chart.counterparties());
       if (problem) problems.push(problem);
     }
-    if (problems.length)
-      throw new BooksError(
-        'invalid_parameters',
-        problems.map((p) => p.message).join('; '),
-        problems,
-      );
+    if (problems.length) throw refusal('invalid_parameters', problems);
     yield* this.store.list({ ...filter, ...(accounts ? { accounts } : {}) });
   }
 

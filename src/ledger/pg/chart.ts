@@ -118,8 +118,8 @@ export function journalHolds(column: 'fingerprint' | 'je_number', param: string)
 
 /** The parameters lookupColumns reads. */
 export function lookupParams(wants: Wants, fx = wantsFx(wants)): unknown[] {
-  const base = [[...wants.accounts], ...splitParties(wants.counterparties), [...wants.jeNumbers]];
-  return fx ? [...base, ...splitParties(wants.rates), ...splitKeys(wants.settlements, 4)] : base;
+  const base = [[...wants.accounts], ...splitKeys(wants.counterparties, 2), [...wants.jeNumbers]];
+  return fx ? [...base, ...splitKeys(wants.rates, 2), ...splitKeys(wants.settlements, 4)] : base;
 }
 
 /** The look-ups of a LookupRow. */
@@ -160,19 +160,10 @@ export function lookupsOf(row: LookupRow): Facts {
   };
 }
 
-/** `type\u0000external_id` (or `currency\u0000date`) names as two lists (PostgreSQL's text holds no NUL). */
-function splitParties(names: Set<string>): [string[], string[]] {
-  const types: string[] = [];
-  const ids: string[] = [];
-  for (const n of names) {
-    const cut = n.indexOf('\u0000');
-    types.push(n.slice(0, cut));
-    ids.push(n.slice(cut + 1));
-  }
-  return [types, ids];
-}
-
-/** Keys of `n` parts joined by NUL as `n` lists. */
+/**
+ * Keys of `n` parts joined by NUL (`type\u0000external_id`, `currency\u0000date`, …) as `n` lists:
+ * PostgreSQL's text holds no NUL.
+ */
 function splitKeys(keys: Set<string>, n: number): string[][] {
   const out = Array.from({ length: n }, () => [] as string[]);
   for (const k of keys) k.split('\u0000').forEach((part, i) => out[i]!.push(part));

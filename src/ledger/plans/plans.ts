@@ -1,6 +1,6 @@
 import { budgetProblems, type BudgetRow } from '../../domain/budget.js';
 import { FIRST_DATE, isIsoDate } from '../../domain/dates.js';
-import { BooksError, entryInvalid, errors, isBooksError } from '../../domain/errors.js';
+import { BooksError, entryInvalid, errors, isBooksError, refusal } from '../../domain/errors.js';
 import { dateBar } from '../../domain/entityRules.js';
 import type { JournalEntry } from '../../domain/entry.js';
 import { isObj } from '../../domain/rules.js';
@@ -22,9 +22,6 @@ import type { ImportCounts } from '../books/port.js';
 import type { Sums } from '../reports/reports.js';
 import type { PlanReadTx, PlanStore, PlanWriteTx } from './store.js';
 
-const refused = (code: 'invalid_input' | 'invalid_parameters', problems: BooksError['errors']) =>
-  new BooksError(code, problems.map((p) => p.message).join('; '), problems);
-
 /** What an account reference names, read as an entry's lines name it (external id, else number). */
 async function accountKeys(tx: PlanReadTx, refs: string[]) {
   const body = { lines: refs.map((r) => ({ gl_account_id: r })) };
@@ -41,7 +38,7 @@ export class BudgetsFromStore implements BudgetOps {
 
   async import(a: { rows: unknown }): Promise<ImportCounts> {
     if (!Array.isArray(a.rows) || !a.rows.every(isObj))
-      throw refused('invalid_input', [
+      throw refusal('invalid_input', [
         { path: 'rows', reason: 'invalid_body', message: 'rows is a list of budget cells' },
       ]);
     const rows = (a.rows as Record<string, unknown>[]).map((r, i) => ({
@@ -56,7 +53,7 @@ export class BudgetsFromStore implements BudgetOps {
       );
       const account = await accountKeys(tx, refs.filter(Boolean));
       const problems = budgetProblems(rows, account);
-      if (problems.length) throw refused('invalid_input', problems);
+      if (problems.length) throw refusal('invalid_input', problems);
       const had = new Map(
         (await tx.plans.budgetRows()).map((r) => [
           `${r.account_key}\u0000${r.period}`,
@@ -122,7 +119,7 @@ export class RecurringFromStore implements RecurringOps {
       // What is wrong inside the entry is the entry's (data, as a posted entry's would be).
       const ofEntry = checked.problems.every((p) => p.path.startsWith('entry'));
       if (ofEntry) throw entryInvalid(checked.problems);
-      throw refused('invalid_parameters', checked.problems);
+      throw refusal('invalid_parameters', checked.problems);
     }
     const t = checked.template;
     return this.store.write(async (tx) => {
@@ -130,7 +127,7 @@ export class RecurringFromStore implements RecurringOps {
       // The same template asked for again (a retry after a lost answer) is the one there.
       if (had && sameTemplate(had, t)) return had;
       if (had)
-        throw refused('invalid_input', [
+        throw refusal('invalid_input', [
           {
             path: 'name',
             reason: 'already_exists',
@@ -170,7 +167,7 @@ export class RecurringFromStore implements RecurringOps {
 
   async run(a: { through?: unknown; dry_run?: unknown }): Promise<RecurringRun> {
     if (!isIsoDate(a.through))
-      throw refused('invalid_parameters', [
+      throw refusal('invalid_parameters', [
         {
           path: 'through',
           reason: 'invalid_date',
@@ -178,7 +175,7 @@ export class RecurringFromStore implements RecurringOps {
         },
       ]);
     if (a.dry_run !== undefined && typeof a.dry_run !== 'boolean')
-      throw refused('invalid_parameters', [
+      throw refusal('invalid_parameters', [
         { path: 'dry_run', reason: 'invalid_parameter', message: 'dry_run is true or false' },
       ]);
     const through = a.through;
@@ -202,7 +199,7 @@ export class RecurringFromStore implements RecurringOps {
             continue;
           }
           if (due.push({ t, date, fingerprint }) > MAX_RUN_OCCURRENCES)
-            throw refused('invalid_parameters', [tooManyOccurrences(through, t)]);
+            throw refusal('invalid_parameters', [tooManyOccurrences(through, t)]);
         }
       for (const { t, date, fingerprint } of due) {
         // Before the books start or in a closed period: said, and left for the bookkeeper.

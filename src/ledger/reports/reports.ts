@@ -2,7 +2,7 @@ import { ACCOUNT_TYPES, type Counterparty, type Entity } from '../../domain/acco
 import { counterpartyProblem, unknownAccounts } from '../../domain/input.js';
 import { buildBalanceSheet, cutDates, type BalanceSheet } from '../../domain/balanceSheet.js';
 import { dayBefore, FIRST_DATE } from '../../domain/dates.js';
-import { BooksError, errors, type Problem } from '../../domain/errors.js';
+import { errors, type Problem, refusal } from '../../domain/errors.js';
 import {
   generalLedgerEvents,
   glAccountsOf,
@@ -104,7 +104,7 @@ export interface Sums {
 
 /** Raises the refusal of a query's problems as the API's invalid_parameters. */
 function refuse(problems: Problem[]): never {
-  throw new BooksError('invalid_parameters', problems.map((p) => p.message).join('; '), problems);
+  throw refusal('invalid_parameters', problems);
 }
 
 /** Raises the refusal of a report query: invalid_parameters, or CAPI69 for a window over 5 years. */
