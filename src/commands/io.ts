@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { ArgSpec, FlagSpec } from '../cli/command.js';
 import type { Context } from '../cli/context.js';
-import { BooksError, errors } from '../domain/errors.js';
+import { BooksError, errors, type Problem } from '../domain/errors.js';
 
 /** The file an import reads, and how its fields are separated: the same for every importing command. */
 export const CSV_FILE_ARG: ArgSpec = {
@@ -75,4 +75,19 @@ export async function readBytes(ctx: Context, path: string, limit: number): Prom
     chunks.push(chunk);
   }
   return Buffer.concat(chunks);
+}
+
+/**
+ * A problem of a request's rows (`rows[2].period`) as the file's they came from: its spreadsheet row
+ * and column (a field the file names otherwise renamed).
+ */
+export function ofFile(
+  p: Problem,
+  rows: { row?: number }[],
+  rename: Record<string, string> = {},
+): Problem {
+  const m = /^rows\[(\d+)\]\.(\w+)$/.exec(p.path);
+  if (!m) return p;
+  const row = rows[Number(m[1])]?.row ?? p.row;
+  return { ...p, ...(row !== undefined ? { row } : {}), path: rename[m[2]!] ?? m[2]! };
 }

@@ -10,7 +10,7 @@ import type { RecurringRun } from '../ledger/port.js';
 import { csvLine } from '../render/csv.js';
 import { grid } from '../render/table.js';
 import { readRecords } from './chartFiles.js';
-import { CSV_FILE_ARG, DELIMITER_FLAG } from './io.js';
+import { CSV_FILE_ARG, DELIMITER_FLAG, ofFile } from './io.js';
 import { bodyFromFile, LINE_FLAGS, linesFromFlags } from './jePost.js';
 
 export const budgetsImport = command({
@@ -61,7 +61,7 @@ cells it names and leaves the others. A quarter or year without its own row is t
       if (e instanceof Error && 'code' in e && e.code === 'invalid_input' && 'errors' in e)
         throw chartRefused(
           name,
-          (e.errors as Problem[]).map((p) => ofFile(p, rows)),
+          (e.errors as Problem[]).map((p) => ofFile(p, rows, { amount_atoms: 'amount' })),
         );
       throw e;
     }
@@ -72,14 +72,6 @@ cells it names and leaves the others. A quarter or year without its own row is t
       );
   },
 });
-
-/** A problem of the request's rows (`rows[2].period`) as the file's: its spreadsheet row and column. */
-function ofFile(p: Problem, rows: { row: number }[]): Problem {
-  const m = /^rows\[(\d+)\]\.(\w+)$/.exec(p.path);
-  if (!m) return p;
-  const field = m[2] === 'amount_atoms' ? 'amount' : m[2]!;
-  return { ...p, row: rows[Number(m[1])]?.row ?? p.row, path: field };
-}
 
 export const budgetsList = command({
   formats: ['table', 'csv', 'json'],

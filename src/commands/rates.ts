@@ -8,7 +8,7 @@ import { readCsv, delimiterOf } from '../import/csv.js';
 import { csvLine } from '../render/csv.js';
 import { grid } from '../render/table.js';
 import { readRecords } from './chartFiles.js';
-import { CSV_FILE_ARG, DELIMITER_FLAG, openInput } from './io.js';
+import { CSV_FILE_ARG, DELIMITER_FLAG, ofFile, openInput } from './io.js';
 
 const RATE_COLUMNS = ['date', 'currency', 'rate'] as const;
 const CURRENCY_FLAG = {
@@ -34,12 +34,8 @@ async function sendRates(
     if (isBooksError(e) && e.code === 'invalid_input' && e.errors.length)
       throw chartRefused(
         name,
-        e.errors.map((p) => {
-          const m = /^rows\[(\d+)\]\.(\w+)$/.exec(p.path);
-          const row = m ? rows[Number(m[1])]?.row : undefined;
-          const message = p.message.replace(/^row \d+: /, '');
-          return { ...p, message, ...(row !== undefined ? { row } : {}), path: m ? m[2]! : p.path };
-        }),
+        // The ledger names the request's rows in its messages; the file's row is said beside them.
+        e.errors.map((p) => ({ ...ofFile(p, rows), message: p.message.replace(/^row \d+: /, '') })),
       );
     throw e;
   }

@@ -1,5 +1,5 @@
 import { fxAccountsOf } from './accounts.js';
-import { convert, impliedRate, parseRate, shownValue, type Rate } from './fx.js';
+import { convert, impliedRate, parseRate, rateOf, shownValue, type Rate } from './fx.js';
 import { currencyExponent, formatAmount, MAX_ATOMS } from './money.js';
 import { add, at, isObj, type EntryCheck, type LineCheck, type Obj } from './rules.js';
 import { OpenItems } from './settlement.js';
@@ -118,12 +118,11 @@ function settled(c: EntryCheck, l: LineCheck, fx: GoodFx, book: OpenItems, signe
       return refuse(c, at(l, 'fx.rate'), 'fx_rate_missing', message);
     }
     const rest = uncovered < 0n ? -uncovered : uncovered;
-    functional += convert(rest, parseRateOrThrow(text), fx.currency, c.currency);
+    functional += convert(rest, rateOf(text), fx.currency, c.currency);
     book.items.push({
       foreign: uncovered,
       functional:
-        (uncovered < 0n ? -1n : 1n) *
-        convert(rest, parseRateOrThrow(text), fx.currency, c.currency),
+        (uncovered < 0n ? -1n : 1n) * convert(rest, rateOf(text), fx.currency, c.currency),
     });
   }
   if (functional < 1n || functional > BigInt(MAX_ATOMS)) {
@@ -140,12 +139,6 @@ function settled(c: EntryCheck, l: LineCheck, fx: GoodFx, book: OpenItems, signe
   };
   c.settlements.push(l);
 }
-
-const parseRateOrThrow = (text: string) => {
-  const r = parseRate(text);
-  if (!r.ok) throw new Error(`a stored rate is damaged: ${r.message}`);
-  return r.rate;
-};
 
 /** The snapshot's fields, each checked; null when one has a problem (said). */
 function goodFx(c: EntryCheck, l: LineCheck, raw: Obj, foreign: string | null): GoodFx | null {
@@ -223,7 +216,7 @@ function fromTable(c: EntryCheck, l: LineCheck, fx: GoodFx): void {
     }
     return void (c.amountsValid = false);
   }
-  converted(c, l, fx, parseRateOrThrow(text));
+  converted(c, l, fx, rateOf(text));
 }
 
 function refuse(c: EntryCheck, path: string, reason: string, message: string): void {
