@@ -1,12 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { copyTemplate, exec } from '../support/ledgers.js';
-import { books } from '../support/helpers.js';
+import { exec } from '../support/ledgers.js';
+import { fxFile } from './fxLedger.js';
 
 /** books check proves foreign lines (docs/currency.md, "Checks"): a damaged snapshot is named. */
 describe('books check of foreign lines', () => {
   it('names a line whose snapshot is missing, in another currency, or at a rate that is not its amount', async () => {
-    const { dir, ledger } = copyTemplate('fx');
-    const run = (...args: string[]) => books([...args, '--ledger', ledger], { cwd: dir });
+    const { ledger, run } = fxFile();
     for (const flags of [
       ['--debit', 'eur-bank=EUR 1000.00 @ 1.10', '--credit', 'capital=1100'],
       ['--debit', 'checking=1120', '--credit', 'eur-bank=EUR 1000.00 @@ 1120.00'],
@@ -35,10 +34,8 @@ describe('books check of foreign lines', () => {
   });
 
   it('names a revalued balance that an entry moved since, as a note, until the date is revalued again', async () => {
-    const { dir, ledger } = copyTemplate('fx');
-    const run = (...args: string[]) => books([...args, '--ledger', ledger], { cwd: dir });
-    const post = async (...flags: string[]) =>
-      expect((await run('je', 'post', ...flags)).exitCode).toBe(0);
+    const { run, ok } = fxFile();
+    const post = (...flags: string[]) => ok('je', 'post', ...flags);
     await post(
       '--date',
       '2025-01-06',

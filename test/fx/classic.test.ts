@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { FIXTURES, fromTemplate, type FixtureLedger } from '../support/fixtures.js';
 import { tempDir, writeFile } from '../support/helpers.js';
 import { conformance } from '../stores/stores.js';
+import { okOn } from './fxLedger.js';
 
 /**
  * The classic cases of foreign currencies (docs/currency.md), functional USD, through the real books
@@ -37,11 +38,7 @@ describe.each(FIXTURES.map((f) => [f.name, f] as const))(
     });
 
     const fresh = async () => (L = await fromTemplate(fixture, 'fx'));
-    const json = async (args: string[]) => {
-      const r = await L!.books([...args, '--format', 'json']);
-      expect(r.exitCode, `${args.join(' ')}: ${r.stderr}${r.stdout}`).toBe(0);
-      return JSON.parse(r.stdout);
-    };
+    const json = async (args: string[]) => JSON.parse(await okOn(L!)(...args, '--format', 'json'));
     const post = (date: string, ...flags: string[]): Promise<Entry> =>
       json(['je', 'post', '--date', date, ...flags]);
     /** Trial balance nets by account number at a date (debit positive). */

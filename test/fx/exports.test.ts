@@ -6,6 +6,7 @@ import { FIXTURES, fromTemplate, type FixtureLedger } from '../support/fixtures.
 import { tempDir } from '../support/ledgers.js';
 import { books } from '../support/helpers.js';
 import { requireTool } from '../support/tools.js';
+import { okOn } from './fxLedger.js';
 
 /**
  * Case 6 of docs/currency.md: a journal in several currencies, exported, is read by hledger --strict
@@ -20,10 +21,8 @@ describe.each(FIXTURES.map((f) => [f.name, f] as const))(
 
     beforeAll(async () => {
       L = await fromTemplate(fixture, 'fx');
-      const post = async (date: string, ...flags: string[]) => {
-        const r = await L.books(['je', 'post', '--date', date, ...flags]);
-        expect(r.exitCode, r.stderr).toBe(0);
-      };
+      const post = (date: string, ...flags: string[]) =>
+        okOn(L)('je', 'post', '--date', date, ...flags);
       await post(
         '2025-01-03',
         '--debit',

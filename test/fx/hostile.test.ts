@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { FIXTURES, fromTemplate, type FixtureLedger } from '../support/fixtures.js';
-import { books, tempDir, writeFile } from '../support/helpers.js';
+import { tempDir, writeFile } from '../support/helpers.js';
 import { copyTemplate } from '../support/ledgers.js';
+import { fxFile, okOn } from './fxLedger.js';
 
 /** What a hostile pass found in foreign currencies, each held to what docs/currency.md says. */
 
@@ -17,11 +18,7 @@ describe.each(FIXTURES.map((f) => [f.name, f] as const))(
       await L?.close();
       L = null;
     });
-    const run = async (...args: string[]) => {
-      const r = await L!.books(args);
-      expect(r.exitCode, `${args.join(' ')}: ${r.stderr}`).toBe(0);
-      return r.stdout;
-    };
+    const run = (...args: string[]) => okOn(L!)(...args);
     const fx = async (asOf: string) =>
       JSON.parse(await run('report', 'fx', '--as-of', asOf, '--format', 'json')) as {
         rows: {
@@ -298,8 +295,7 @@ describe.each(FIXTURES.map((f) => [f.name, f] as const))(
 
 describe('foreign input refused as it should be', () => {
   const ledger = () => {
-    const { dir, ledger } = copyTemplate('fx');
-    return (...args: string[]) => books([...args, '--ledger', ledger], { cwd: dir });
+    return fxFile().run;
   };
 
   it('says a foreign amount past 2^53 and a rate that is a number by name, exit 1', async () => {

@@ -1,17 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { pgFixture } from '../support/fixtures.js';
 import { books, tempDir, writeFile } from '../support/helpers.js';
-import { copyTemplate } from '../support/ledgers.js';
+import { fxFile } from './fxLedger.js';
 
 /** The chart's monetary column: a foreign account it marks false is not revalued, on every store. */
 describe("the chart's monetary column", () => {
   it('keeps a prepaid expense in euros at its historical rate, and travels with the chart', async () => {
-    const { dir, ledger } = copyTemplate('fx');
-    const run = async (...args: string[]) => {
-      const r = await books([...args, '--ledger', ledger], { cwd: dir });
-      expect(r.exitCode, `${args.join(' ')}: ${r.stderr}`).toBe(0);
-      return r.stdout;
-    };
+    const { dir, ledger, ok: run } = fxFile();
     const chart = writeFile(
       tempDir(),
       'prepaid.csv',

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { pgFixture } from '../support/fixtures.js';
 import { books, tempDir, writeFile } from '../support/helpers.js';
 import { copyTemplate } from '../support/ledgers.js';
+import { fxFile } from './fxLedger.js';
 
 /**
  * Foreign currencies travel: a ledger file with foreign lines, settlements, a revaluation, rates and
@@ -10,12 +11,7 @@ import { copyTemplate } from '../support/ledgers.js';
  */
 describe('foreign currencies moved', () => {
   const build = async () => {
-    const { dir, ledger } = copyTemplate('fx');
-    const run = async (...args: string[]) => {
-      const r = await books([...args, '--ledger', ledger], { cwd: dir });
-      expect(r.exitCode, `${args.join(' ')}: ${r.stderr}`).toBe(0);
-      return r.stdout;
-    };
+    const { dir, ledger, ok: run } = fxFile();
     await run(
       'je',
       'post',
