@@ -1,4 +1,5 @@
 import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { REPORT_CASES } from './reportCases.js';
 import { join } from 'node:path';
 import {
   bin,
@@ -240,45 +241,7 @@ async function startUp(): Promise<void> {
 
 /** The statements as whole processes, 5 years of monthly columns; the trial balance as of the last day. */
 async function reports(name: string, ledger: string): Promise<void> {
-  const window = ['--start', '2021-01-01', '--end', '2025-12-31', '--period', 'monthly'];
-  const cases: [string, string[]][] = [
-    [
-      'report balance-sheet, 60 monthly columns, json',
-      ['report', 'balance-sheet', ...window, '--format', 'json'],
-    ],
-    [
-      'report balance-sheet, 60 monthly columns, table',
-      ['report', 'balance-sheet', ...window, '--format', 'table'],
-    ],
-    [
-      'report income-statement, 60 monthly columns, json',
-      ['report', 'income-statement', ...window, '--format', 'json'],
-    ],
-    [
-      'report income-statement, 60 monthly columns, table',
-      ['report', 'income-statement', ...window, '--format', 'table'],
-    ],
-    [
-      'report trial-balance as of 2025-12-31, table',
-      ['report', 'trial-balance', '--as-of', '2025-12-31'],
-    ],
-    [
-      'report trial-balance --worksheet as of 2025-12-31, json',
-      ['report', 'tb', '--as-of', '2025-12-31', '--worksheet', '--format', 'json'],
-    ],
-    [
-      'report income-statement, 48 monthly columns --compare previous-year, json',
-      [
-        ...['report', 'income-statement', '--start', '2022-01-01', '--end', '2025-12-31'],
-        ...['--compare', 'previous-year', '--format', 'json'],
-      ],
-    ],
-    // Aging reads every receivable line since the books began (first-in-first-out needs them all).
-    [
-      'report aging --type receivable as of 2025-12-31, table',
-      ['report', 'aging', '--type', 'receivable', '--as-of', '2025-12-31'],
-    ],
-  ];
+  const cases = REPORT_CASES;
   for (const [what, args] of cases) {
     const full = [bin, ...args, '--ledger', ledger, '--output', join(data, 'report.out')];
     await time(full);

@@ -118,6 +118,12 @@ export const COMMANDS: readonly { path: string; summary: string; load: Load; ali
     load: () => import('../commands/reportIncomeStatement.js'),
   },
   {
+    path: 'report cash-flow',
+    alias: 'cf',
+    summary: 'The cash-flow statement (indirect method): where cash came from and went, per period',
+    load: () => import('../commands/reportCashFlow.js'),
+  },
+  {
     path: 'report balance-sheet',
     summary: 'The balance sheet, one column per month, quarter or year',
     load: () => import('../commands/reportBalanceSheet.js'),

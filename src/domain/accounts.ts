@@ -21,6 +21,15 @@ export const ACCOUNT_TYPES = {
 
 export type AccountType = keyof typeof ACCOUNT_TYPES;
 
+/** Where a balance-sheet account's change goes in the cash-flow statement (the chart's `cash_flow`). */
+export type CashFlowKind = 'operating' | 'investing' | 'financing' | 'cash';
+export const CASH_FLOW_KINDS: readonly CashFlowKind[] = [
+  'operating',
+  'investing',
+  'financing',
+  'cash',
+];
+
 /** True for a known account type name. */
 export function isAccountType(s: string): s is AccountType {
   return Object.prototype.hasOwnProperty.call(ACCOUNT_TYPES, s);
@@ -49,13 +58,18 @@ export interface GlAccount {
   currency: string | null;
   /** Set by the chart: whether a foreign account is revalued (absent: as its type says). */
   monetary?: boolean;
+  /** Set by the chart: the account's cash-flow section (absent: as its type says). */
+  cash_flow?: CashFlowKind;
   created_at: string;
   updated_at: string;
 }
 
 /** An account as the API answers for it (its fields in the API's order), from its stored fields. */
 export function glAccountOf(
-  r: Omit<GlAccount, 'object' | 'account_kind' | 'monetary'> & { monetary?: boolean | null },
+  r: Omit<GlAccount, 'object' | 'account_kind' | 'monetary' | 'cash_flow'> & {
+    monetary?: boolean | null;
+    cash_flow?: CashFlowKind | null;
+  },
 ): GlAccount {
   return {
     id: r.id,
@@ -70,6 +84,7 @@ export function glAccountOf(
     account_kind: 'regular',
     currency: r.currency,
     ...(r.monetary !== undefined && r.monetary !== null ? { monetary: r.monetary } : {}),
+    ...(r.cash_flow ? { cash_flow: r.cash_flow } : {}),
     created_at: r.created_at,
     updated_at: r.updated_at,
   };

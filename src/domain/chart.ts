@@ -1,4 +1,6 @@
-import { ACCOUNT_TYPES, COUNTERPARTY_TYPES, isAccountType, type AccountType } from './accounts.js';
+import { ACCOUNT_TYPES, COUNTERPARTY_TYPES, isAccountType } from './accounts.js';
+import type { AccountType, CashFlowKind } from './accounts.js';
+import { parseBool, reportingColumns } from './chartColumns.js';
 import { BooksError, type Problem } from './errors.js';
 import { heldChanges } from './chartHeld.js';
 import { treeProblems } from './chartTree.js';
@@ -14,6 +16,7 @@ export const CHART_COLUMNS = [
   'is_active',
   'currency',
   'monetary',
+  'cash_flow',
 ] as const;
 export const COUNTERPARTY_COLUMNS = [
   'counterparty_type',
@@ -35,6 +38,8 @@ export interface ChartRow {
   currency: string | null;
   /** Whether a foreign account is revalued at period end; null: as its type says. */
   monetary: boolean | null;
+  /** The account's cash-flow section; null: as its type says. */
+  cash_flow: CashFlowKind | null;
 }
 
 export interface CounterpartyRow {
@@ -60,7 +65,6 @@ export interface ChartShape {
   cleared?: number;
 }
 
-const MONETARY_TYPES = 'is set only on other_current_asset and other_asset accounts';
 /** A file's record: its spreadsheet row and its cells by column name. */
 export interface ChartRecord {
   row: number;
@@ -71,15 +75,6 @@ export interface ChartRecord {
 export interface ChartFile {
   name: string;
   records: ChartRecord[];
-}
-
-/** Reads a CSV boolean cell (`true/false`, `yes/no`, `1/0`, blank = fallback). */
-export function parseBool(v: string | undefined, fallback: boolean): boolean | null {
-  const t = (v ?? '').trim().toLowerCase();
-  if (t === '') return fallback;
-  if (['true', 'yes', 'y', '1'].includes(t)) return true;
-  if (['false', 'no', 'n', '0'].includes(t)) return false;
-  return null;
 }
 
 type Add = (row: number, path: string, reason: string, message: string) => void;
@@ -158,7 +153,6 @@ function chartRow(row: number, v: Record<string, string>, add: Add): ChartRow | 
   const currency = (v.currency ?? '').trim().toUpperCase();
   const isPostable = parseBool(v.is_postable, true);
   const isActive = parseBool(v.is_active, true);
-  const monetary = (v.monetary ?? '').trim() === '' ? null : parseBool(v.monetary, false);
   let ok = true;
   const bad: Add = (...a) => ((ok = false), add(...a));
   if (!externalId) bad(row, 'external_id', 'missing_field', 'external_id is required');
@@ -179,10 +173,9 @@ function chartRow(row: number, v: Record<string, string>, add: Add): ChartRow | 
     bad(row, 'is_postable', 'invalid_boolean', `'${v.is_postable}' is not true or false`);
   if (isActive === null)
     bad(row, 'is_active', 'invalid_boolean', `'${v.is_active}' is not true or false`);
-  const other = type === 'other_current_asset' || type === 'other_asset';
-  if (monetary === null && (v.monetary ?? '').trim() !== '')
-    bad(row, 'monetary', 'invalid_monetary', `'${v.monetary}' is not true, false or blank`);
-  else if (monetary !== null && !other) bad(row, 'monetary', 'invalid_monetary', MONETARY_TYPES);
+  const { monetary, cash_flow } = reportingColumns(v, type, (column, reason, message) =>
+    bad(row, column, reason, message),
+  );
   if (currency && currencyExponent(currency) === null) {
     bad(row, 'currency', 'invalid_currency', `'${v.currency}' is not an ISO 4217 currency code`);
   }
@@ -198,6 +191,7 @@ function chartRow(row: number, v: Record<string, string>, add: Add): ChartRow | 
     is_active: isActive!,
     currency: currency || null,
     monetary,
+    cash_flow,
   };
 }
 
@@ -386,7 +380,8 @@ export function changedRows(rows: ChartRow[], stored: Map<string, StoredChartRow
     r.is_postable === a.is_postable &&
     r.is_active === a.is_active &&
     r.currency === a.currency &&
-    r.monetary === (a.monetary ?? null);
+    r.monetary === (a.monetary ?? null) &&
+    r.cash_flow === (a.cash_flow ?? null);
   return rows.filter((r) => !stored.has(r.external_id) || !same(r, stored.get(r.external_id)!));
 }
 

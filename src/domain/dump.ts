@@ -1,4 +1,9 @@
-import { ACCOUNT_TYPES, COUNTERPARTY_TYPES } from './accounts.js';
+import {
+  ACCOUNT_TYPES,
+  CASH_FLOW_KINDS,
+  COUNTERPARTY_TYPES,
+  type CashFlowKind,
+} from './accounts.js';
 import { entityProblems } from './check.js';
 import { isIsoDate } from './dates.js';
 import { BooksError } from './errors.js';
@@ -46,6 +51,8 @@ export type DumpRecord =
       currency: string | null;
       /** Set by the chart (absent: as the account's type says). */
       monetary?: boolean;
+      /** Set by the chart (absent: as the account's type says). */
+      cash_flow?: CashFlowKind;
       created_at: string;
       updated_at: string;
     }
@@ -178,6 +185,7 @@ export class DumpReader {
           r.parent_id === null || this.accounts.has(r.parent_id) || text(r.parent_id),
           'bad parent',
         );
+        ok(r.cash_flow === undefined || CASH_FLOW_KINDS.includes(r.cash_flow), 'bad cash_flow');
         this.accounts.add(r.id);
         this.counts.accounts++;
         break;

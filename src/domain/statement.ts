@@ -1,4 +1,4 @@
-import { ACCOUNT_TYPES, type AccountType } from './accounts.js';
+import { ACCOUNT_TYPES, type AccountType, type CashFlowKind } from './accounts.js';
 import { toJsonInteger } from './money.js';
 
 /**
@@ -18,6 +18,8 @@ export interface ReportAccount {
   account_type: AccountType;
   parent_key: number | null;
   is_postable: boolean;
+  /** The chart's cash-flow section for the account; null or absent: as its type says. */
+  cash_flow?: CashFlowKind | null;
 }
 
 /** One value per column: exact, or null where the node has no data. */

@@ -1,7 +1,7 @@
 import { hash } from 'node:crypto';
 import type { GlAccount } from '../domain/accounts.js';
 import { readAmount } from '../domain/input.js';
-import { parseBool } from '../domain/chart.js';
+import { parseBool } from '../domain/chartColumns.js';
 import { isIsoDate } from '../domain/dates.js';
 import type { Problem } from '../domain/errors.js';
 import { normaliseJeNumber } from '../domain/jeNumber.js';

@@ -71,9 +71,11 @@ export function accountsCsv(accounts: GlAccount[]): string {
   const byId = new Map(accounts.map((a) => [a.id, a]));
   // The monetary column where the chart set it: a chart that never did writes the file it always did.
   const monetary = accounts.some((a) => a.monetary !== undefined);
+  const cashFlow = accounts.some((a) => a.cash_flow !== undefined);
   const head =
     'external_id,account_number,name,account_type,parent_external_id,is_postable,is_active,currency' +
-    (monetary ? ',monetary' : '');
+    (monetary ? ',monetary' : '') +
+    (cashFlow ? ',cash_flow' : '');
   const rows = accounts.map((a) =>
     csvLine([
       a.external_id,
@@ -85,6 +87,7 @@ export function accountsCsv(accounts: GlAccount[]): string {
       String(a.is_active),
       a.currency ?? '',
       ...(monetary ? [a.monetary === undefined ? '' : String(a.monetary)] : []),
+      ...(cashFlow ? [a.cash_flow ?? ''] : []),
     ]),
   );
   return [head, ...rows].join('\n') + '\n';

@@ -1,5 +1,6 @@
 import type { BalanceSheet } from '../domain/balanceSheet.js';
 import type { IncomeStatement } from '../domain/incomeStatement.js';
+import type { CashFlowStatement } from '../domain/cashFlow.js';
 import { atomsToDecimal } from '../domain/money.js';
 import { periodBounds, type Period, type PeriodType } from '../domain/periods.js';
 import { csvField, spreadsheetText } from './csv.js';
@@ -28,7 +29,7 @@ export interface TreeNode {
 /** A statement as the renderers see it: sections of trees, and lines computed from them. */
 interface Statement {
   periods: Period[];
-  sections: { label: string; amounts: Cells; children: TreeNode[] }[];
+  sections: { label: string; amounts: Cells; children: TreeNode[]; total?: string }[];
   /** Lines after a section (by its index), such as Gross Profit after Cost of Goods Sold. */
   after: Map<number, { label: string; kind: string; amounts: Cells }[]>;
   amounts: (n: TreeNode) => Cells;
@@ -92,7 +93,8 @@ function statementLines(st: Statement, cols: ColumnSpec[], maxDepth: number): St
             for (const g of c.children) walk(g, 2, 1);
           else walk(c, 1, 1);
         }
-      out.push({ label: `Total ${s.label}`, depth: 0, cells: row(s.amounts), kind: 'total' });
+      const total = s.total ?? `Total ${s.label}`;
+      out.push({ label: total, depth: 0, cells: row(s.amounts), kind: 'total' });
     }
     for (const a of st.after.get(i) ?? [])
       out.push({ label: a.label, depth: 0, cells: row(a.amounts), kind: 'grand' });
@@ -231,6 +233,57 @@ function incomeStatement(is: IncomeStatement): Statement {
     total: true,
     comparisons: is.comparisons,
   };
+}
+
+/**
+ * The cash-flow statement as a statement of flat sections: Net Income and the accounts' changes as
+ * lines, each section's net cash as its total, the change in cash and the balances after.
+ */
+function cashFlowStatement(cf: CashFlowStatement): Statement {
+  const nodes = new Map<TreeNode, Cells>();
+  const sections = cf.sections.map((s) => ({
+    label: s.label,
+    amounts: s.total.amounts,
+    total: s.total.label,
+    children: s.rows.map((r) => {
+      const n: TreeNode = {
+        account_id: r.account_id ?? null,
+        account_number: r.account_number ?? null,
+        name: r.name ?? r.label ?? '',
+        account_kind: r.kind === 'account' ? 'regular' : r.kind,
+        children: [],
+      };
+      nodes.set(n, r.amounts);
+      return n;
+    }),
+  }));
+  return {
+    periods: cf.periods,
+    sections,
+    after: new Map([
+      [
+        cf.sections.length - 1,
+        cf.summary.map((s) => ({ label: s.label, kind: s.kind, amounts: s.amounts })),
+      ],
+    ]),
+    amounts: (n) => nodes.get(n) ?? {},
+    own: () => ({}),
+    keepEmpty: true,
+    // Each column's change adds over columns; its cash balances do not, so no Total column.
+    total: false,
+    comparisons: cf.comparisons,
+  };
+}
+
+/** The cash-flow statement as printed: changes within each period, and cash at both ends. */
+export function cashFlowTable(cf: CashFlowStatement, opts: StatementOptions): string {
+  const { start, end } = window(cf);
+  const dates = `${printedDate(start)} – ${printedDate(end)} · ${cf.reporting_currency}`;
+  return printed(cashFlowStatement(cf), 'Cash Flow Statement', dates, opts);
+}
+
+export function cashFlowCsv(cf: CashFlowStatement, opts: CsvOptions): string {
+  return statementCsv(cashFlowStatement(cf), opts);
 }
 
 /** The balance sheet as printed: entity, title and dates at the top, sections, totals, one width. */

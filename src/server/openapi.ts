@@ -85,6 +85,11 @@ export const OPERATIONS: Record<
     status: 200,
     schema: 'IncomeStatement',
   },
+  'GET /v1/reports/cash-flow-statement': {
+    parameters: [...window, periodType, compare],
+    status: 200,
+    schema: 'CashFlowStatement',
+  },
   'GET /v1/reports/trial-balance': {
     parameters: [
       query('as_of', date, 'the date of the balances', true),

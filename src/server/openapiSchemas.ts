@@ -150,10 +150,14 @@ const glAccount = obj(
     account_kind: str,
     currency: strOrNull,
     monetary: { ...bool, description: 'set by the chart: whether a foreign account is revalued' },
+    cash_flow: {
+      enum: ['operating', 'investing', 'financing', 'cash'],
+      description: "set by the chart: the account's section of the cash-flow statement",
+    },
     created_at: str,
     updated_at: str,
   },
-  ['monetary'],
+  ['monetary', 'cash_flow'],
 );
 
 const problem: Schema = {
@@ -209,6 +213,41 @@ export const SCHEMAS: Record<string, Schema> = {
           account_kind: {
             enum: ['gross_profit', 'net_operating_income', 'net_other_income', 'net_income'],
           },
+          label: str,
+          amounts: mapOf(atomsOrNull),
+        }),
+      ),
+      comparisons: arrayOf(ref('Comparison')),
+    },
+    ['comparisons'],
+  ),
+  CashFlowStatement: obj(
+    {
+      periods: arrayOf(period),
+      reporting_currency: str,
+      sections: arrayOf(
+        obj({
+          kind: { enum: ['operating', 'investing', 'financing'] },
+          label: str,
+          rows: arrayOf(
+            obj(
+              {
+                kind: { enum: ['net_income', 'account'] },
+                label: str,
+                account_id: str,
+                account_number: strOrNull,
+                name: str,
+                amounts: mapOf(atomsOrNull),
+              },
+              ['label', 'account_id', 'account_number', 'name'],
+            ),
+          ),
+          total: obj({ label: str, amounts: mapOf(atomsOrNull) }),
+        }),
+      ),
+      summary: arrayOf(
+        obj({
+          kind: { enum: ['net_change_in_cash', 'cash_beginning', 'cash_end'] },
           label: str,
           amounts: mapOf(atomsOrNull),
         }),

@@ -237,6 +237,16 @@ export const ROUTES: readonly Route[] = [
   }),
   route({
     method: 'GET',
+    path: '/v1/reports/cash-flow-statement',
+    permission: READ_PERMISSION,
+    summary: 'The cash-flow statement (indirect method), one column per period',
+    handle: async ({ url, ledger }) => ({
+      status: 200,
+      body: await ledger.reports.cashFlow(reportQuery(url)),
+    }),
+  }),
+  route({
+    method: 'GET',
     path: '/v1/reports/trial-balance',
     permission: READ_PERMISSION,
     summary: 'The trial balance as of a date',

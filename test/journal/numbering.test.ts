@@ -7,7 +7,7 @@ import { JeNumbering, MAX_COUNTED_SEQ, type JeSeq } from '../../src/domain/jeNum
 import { SqliteLedger } from '../../src/ledger/sqlite/ledger.js';
 import { FIXTURES, fromTemplate } from '../support/fixtures.js';
 import { cli } from '../support/cli.js';
-import { BEFORE_FX_SCHEMA, copyTemplate, exec, tempDir } from '../support/ledgers.js';
+import { BACK_TO_SCHEMA_12, copyTemplate, exec, tempDir } from '../support/ledgers.js';
 
 // Whatever numbers callers and files choose, automatic numbering never gives a number twice and never
 // stops; a number from a file never steers it.
@@ -154,7 +154,7 @@ describe('JE numbering', () => {
       `DROP INDEX journal_entries_je_seq_uncounted;
        ALTER TABLE journal_entries DROP COLUMN je_seq_uncounted;
        DROP TABLE ledger_secrets;
-       ${BEFORE_FX_SCHEMA}
+       ${BACK_TO_SCHEMA_12}
        PRAGMA user_version = 6`,
     );
     const again = SqliteLedger.open(file);

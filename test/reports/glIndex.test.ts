@@ -6,7 +6,7 @@ import type { GeneralLedgerQuery } from '../../src/ledger/port.js';
 import { TAIL_ENTRIES, TAIL_LINES } from '../../src/ledger/sqlite/glIndex.js';
 import { SqliteLedger } from '../../src/ledger/sqlite/ledger.js';
 import { cli } from '../support/cli.js';
-import { BEFORE_FX_SCHEMA, copyTemplate, exec } from '../support/ledgers.js';
+import { BACK_TO_SCHEMA_12, copyTemplate, exec } from '../support/ledgers.js';
 
 /** Where a line of the general ledger comes from: account, entry and line. */
 type Place = [key: number, seq: number, line_no: number];
@@ -212,7 +212,7 @@ describe("the general ledger's index, kept behind the journal", () => {
        DROP INDEX journal_entries_je_seq_uncounted;
        ALTER TABLE journal_entries DROP COLUMN je_seq_uncounted;
        DROP TABLE ledger_secrets;
-       ${BEFORE_FX_SCHEMA}
+       ${BACK_TO_SCHEMA_12}
        PRAGMA user_version = 5`,
     );
     const again = SqliteLedger.open(file);

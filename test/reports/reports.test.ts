@@ -444,6 +444,17 @@ describe.each(VARIANTS)('close reports on the demo ledger, %s', (_name, fy, suff
         // is headed by the entity's name, as locally.
         ['report', 'pnl', '--end', '2025-12-31', '--period', 'quarterly'],
         ['report', 'balance-sheet', '--end', '2025-11-30', '--period', 'quarterly'],
+        ['report', 'cf', '--end', '2025-12-31', '--period', 'quarterly'],
+        [
+          'report',
+          'cash-flow',
+          '--end',
+          '2025-06-30',
+          '--compare',
+          'previous-year',
+          '--format',
+          'csv',
+        ],
         ['report', 'gl', '--account', 'checking', '--end', '2025-12-31'],
         ['entity', 'show'],
         ['entity', 'show', '--format', 'json'],

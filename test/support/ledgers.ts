@@ -69,8 +69,13 @@ export function exec(path: string, sql: string): void {
   }
 }
 
-/** SQL that takes a ledger file back to before foreign currencies (schema 12), for tests of older schemas. */
-export const BEFORE_FX_SCHEMA = `DROP INDEX journal_lines_fx;
+/**
+ * SQL that takes a ledger file back to schema 12 (before foreign currencies and cash_flow), for
+ * tests of older schemas; each later migration adds its undoing here.
+ */
+export const BACK_TO_SCHEMA_12 = `ALTER TABLE accounts DROP COLUMN cash_flow;
+
+  DROP INDEX journal_lines_fx;
   ALTER TABLE journal_lines DROP COLUMN fx_currency;
   ALTER TABLE journal_lines DROP COLUMN fx_amount_atoms;
   ALTER TABLE journal_lines DROP COLUMN fx_rate;

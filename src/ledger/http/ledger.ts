@@ -123,6 +123,7 @@ export class HttpLedger implements Ledger {
     this.reports = {
       balanceSheet: (q) => this.report('balance-sheet', periodParams(q)),
       incomeStatement: (q) => this.report('income-statement', periodParams(q)),
+      cashFlow: (q) => this.report('cash-flow-statement', periodParams(q)),
       trialBalance: (q) =>
         this.report(
           'trial-balance',

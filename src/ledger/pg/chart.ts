@@ -28,7 +28,8 @@ export class PgChart extends ChartTables implements ChartOps {
   /** The chart as reports read it. */
   async reportAccounts(q: Query = this.db.query): Promise<ReportAccount[]> {
     return q<ReportAccount>(
-      `SELECT key, id, external_id, account_number, name, account_type, parent_key, is_postable
+      `SELECT key, id, external_id, account_number, name, account_type, parent_key, is_postable,
+              cash_flow
        FROM accounts WHERE entity_id = $1`,
       [this.entityId],
     );

@@ -257,6 +257,9 @@ export const PG_MIGRATIONS: string[] = [
   ALTER TABLE entities ADD COLUMN fx_realized text COLLATE "C";
   ALTER TABLE entities ADD COLUMN fx_unrealized text COLLATE "C";
   `,
+  `
+  ALTER TABLE accounts ADD COLUMN cash_flow text COLLATE "C";
+  `,
 ];
 
 /** The schema's version, without a lock (0 for a database books has not written yet). */

@@ -1,6 +1,7 @@
 import type { BalanceSheet } from '../../domain/balanceSheet.js';
 import type { GlEvent } from '../../domain/generalLedger.js';
 import type { IncomeStatement } from '../../domain/incomeStatement.js';
+import type { CashFlowStatement } from '../../domain/cashFlow.js';
 import type { ReportQuery } from '../../domain/periods.js';
 import type { GeneralLedgerQuery, TrialBalanceQuery } from '../../domain/reportQueries.js';
 import type { TrialBalance } from '../../domain/trialBalance.js';
@@ -23,6 +24,8 @@ export interface ReportOps {
   balanceSheet(query: ReportQuery): Promise<BalanceSheet>;
   /** The income statement: activity within each period, its sections and computed rows. */
   incomeStatement(query: ReportQuery): Promise<IncomeStatement>;
+  /** The cash-flow statement, indirect method: Net Income, then balance-sheet changes by section. */
+  cashFlow(query: ReportQuery): Promise<CashFlowStatement>;
   /** The trial balance as of a date, with adjusting entries included, left out, or shown apart. */
   trialBalance(query: TrialBalanceQuery): Promise<TrialBalance>;
   /**

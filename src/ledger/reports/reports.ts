@@ -12,6 +12,7 @@ import {
   type GlResume,
 } from '../../domain/generalLedger.js';
 import { buildIncomeStatement, type IncomeStatement } from '../../domain/incomeStatement.js';
+import { buildCashFlow, type CashFlowStatement } from '../../domain/cashFlow.js';
 import {
   checkReportQuery,
   fiscalYearStart,
@@ -141,7 +142,7 @@ export class ReportsFromSums implements ReportOps {
 
   private async statement<T extends object>(
     query: ReportQuery,
-    build: typeof buildBalanceSheet | typeof buildIncomeStatement,
+    build: typeof buildBalanceSheet | typeof buildIncomeStatement | typeof buildCashFlow,
   ): Promise<T> {
     const q = checkedQuery(query);
     const compare = q.compare ?? [];
@@ -215,6 +216,20 @@ export class ReportsFromSums implements ReportOps {
 
   incomeStatement(query: ReportQuery): Promise<IncomeStatement> {
     return this.statement(query, buildIncomeStatement);
+  }
+
+  async cashFlow(query: ReportQuery): Promise<CashFlowStatement> {
+    // A budget holds income and expenses, not the balance-sheet changes a cash flow is made of.
+    if (query.compare?.includes('budget'))
+      refuse([
+        {
+          path: 'compare',
+          reason: 'invalid_compare',
+          message:
+            'a cash-flow statement compares with previous-period or previous-year, not a budget',
+        },
+      ]);
+    return this.statement(query, buildCashFlow);
   }
 
   async trialBalance(query: TrialBalanceQuery): Promise<TrialBalance> {

@@ -18,7 +18,7 @@ import { flag, wholeOf, type Scope, type Session, type Tables } from './dialect.
 /** The chart as the API lists it, parents named by id, numbered accounts first. */
 export function accountsSql(s: Scope): string {
   return `SELECT a.id, a.external_id, a.account_number, a.name, a.account_type, p.id AS parent_id,
-            a.is_postable, a.is_active, a.currency, a.monetary, a.created_at, a.updated_at
+            a.is_postable, a.is_active, a.currency, a.monetary, a.cash_flow, a.created_at, a.updated_at
      FROM accounts a LEFT JOIN accounts p ON ${s.joined('p', 'a')}p.key = a.parent_key
      WHERE ${s.of('a')}TRUE
      ORDER BY a.account_number IS NULL, a.account_number, a.external_id`;
@@ -83,7 +83,7 @@ export class ChartTables {
       (
         await sql.all<Record<string, unknown>>(
           `SELECT a.external_id, a.account_number, a.name, a.account_type, p.external_id AS parent_external_id,
-                  a.is_postable, a.is_active, a.currency, a.monetary
+                  a.is_postable, a.is_active, a.currency, a.monetary, a.cash_flow
            FROM accounts a LEFT JOIN accounts p ON ${scope.joined('p', 'a')}p.key = a.parent_key
            WHERE ${scope.of('a')}TRUE`,
           [],
@@ -95,6 +95,7 @@ export class ChartTables {
           is_postable: flag(a.is_postable),
           is_active: flag(a.is_active),
           monetary: a.monetary === null ? null : flag(a.monetary),
+          cash_flow: a.cash_flow ?? null,
         } as StoredChartRow,
       ]),
     );
@@ -126,13 +127,14 @@ export class ChartTables {
             ts,
             ts,
             monetary,
+            r.cash_flow,
           ]),
         ]);
       else
         await sql.run(
           `UPDATE accounts SET account_number = ?, name = ?, account_type = ?, is_postable = ?,
-             is_active = ?, currency = ?, updated_at = ?, monetary = ? WHERE ${ofAccount}`,
-          [r.account_number, r.name, ...flags, ts, monetary, r.external_id],
+             is_active = ?, currency = ?, updated_at = ?, monetary = ?, cash_flow = ? WHERE ${ofAccount}`,
+          [r.account_number, r.name, ...flags, ts, monetary, r.cash_flow, r.external_id],
         );
     }
     for (const r of changed)
@@ -199,6 +201,7 @@ const ACCOUNT_COLUMNS = [
   { name: 'is_active', type: 'bool' },
   ...['currency', 'created_at', 'updated_at'].map(text),
   { name: 'monetary', type: 'bool' },
+  text('cash_flow'),
 ] as const;
 
 const COUNTERPARTY_COLUMNS = [

@@ -1,3 +1,4 @@
+import type { CashFlowKind } from '../../domain/accounts.js';
 import { noCounts, type DumpCounts, type DumpEntry, type DumpRecord } from '../../domain/dump.js';
 import { withFx, type FxColumns } from '../../domain/fx.js';
 import { seqOf } from '../../domain/jeNumber.js';
@@ -27,15 +28,18 @@ export async function* dumpRecords(s: Session): AsyncGenerator<DumpRecord> {
   const counts = noCounts();
   for (const a of await all<Record<string, unknown>>(
     `SELECT a.id, a.external_id, a.account_number, a.name, a.account_type, p.id AS parent_id,
-            a.is_postable, a.is_active, a.currency, a.monetary, a.created_at, a.updated_at
+            a.is_postable, a.is_active, a.currency, a.monetary, a.cash_flow, a.created_at, a.updated_at
      FROM accounts a LEFT JOIN accounts p ON ${scope.joined('p', 'a')}p.key = a.parent_key
      ${where('a')} ORDER BY a.key`,
   )) {
     counts.accounts++;
-    const { monetary, ...rest } = a;
+    const { monetary, cash_flow: cashFlow, ...rest } = a;
     const flags = { is_postable: flag(a.is_postable), is_active: flag(a.is_active) };
     // Set only where the chart said: a ledger that never did dumps as before.
-    const kept = monetary === null || monetary === undefined ? {} : { monetary: flag(monetary) };
+    const kept = {
+      ...(monetary === null || monetary === undefined ? {} : { monetary: flag(monetary) }),
+      ...(cashFlow ? { cash_flow: cashFlow as CashFlowKind } : {}),
+    };
     yield { type: 'account', ...(rest as Of<'account'>), ...flags, ...kept };
   }
   for (const c of await all<Record<string, unknown>>(

@@ -75,6 +75,7 @@ const COLUMNS = {
     ...[bool('is_postable'), bool('is_active')],
     ...['currency', 'created_at', 'updated_at'].map(text),
     bool('monetary'),
+    text('cash_flow'),
   ],
   counterparty: [
     ...['id', 'counterparty_type', 'external_id', 'name'].map(text),
@@ -155,6 +156,7 @@ class Restore {
           r.created_at,
           r.updated_at,
           r.monetary === undefined ? null : +r.monetary,
+          r.cash_flow ?? null,
         ]);
       }
       case 'counterparty':

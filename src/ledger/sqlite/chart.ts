@@ -22,7 +22,8 @@ export class SqliteChart extends ChartTables implements ChartOps {
   reportAccounts(): ReportAccount[] {
     const rows = this.db
       .prep(
-        `SELECT key, id, external_id, account_number, name, account_type, parent_key, is_postable FROM accounts`,
+        `SELECT key, id, external_id, account_number, name, account_type, parent_key, is_postable,
+                cash_flow FROM accounts`,
       )
       .all() as (Omit<ReportAccount, 'is_postable'> & { is_postable: number })[];
     return rows.map((a) => ({ ...a, is_postable: a.is_postable === 1 }));

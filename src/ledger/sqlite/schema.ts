@@ -279,4 +279,9 @@ export const MIGRATIONS: string[] = [
   ALTER TABLE entity ADD COLUMN fx_realized TEXT;
   ALTER TABLE entity ADD COLUMN fx_unrealized TEXT;
   `,
+  `
+  -- The cash-flow statement's section of a balance-sheet account (operating, investing, financing,
+  -- cash); null: as its type says (docs/close.md).
+  ALTER TABLE accounts ADD COLUMN cash_flow TEXT;
+  `,
 ];
