@@ -24,11 +24,12 @@ export async function httpBench(
   seconds: number,
   connections = 8,
   at?: string[],
+  tagged = false,
 ): Promise<HttpResult> {
   const { url, key, stop } = await startServer(bin, dir, at);
   try {
-    if (hasWrk()) return await wrkBench(url, key, dir, seconds, connections);
-    return await fetchBench(url, key, seconds, connections);
+    if (hasWrk()) return await wrkPost(url, key, dir, seconds, connections, 't', tagged);
+    return await fetchBench(url, key, seconds, connections, tagged);
   } finally {
     await stop();
   }
@@ -90,11 +91,13 @@ async function fetchBench(
   key: string,
   seconds: number,
   connections: number,
+  tagged: boolean,
 ): Promise<HttpResult> {
   const body = (i: number) =>
     JSON.stringify({
       entry_date: '2025-03-15',
       memo: `bench ${i}`,
+      ...(tagged ? TAGS : {}),
       lines: [
         { gl_account_id: 'rent', line_type: 'debit', amount_atoms: 1000 + (i % 97) },
         { gl_account_id: 'utilities', line_type: 'debit', amount_atoms: 500 },
@@ -142,22 +145,23 @@ async function fetchBench(
   };
 }
 
+/** The tags of a tagged bench entry: two of the entry's, and one line's own. */
+const TAGS = { tags: { project: 'p07', location: 'l03' } };
+
+const entryOf = (tagged: boolean) =>
+  tagged
+    ? ENTRY.replace('"lines":[', `"tags":${JSON.stringify(TAGS.tags)},"lines":[`).replace(
+        '"amount_atoms":500}',
+        '"amount_atoms":500,"tags":{"class":"c11"}}',
+      )
+    : ENTRY;
+
 const ENTRY =
   '{"entry_date":"2025-03-15","memo":"w\' .. n .. \'","lines":[' +
   '{"gl_account_id":"rent","line_type":"debit","amount_atoms":1000},' +
   '{"gl_account_id":"utilities","line_type":"debit","amount_atoms":500},' +
   '{"gl_account_id":"checking","line_type":"credit","amount_atoms":1000},' +
   '{"gl_account_id":"credit-card","line_type":"credit","amount_atoms":500}]}';
-
-function wrkBench(
-  url: string,
-  key: string,
-  dir: string,
-  seconds: number,
-  connections: number,
-): Promise<HttpResult> {
-  return wrkPost(url, key, dir, seconds, connections, 't');
-}
 
 /**
  * wrk posting entries to one server with one key, `connections` at once for `seconds`; `tag` keeps
@@ -170,6 +174,7 @@ export function wrkPost(
   seconds: number,
   connections: number,
   tag: string,
+  tagged = false,
 ): Promise<HttpResult> {
   const script = join(dir, `post-${tag}.lua`);
   writeFileSync(
@@ -181,7 +186,7 @@ request = function()
   n = n + 1
   local headers = { ["Authorization"] = "Bearer ${key}", ["Content-Type"] = "application/json",
                     ["X-Idempotency-Key"] = "${tag}" .. tid .. "-" .. n }
-  return wrk.format("POST", "/v1/journal-entries", headers, '${ENTRY}')
+  return wrk.format("POST", "/v1/journal-entries", headers, '${entryOf(tagged)}')
 end
 `,
   );

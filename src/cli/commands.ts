@@ -17,6 +17,7 @@ export const GROUPS: Record<string, string> = {
   recurring: 'Recurring entries: rent, depreciation, loan payments',
   rates: 'Exchange rates of foreign currencies, kept in the ledger',
   fx: 'Foreign currencies at period end: revaluation',
+  tags: 'Tags of entries and lines (project, class, location)',
 };
 
 /** A group that is also a command of its own when no subcommand is named (the interactive screen). */
@@ -116,6 +117,11 @@ export const COMMANDS: readonly { path: string; summary: string; load: Load; ali
     alias: 'pnl',
     summary: 'The income statement: activity within each month, quarter or year',
     load: () => import('../commands/reportIncomeStatement.js'),
+  },
+  {
+    path: 'tags list',
+    summary: 'The tag keys the journal carries, their values and lines',
+    load: () => import('../commands/tagsList.js'),
   },
   {
     path: 'report cash-flow',

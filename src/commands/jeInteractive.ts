@@ -14,7 +14,7 @@ import { exponentOf, formatAmount } from '../domain/money.js';
 import { contextFromChart, validateEntry } from '../domain/validation.js';
 import type { Ledger } from '../ledger/port.js';
 import { entryText } from '../render/entry.js';
-import { withReversal, type JePostOptions } from './jePost.js';
+import { tagsFlag, withReversal, type JePostOptions } from './jePost.js';
 
 type Line = {
   gl_account_id: string;
@@ -313,6 +313,7 @@ function bodyOf(draft: Draft, opts: JePostOptions): Record<string, unknown> {
       ...(opts.jeNumber ? { je_number: opts.jeNumber } : {}),
       ...(draft.adjusting ? { is_adjusting: true } : {}),
       ...(opts.reason ? { manual_entry_reason: opts.reason } : {}),
+      ...tagsFlag(opts.tag),
     },
     opts,
   ) as Record<string, unknown>;

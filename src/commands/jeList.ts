@@ -108,13 +108,18 @@ rebuilds the same journal in a ledger with the same chart.`,
         // The snapshot's columns where the chart keeps an account in another currency: a ledger
         // without one writes the file it always wrote.
         const foreign = chart.some((a) => a.currency !== null && a.currency !== currency);
-        await write(
-          csvLine(foreign ? [...JOURNAL_COLUMNS, ...FX_JOURNAL_COLUMNS] : JOURNAL_COLUMNS) + '\n',
-        );
-        for await (const e of entries)
-          await write(
-            journalRows(e, (id) => external.get(id) ?? id, exponentOf(e.currency), foreign),
-          );
+        // A tag:KEY column for each key the journal carries (none: the file it always wrote).
+        const keys = (await ledger.reports.tags()).map((t) => t.key);
+        const columns = [
+          ...JOURNAL_COLUMNS,
+          ...(foreign ? FX_JOURNAL_COLUMNS : []),
+          ...keys.map((k) => `tag:${k}`),
+        ];
+        await write(csvLine(columns) + '\n');
+        for await (const e of entries) {
+          const exponent = exponentOf(e.currency);
+          await write(journalRows(e, (id) => external.get(id) ?? id, exponent, foreign, keys));
+        }
         return;
       }
       const exponent = currencyExponent(currency) ?? 2;

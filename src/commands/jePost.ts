@@ -2,6 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { bool, command, list, str, type FlagSpec } from '../cli/command.js';
 import type { Context } from '../cli/context.js';
 import { dateFlag, keyFlag } from '../cli/flags.js';
+import { splitTagSuffix } from '../domain/tags.js';
+import { tagsFlag, tagSuffix } from './tagFlags.js';
+
+export { tagsFlag } from './tagFlags.js';
 import type { GlAccount } from '../domain/accounts.js';
 import { firstOfNextMonth, isIsoDate, LAST_DATE, localDate } from '../domain/dates.js';
 import { isObj } from '../domain/rules.js';
@@ -26,6 +30,8 @@ export interface JePostOptions {
   dryRun: boolean;
   /** The automatic reversal's date, when the entry is an accrual that reverses itself. */
   reverseOn: string | 'next-month' | undefined;
+  /** --tag KEY=VALUE, as typed. */
+  tag: string[];
 }
 
 /** An entry's lines as flags (je post, recurring add). */
@@ -75,6 +81,12 @@ export default command<JePostOptions>({
       description: "the reversal's date instead (implies --auto-reverse)",
     },
     { flags: '--dry-run', description: 'validate and show what would post; post nothing' },
+    {
+      flags: '--tag <KEY=VALUE>',
+      description:
+        "a tag of the entry (repeatable): project=alpha; a line's own go after it: 'rent=1200#location=nyc'",
+      repeat: true,
+    },
   ],
   help: `Amounts are decimals in the currency (1250, 1250.00, 1,250.00), always positive: the flag says the
 side. @TYPE:ID names the counterparty (@customer:C001 on a receivable line). A line on an account kept
@@ -82,7 +94,8 @@ in another currency gives its amount in that currency: 'eur-bank=EUR 1000.00' co
 table's rate for the date, 'eur-bank=EUR 1000.00 @ 1.105' at that rate, 'eur-bank=EUR 1000.00 @@
 1105.00' is what the bank converted (the rate is implied); 'ar-eur=EUR 1000.00@customer:C1' on a
 foreign receivable that it settles converts at the invoices' own rates, and the difference is posted
-to the realised exchange gain/loss account (docs/currency.md). With no lines and a
+to the realised exchange gain/loss account (docs/currency.md). --tag KEY=VALUE tags the entry; a line's
+own tags follow it as #KEY=VALUE (after the counterparty), overriding the entry's key by key. With no lines and a
 terminal, the entry is built interactively. An accrual posted with --auto-reverse posts with its
 reversal, in one transaction, linked as \`books je reverse\` links them; the reversal's date must be
 after the entry's and outside a closed period.`,
@@ -90,6 +103,7 @@ after the entry's and outside a closed period.`,
     'books je post --date 2025-01-31 --memo "January rent" --debit 6100=2,500.00 --credit 1010=2500',
     'books je post --date 2025-02-03 --debit ar=1200@customer:C001 --credit sales=1200 --je-number JE-1001',
     'books je post --date 2025-02-05 --debit office=80 --credit checking=80 --dry-run',
+    'books je post --date 2025-02-06 --tag project=alpha --debit rent=1200#location=nyc --credit checking=1200',
     'books je post --date 2025-01-31 --memo "Accrued utilities" --debit 6300=410 --credit 2100=410 --auto-reverse',
   ],
   options: (raw) => ({
@@ -107,6 +121,7 @@ after the entry's and outside a closed period.`,
     reverseOn:
       dateFlag('--reverse-on', str(raw, 'reverseOn')) ??
       (bool(raw, 'autoReverse') ? 'next-month' : undefined),
+    tag: list(raw, 'tag'),
   }),
   run: jePost,
 });
@@ -188,6 +203,7 @@ function bodyFromFlags(
     ...(opts.jeNumber !== undefined ? { je_number: opts.jeNumber } : {}),
     ...(opts.adjusting ? { is_adjusting: true } : {}),
     ...(opts.reason !== undefined ? { manual_entry_reason: opts.reason } : {}),
+    ...tagsFlag(opts.tag),
   };
 }
 
@@ -250,7 +266,10 @@ export function linesFromFlags(
   const find = accountFinder(accounts);
   const refused: Problem[] = [];
   const unreadable: Problem[] = [];
-  const lines = lineFlags(opts).map(([side, value], i) => {
+  const lines = lineFlags(opts).map(([side, typed], i) => {
+    const tagged = tagSuffix(side, typed, unreadable);
+    if (!tagged) return null;
+    const { value, ownTags } = tagged;
     const m = lineFlagParts(value);
     if (!m) {
       const message = `--${side} '${value}' is not ACCOUNT=AMOUNT[@TYPE:ID] (for example rent=2,500.00)`;
@@ -289,6 +308,7 @@ export function linesFromFlags(
         ...line,
         amount_atoms: read(text, 'amount_atoms', exponent, currency),
         ...counterparty,
+        ...ownTags,
       };
     }
     const foreignExponent = currencyExponent(code);
@@ -306,7 +326,7 @@ export function linesFromFlags(
       price?.kind === '@@'
         ? { amount_atoms: read(price.text, 'amount_atoms', exponent, currency) }
         : {};
-    return { ...line, ...functional, ...counterparty, fx };
+    return { ...line, ...functional, ...counterparty, fx, ...ownTags };
   });
   if (unreadable.length)
     throw errors.usage(unreadable.map((p) => p.message).join('; '), unreadable);
@@ -347,7 +367,11 @@ function flagOf(opts: JePostOptions): (path: string) => string | null {
 /** For an unknown account of a line flag: what was typed, and the accounts it resembles. */
 function accountHint(opts: JePostOptions, accounts: GlAccount[]): (p: Problem) => Problem {
   const find = accountFinder(accounts);
-  const typed = lineFlags(opts).map(([, v]) => (lineFlagParts(v)?.[0] ?? v).trim());
+  const typed = lineFlags(opts).map(([, v]) => {
+    const suffix = splitTagSuffix(v);
+    const rest = typeof suffix === 'string' ? v : suffix.rest;
+    return (lineFlagParts(rest)?.[0] ?? rest).trim();
+  });
   return (p) => {
     const line = /^lines\[(\d+)\]\.gl_account_id$/.exec(p.path);
     if (!line || p.reason !== 'unknown_account') return p;

@@ -16,6 +16,7 @@ import {
   type ReportQuery,
 } from '../domain/periods.js';
 import type { Ledger } from '../ledger/port.js';
+import { readCondition, type TagCondition } from '../domain/tags.js';
 import type { CsvOptions, StatementOptions } from '../render/statements.js';
 
 const FLAG: Record<string, string> = {
@@ -25,6 +26,8 @@ const FLAG: Record<string, string> = {
   as_of: '--as-of',
   counterparty: '--counterparty',
   compare: '--compare',
+  where: '--where',
+  columns_by: '--columns-by',
 };
 
 /** Problems of a query, named by the flags that gave them, as a usage error (exit 2). */
@@ -39,12 +42,15 @@ export function windowFromFlags(
   end: string,
   period: PeriodType,
   compare: CompareKind[] = [],
+  tags: { where?: TagCondition[]; columnsBy?: string | undefined } = {},
 ): ReportQuery {
   const checked = checkReportQuery({
     start_date: start,
     end_date: end,
     period_type: period,
     compare,
+    where: tags.where,
+    columns_by: tags.columnsBy,
   });
   if ('problems' in checked) refuseFlags(checked.problems);
   return checked.query;
@@ -54,6 +60,31 @@ export const OUTPUT_FLAG: FlagSpec = {
   flags: '--output <file>',
   description: 'write the report to a file instead of standard output',
 };
+export const WHERE_FLAG: FlagSpec = {
+  flags: '--where <KEY=VALUE>',
+  description:
+    'only lines tagged KEY=VALUE; KEY= those without KEY, KEY!=VALUE all others (repeatable: all must hold)',
+  repeat: true,
+};
+export const COLUMNS_BY_FLAG: FlagSpec = {
+  flags: '--columns-by <key>',
+  description: 'a column per value of a tag key over the window, (none) for untagged lines, Total',
+};
+
+/** --where's conditions as typed; one that cannot be read is a usage error naming the flag (exit 2). */
+export function whereFlag(raw: Raw): TagCondition[] {
+  const out: TagCondition[] = [];
+  for (const text of list(raw, 'where')) {
+    const read = readCondition(text, '=');
+    if (typeof read === 'string')
+      throw errors.usage(`--where: ${read}`, [
+        { path: '--where', reason: 'invalid_tag', message: read },
+      ]);
+    out.push(read);
+  }
+  return out;
+}
+
 export const ATOMS_FLAG: FlagSpec = {
   flags: '--atoms',
   description: 'CSV amounts as integer atoms instead of decimals',
@@ -83,6 +114,7 @@ export const STATEMENT_FLAGS: readonly FlagSpec[] = [
     choices: COMPARE_KINDS,
     repeat: true,
   },
+  WHERE_FLAG,
   OUTPUT_FLAG,
   ATOMS_FLAG,
 ];
@@ -95,6 +127,8 @@ export interface StatementFlags {
   output: string | undefined;
   atoms: boolean;
   compare: CompareKind[];
+  where: TagCondition[];
+  columnsBy: string | undefined;
 }
 
 export function statementOptions(raw: Raw): StatementFlags {
@@ -106,6 +140,8 @@ export function statementOptions(raw: Raw): StatementFlags {
     output: str(raw, 'output'),
     atoms: bool(raw, 'atoms'),
     compare: list(raw, 'compare') as CompareKind[],
+    where: whereFlag(raw),
+    columnsBy: str(raw, 'columnsBy'),
   };
 }
 
@@ -126,7 +162,8 @@ export async function runStatement<R extends { reporting_currency: string }>(
   const entity = await ledger.entity.get();
   const end = opts.end ?? localDate(ctx.now());
   const start = opts.start ?? fiscalYearStart(end, entity.fiscal_year_start_month);
-  const result = await report.read(ledger, windowFromFlags(start, end, opts.period, opts.compare));
+  const query = windowFromFlags(start, end, opts.period, opts.compare, opts);
+  const result = await report.read(ledger, query);
   const exponent = exponentOf(result.reporting_currency);
   const depth = opts.depth === undefined ? {} : { depth: opts.depth };
   await writeReport(ctx, opts.output, (style) => {

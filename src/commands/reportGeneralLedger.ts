@@ -15,7 +15,15 @@ import {
   glTableWriter,
   type GlWriter,
 } from '../render/generalLedger.js';
-import { ATOMS_FLAG, filterFlagRefused, OUTPUT_FLAG, refuseFlags } from './reportFlags.js';
+import {
+  ATOMS_FLAG,
+  filterFlagRefused,
+  OUTPUT_FLAG,
+  refuseFlags,
+  WHERE_FLAG,
+  whereFlag,
+} from './reportFlags.js';
+import type { TagCondition } from '../domain/tags.js';
 import { foreignEvents, SHOW_FOREIGN_FLAG } from './foreign.js';
 
 interface Options {
@@ -27,6 +35,7 @@ interface Options {
   atoms: boolean;
   uncleared: boolean;
   showForeign: boolean;
+  where: TagCondition[];
 }
 
 export default command<Options>({
@@ -42,6 +51,7 @@ export default command<Options>({
     },
     { flags: '--end <YYYY-MM-DD>', description: 'last day (default today)' },
     { flags: '--counterparty <TYPE:ID>', description: 'only the lines naming this counterparty' },
+    WHERE_FLAG,
     OUTPUT_FLAG,
     ATOMS_FLAG,
     {
@@ -63,7 +73,8 @@ balance). CSV is one row per journal line (with an opening and a closing row per
 pivot tables. The report streams: any number of lines is written in constant memory.
 In the table, a line cleared in a bank reconciliation has ! after its JE number, a reconciled one *
 (as hledger marks them); --uncleared leaves out both, keeping the running balances of every line.
-A remote profile's general ledger shows no states (the API's lines name no line).`,
+A remote profile's general ledger shows no states (the API's lines name no line). --where keeps the
+lines whose tags meet every condition, opening balances included.`,
   examples: [
     'books report general-ledger --account 1010 --start 2025-01-01 --end 2025-03-31',
     'books report gl --account 6000 --start 2025-01-01 --end 2025-12-31 --format csv',
@@ -77,6 +88,7 @@ A remote profile's general ledger shows no states (the API's lines name no line)
     atoms: bool(raw, 'atoms'),
     uncleared: bool(raw, 'uncleared'),
     showForeign: bool(raw, 'showForeign'),
+    where: whereFlag(raw),
   }),
   run: generalLedger,
 });
@@ -91,6 +103,7 @@ async function generalLedger(ctx: Context, opts: Options): Promise<void> {
     end_date: end,
     accounts: opts.accounts,
     counterparty: opts.counterparty,
+    where: opts.where,
   };
   const checked = checkGeneralLedgerQuery(raw);
   if ('problems' in checked) refuseFlags(checked.problems);

@@ -6,7 +6,17 @@ import { toJson } from '../domain/json.js';
 import { exponentOf } from '../domain/money.js';
 import { trialBalanceCsv, trialBalanceTable } from '../render/trialBalance.js';
 import { foreignAt, SHOW_FOREIGN_FLAG, trialBalanceForeign } from './foreign.js';
-import { ATOMS_FLAG, OUTPUT_FLAG, writeReport } from './reportFlags.js';
+import {
+  ATOMS_FLAG,
+  COLUMNS_BY_FLAG,
+  OUTPUT_FLAG,
+  refuseFlags,
+  WHERE_FLAG,
+  whereFlag,
+  writeReport,
+} from './reportFlags.js';
+import { checkTrialBalanceQuery } from '../domain/reportQueries.js';
+import type { TagCondition } from '../domain/tags.js';
 
 interface Options {
   asOf: string | undefined;
@@ -15,6 +25,8 @@ interface Options {
   output: string | undefined;
   atoms: boolean;
   showForeign: boolean;
+  where: TagCondition[];
+  columnsBy: string | undefined;
 }
 
 export default command<Options>({
@@ -27,6 +39,8 @@ export default command<Options>({
     },
     { flags: '--tree', description: 'accounts indented under their parents, with subtotals' },
     SHOW_FOREIGN_FLAG,
+    WHERE_FLAG,
+    COLUMNS_BY_FLAG,
     OUTPUT_FLAG,
     ATOMS_FLAG,
   ],
@@ -36,7 +50,8 @@ Credit column. Balance-sheet accounts show their whole balance; income and expen
 fiscal year to date, and "Retained Earnings (prior years)" carries the years before, so that the
 debits always equal the credits. The adjustments (--unadjusted leaves them out, --worksheet shows
 them apart) are the entries posted with is_adjusting in the fiscal year to date; those of earlier
-years are part of the balances.`,
+years are part of the balances. --where keeps the lines whose tags meet every condition; --columns-by
+KEY gives debit and credit per value of KEY, then (none), then the total (not with --worksheet).`,
   examples: [
     'books report trial-balance --as-of 2025-01-31',
     'books report tb --as-of 2025-12-31 --worksheet',
@@ -55,12 +70,21 @@ years are part of the balances.`,
       output: str(raw, 'output'),
       atoms: bool(raw, 'atoms'),
       showForeign: bool(raw, 'showForeign'),
+      where: whereFlag(raw),
+      columnsBy: str(raw, 'columnsBy'),
     };
   },
   async run(ctx, opts) {
     const ledger = await ctx.ledger();
     const asOf = opts.asOf ?? localDate(ctx.now());
-    const tb = await ledger.reports.trialBalance({ as_of: asOf, adjustments: opts.adjustments });
+    const checked = checkTrialBalanceQuery({
+      as_of: asOf,
+      adjustments: opts.adjustments,
+      where: opts.where,
+      columns_by: opts.columnsBy,
+    });
+    if ('problems' in checked) refuseFlags(checked.problems);
+    const tb = await ledger.reports.trialBalance(checked.query);
     const exponent = exponentOf(tb.reporting_currency);
     const entity = ctx.format === 'table' ? (await ledger.entity.get()).name : '';
     const chart = opts.tree && ctx.format === 'table' ? await ledger.chart.accounts() : undefined;

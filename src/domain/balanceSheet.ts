@@ -61,6 +61,18 @@ export interface StatementInput {
   totals: Map<number, Cumulative>;
   /** Budget cells for the columns that are a budget's (`--compare budget`). */
   budget?: BudgetCells;
+  /**
+   * Where each column's cuts are, when its totals are its own (`--columns-by`: a column per tag
+   * value, whose cumulative totals follow one another); absent: by the columns' dates.
+   */
+  columnAt?: ColumnAt;
+}
+
+/** Each column's cut indexes: its end, the day before its start, the day before its fiscal year. */
+export interface ColumnAt {
+  ends: number[];
+  befores: number[];
+  fyBefores: number[];
 }
 
 /**
@@ -79,8 +91,9 @@ export function cutDates(periods: Period[], fyStart: number): string[] {
 
 /** Where each column's cut dates sit among the cuts. */
 export function columnCuts(
-  input: Pick<StatementInput, 'periods' | 'cuts' | 'fiscalYearStartMonth'>,
-) {
+  input: Pick<StatementInput, 'periods' | 'cuts' | 'fiscalYearStartMonth' | 'columnAt'>,
+): ColumnAt {
+  if (input.columnAt) return input.columnAt;
   const at = new Map(input.cuts.map((d, i) => [d, i]));
   const idx = (d: string) => at.get(d)!;
   return {

@@ -10,6 +10,7 @@ import { BooksError } from './errors.js';
 import { isPermission, type Permission } from './keys.js';
 import { isPeriodId } from './budget.js';
 import { isFxSnapshot, parseRate } from './fx.js';
+import { readTags } from './tags.js';
 import { checkTemplate } from './recurring.js';
 import { isLayout } from './statementLayout.js';
 
@@ -295,7 +296,10 @@ export class DumpReader {
       'an entry reverses one not before it',
     );
     ok(Array.isArray(r.lines) && r.lines.length >= 2, 'an entry has fewer than two lines');
+    const tagsOk = (t: unknown) => t === undefined || readTags(t, 'tags', []) !== null;
+    ok(tagsOk(r.tags), 'an entry has bad tags');
     for (const l of r.lines) {
+      ok(tagsOk(l.tags), 'a line has bad tags');
       ok(this.accounts.has(l.account_id), `a line names account ${l.account_id}, not in the dump`);
       ok(
         l.counterparty_id === null || this.counterparties.has(l.counterparty_id),

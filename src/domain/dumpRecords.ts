@@ -1,3 +1,4 @@
+import type { Tags } from './tags.js';
 import type { JeSeq } from './jeNumber.js';
 import type { FxSnapshot } from './fx.js';
 import type { Reconciliation } from './reconcile.js';
@@ -72,6 +73,8 @@ export interface DumpEntry {
   fingerprint: string | null;
   created_at: string;
   updated_at: string;
+  /** The entry's own tags, when it has any. */
+  tags?: Tags;
   lines: {
     account_id: string;
     line_type: 'debit' | 'credit';
@@ -82,6 +85,8 @@ export interface DumpEntry {
     fx?: FxSnapshot;
     /** On a line books added (a settlement's realised exchange gain/loss). */
     system?: 'fx_realized';
+    /** Its effective tags (the entry's overridden by its own), when it has any. */
+    tags?: Tags;
   }[];
 }
 

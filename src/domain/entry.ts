@@ -1,3 +1,4 @@
+import { ownTags, type Tags } from './tags.js';
 import type { AccountType, Entity } from './accounts.js';
 import type { JeSeq } from './jeNumber.js';
 import type { FxSnapshot } from './fx.js';
@@ -38,6 +39,11 @@ export interface JournalEntryLine {
   fx?: FxSnapshot;
   /** On a line books added itself: `fx_realized`, a settlement's realised exchange gain or loss. */
   system?: 'fx_realized';
+  /**
+   * Its own tags, those it sets apart from its entry's (absent: none). As a LineFacts, a line's
+   * effective tags: the entry's overridden by its own.
+   */
+  tags?: Tags;
 }
 
 /** A journal entry as posted and returned (spec 2.1). */
@@ -129,6 +135,8 @@ export interface ValidLine {
   fx: FxSnapshot | null;
   /** A line books added: the realised exchange gain/loss of a settlement. */
   system?: 'fx_realized';
+  /** Its effective tags: the entry's, overridden by its own (absent: none). */
+  tags?: Tags;
 }
 
 /** An entry that passed every rule, ready to be written. */
@@ -145,6 +153,8 @@ export interface ValidEntry {
   auto_reverse_on: string | null;
   lines: ValidLine[];
   total_atoms: number;
+  /** The entry's own tags (a line's effective tags are on the line). */
+  tags?: Tags;
 }
 
 /** What is stored of an entry besides its lines: enough to answer for it as the API does. */
@@ -165,6 +175,8 @@ export interface EntryFacts {
   updated_at: string;
   original: { id: string; date: string } | null;
   reversed_by: string[];
+  /** The entry's own tags (docs/close.md, "Tags"). */
+  tags?: Tags;
 }
 
 /** An entry as a store reads it back: the original it reverses named by id and date. */
@@ -184,7 +196,10 @@ export function journalEntryOfRow(r: EntryRowFacts, lines: LineFacts[]): Journal
   return journalEntryOf({ ...facts, original }, lines);
 }
 
-/** A line as stored and answered: the account and counterparty as the response names them. */
+/**
+ * A line as stored and answered: the account and counterparty as the response names them, and its
+ * effective tags (the answer names only those the line sets apart from its entry's).
+ */
 export type LineFacts = Omit<
   JournalEntryLine,
   'id' | 'object' | 'created_at' | 'updated_at' | 'is_deleted' | 'journal_entry_id'
@@ -231,11 +246,12 @@ export function journalEntryOf(e: EntryFacts, lines: LineFacts[]): JournalEntry 
       counterparty_name: l.counterparty_name,
       ...(l.fx ? { fx: l.fx } : {}),
       ...(l.system ? { system: l.system } : {}),
+      ...ownOf(e.tags ?? {}, l.tags),
     })),
     status: e.status,
     manual_entry_reason: e.manual_entry_reason,
     policy_key: null,
-    tags: {},
+    tags: e.tags ?? {},
     attachments: [],
     is_adjusting: e.is_adjusting,
     entry_type_label: entryTypeLabel(e.is_adjusting, e.original !== null),
@@ -263,7 +279,15 @@ export function linesOfValid(entry: ValidEntry): LineFacts[] {
     counterparty_name: l.counterparty?.name ?? null,
     ...(l.fx ? { fx: l.fx } : {}),
     ...(l.system ? { system: l.system } : {}),
+    ...(l.tags && Object.keys(l.tags).length ? { tags: l.tags } : {}),
   }));
+}
+
+/** A line's own tags as the answer gives them: none when it sets nothing apart from its entry. */
+function ownOf(entry: Tags, effective: Tags | undefined): { tags?: Tags } {
+  if (!effective) return {};
+  const own = ownTags(entry, effective);
+  return Object.keys(own).length ? { tags: own } : {};
 }
 
 /** The entry's counterparty name when all its named counterparties are one; otherwise null. */

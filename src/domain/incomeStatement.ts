@@ -51,6 +51,8 @@ export interface IncomeStatement {
   summary: IncomeStatementSummary[];
   /** With `compare`: which column is compared with which (docs/close.md). */
   comparisons?: Comparison[];
+  /** With `columns_by`: the tag key whose values are the columns (then `(none)` and `total`). */
+  columns_by?: string;
 }
 
 /** The sections in their order: income credit-positive, costs and expenses debit-positive. */

@@ -1,4 +1,5 @@
 import { AccountMatcher } from './accountMatch.js';
+import { TAG_KEY } from './tags.js';
 import type { AccountType, GlAccount } from './accounts.js';
 
 /**
@@ -121,6 +122,32 @@ export function untagValue(value: string): string {
 /** A transaction's or posting's tags, as written in its comment: `name: value, name2: value2`. */
 export function tagsText(tags: [string, string][]): string {
   return tags.map(([k, v]) => (v === '' ? `${k}:` : `${k}: ${tagValue(v)}`)).join(', ');
+}
+
+/** The tags books export writes of its own (a line's counterparty and memo, an entry's fields, a bank date). */
+const BOOKS_TAGS: ReadonlySet<string> = new Set([
+  'customer',
+  'vendor',
+  'employee',
+  'memo',
+  'date',
+  'je',
+  'reason',
+  'adjusting',
+]);
+
+/**
+ * The name a line's tag is written under in an exported journal: its key, or `tag-KEY` where the key
+ * is one of books' own tags' names or starts with `tag-` (so that every name reads back as one key).
+ */
+export const peerTagName = (key: string): string =>
+  BOOKS_TAGS.has(key) || key.startsWith('tag-') ? `tag-${key}` : key;
+
+/** The tag key an exported journal's tag name stands for, or null for books' own tags and other names. */
+export function userTagKey(name: string): string | null {
+  if (BOOKS_TAGS.has(name)) return null;
+  const key = name.startsWith('tag-') ? name.slice(4) : name;
+  return TAG_KEY.test(key) ? key : null;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { COMPARE_KINDS, type CompareKind } from './compare.js';
+import { columnsByOf, whereOf, type TagCondition } from './tags.js';
 import { addMonths, endOfMonth, isIsoDate as isIsoDateLike, isoDate, parts } from './dates.js';
 
 export type PeriodType = 'monthly' | 'quarterly' | 'yearly';
@@ -99,6 +100,10 @@ export interface ReportQuery {
   period_type: PeriodType;
   /** Columns to compare each period with (docs/close.md): none when absent. */
   compare?: CompareKind[];
+  /** Only lines whose effective tags meet every condition (docs/close.md, "Tags"). */
+  where?: TagCondition[];
+  /** One column per value of this tag key over the window, `(none)` and Total (income statement). */
+  columns_by?: string;
 }
 
 /**
@@ -111,8 +116,12 @@ export function checkReportQuery(raw: {
   end_date?: unknown;
   period_type?: unknown;
   compare?: unknown;
+  where?: unknown;
+  columns_by?: unknown;
 }): { query: ReportQuery } | { problems: { path: string; reason: string; message: string }[] } {
   const problems: { path: string; reason: string; message: string }[] = [];
+  const where = whereOf(raw.where, problems);
+  const columnsBy = columnsByOf(raw.columns_by, problems);
   for (const k of ['start_date', 'end_date'] as const) {
     const v = raw[k];
     if (v === undefined || v === '')
@@ -150,6 +159,8 @@ export function checkReportQuery(raw: {
       end_date: raw.end_date as string,
       period_type: type as PeriodType,
       ...(compare.length ? { compare } : {}),
+      ...(where.length ? { where } : {}),
+      ...(columnsBy ? { columns_by: columnsBy } : {}),
     },
   };
 }

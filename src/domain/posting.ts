@@ -1,4 +1,5 @@
 import type { Entity } from './accounts.js';
+import { ownTags, type Tags } from './tags.js';
 import type { AccountRef, CounterpartyRef, ValidationContext, ValidEntry } from './entry.js';
 import { entryInvalid, errors } from './errors.js';
 import { IDEMPOTENCY_WINDOW_MS } from './idempotency.js';
@@ -146,7 +147,11 @@ export interface Reversible {
     counterparty_external_id: string | null;
     fx?: FxSnapshot;
     system?: 'fx_realized';
+    /** Its effective tags. */
+    tags?: Tags;
   }[];
+  /** The entry's own tags. */
+  tags?: Tags;
 }
 
 /**
@@ -170,6 +175,8 @@ export function reversalBody(
     currency: original.currency,
     memo: reversalMemo(original.je_number),
     is_adjusting: original.is_adjusting,
+    // The original's tags: a reversal undoes the same project's, class's or location's amounts.
+    ...(original.tags && Object.keys(original.tags).length ? { tags: original.tags } : {}),
     lines: original.lines.map((l) => ({
       gl_account_id: l.gl_account_id,
       line_type: l.line_type === 'debit' ? 'credit' : 'debit',
@@ -183,8 +190,15 @@ export function reversalBody(
         : {}),
       // Both amounts: the rate is implied by them, and the journal gives the line the original's.
       ...(l.fx ? { fx: { currency: l.fx.currency, amount_atoms: l.fx.amount_atoms } } : {}),
+      ...lineOwnTags(original.tags ?? {}, l.tags),
     })),
   };
+}
+
+/** A line's own tags for a request, from its entry's and its effective ones: none when it sets none. */
+function lineOwnTags(entry: Tags, effective: Tags | undefined): { tags?: Tags } {
+  const own = effective ? ownTags(entry, effective) : {};
+  return Object.keys(own).length ? { tags: own } : {};
 }
 
 /** A reversal's memo: it names the entry it reverses. */

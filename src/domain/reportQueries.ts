@@ -2,10 +2,15 @@ import { isIsoDate } from './dates.js';
 import type { Problem } from './errors.js';
 import { checkReportQuery } from './periods.js';
 import type { Adjustments } from './trialBalance.js';
+import { columnsByOf, whereOf, type TagCondition } from './tags.js';
 
 export interface TrialBalanceQuery {
   as_of: string;
   adjustments: Adjustments;
+  /** Only lines whose effective tags meet every condition. */
+  where?: TagCondition[];
+  /** Debit and credit per value of this tag key, `(none)`, and the total (docs/close.md). */
+  columns_by?: string;
 }
 
 export interface GeneralLedgerQuery {
@@ -14,6 +19,8 @@ export interface GeneralLedgerQuery {
   /** External ids; an account covers its descendants. Every account when empty. */
   accounts: string[];
   counterparty: { type: string; external_id: string } | null;
+  /** Only lines whose effective tags meet every condition. */
+  where?: TagCondition[];
 }
 
 type Checked<T> = { query: T } | { problems: Problem[] };
@@ -24,8 +31,12 @@ const ADJUSTMENTS: readonly Adjustments[] = ['include', 'exclude', 'worksheet'];
 export function checkTrialBalanceQuery(raw: {
   as_of?: unknown;
   adjustments?: unknown;
+  where?: unknown;
+  columns_by?: unknown;
 }): Checked<TrialBalanceQuery> {
   const problems: Problem[] = [];
+  const where = whereOf(raw.where, problems);
+  const columnsBy = columnsByOf(raw.columns_by, problems);
   const asOf = raw.as_of;
   if (asOf === undefined || asOf === '')
     problems.push({
@@ -44,9 +55,22 @@ export function checkTrialBalanceQuery(raw: {
     const message = `adjustments '${String(adjustments)}' is not one of ${ADJUSTMENTS.join(', ')}`;
     problems.push({ path: 'adjustments', reason: 'invalid_adjustments', message });
   }
+  if (columnsBy && adjustments === 'worksheet')
+    problems.push({
+      path: 'columns_by',
+      reason: 'invalid_parameters',
+      message: 'columns_by gives debit and credit per value; the worksheet has its own six columns',
+    });
   return problems.length
     ? { problems }
-    : { query: { as_of: asOf as string, adjustments: adjustments as Adjustments } };
+    : {
+        query: {
+          as_of: asOf as string,
+          adjustments: adjustments as Adjustments,
+          ...(where.length ? { where } : {}),
+          ...(columnsBy ? { columns_by: columnsBy } : {}),
+        },
+      };
 }
 
 /** `TYPE:ID`, as --counterparty and the API's counterparty parameter name one. */
@@ -61,8 +85,13 @@ export function checkGeneralLedgerQuery(raw: {
   end_date?: unknown;
   accounts?: string[];
   counterparty?: unknown;
+  where?: unknown;
 }): Checked<GeneralLedgerQuery> {
-  const window = checkReportQuery({ start_date: raw.start_date, end_date: raw.end_date });
+  const window = checkReportQuery({
+    start_date: raw.start_date,
+    end_date: raw.end_date,
+    where: raw.where,
+  });
   const problems = 'problems' in window ? [...window.problems] : [];
   let counterparty: GeneralLedgerQuery['counterparty'] = null;
   const cp = raw.counterparty;
@@ -79,6 +108,14 @@ export function checkGeneralLedgerQuery(raw: {
     }
   }
   if (problems.length || 'problems' in window) return { problems };
-  const { start_date, end_date } = window.query;
-  return { query: { start_date, end_date, accounts: raw.accounts ?? [], counterparty } };
+  const { start_date, end_date, where } = window.query;
+  return {
+    query: {
+      start_date,
+      end_date,
+      accounts: raw.accounts ?? [],
+      counterparty,
+      ...(where ? { where } : {}),
+    },
+  };
 }

@@ -1,4 +1,6 @@
 import { isIsoDate } from './dates.js';
+import { lineTags, tagRule } from './tagRule.js';
+import type { Tags } from './tags.js';
 import { dateBar } from './entityRules.js';
 import type { FxSnapshot } from './fx.js';
 import { counterpartyRule } from './counterpartyRule.js';
@@ -48,6 +50,8 @@ export interface EntryCheck {
   /** Its lines valued at carrying rates (settlements): their gain or loss is realizedRule's. */
   settlements: LineCheck[];
   amountsValid: boolean;
+  /** The entry's own tags; a line's effective ones are these overridden by its own. */
+  tags: Tags;
 }
 
 /** One line of the entry under check. */
@@ -78,6 +82,7 @@ const ENTRY_FIELDS = new Set([
   'manual_entry_reason',
   'memo',
   'auto_reverse_on',
+  'tags',
 ]);
 const LINE_FIELDS = new Set([
   'gl_account_id',
@@ -87,6 +92,7 @@ const LINE_FIELDS = new Set([
   'counterparty_type',
   'counterparty_external_id',
   'fx',
+  'tags',
 ]);
 
 export const add = (c: EntryCheck, path: string, reason: string, message: string) =>
@@ -331,9 +337,10 @@ export const linesRule: EntryRule = (c) => {
     };
     for (const rule of LINE_RULES) rule(c, l);
     const memo = line.memo === undefined ? null : optionalText(c, line, 'memo', at(l, 'memo'));
+    const tags = lineTags(c, l);
     if (l.account && l.lineType && l.amount !== null) {
       const { account, lineType: line_type, amount: amount_atoms, counterparty, fx } = l;
-      c.lines.push({ account, line_type, amount_atoms, memo, counterparty, fx });
+      c.lines.push({ account, line_type, amount_atoms, memo, counterparty, fx, tags });
     }
   }
 };
@@ -371,6 +378,7 @@ export const ENTRY_RULES: readonly EntryRule[] = [
   adjustingRule,
   jeNumberRule,
   textRules,
+  tagRule,
   linesRule,
   realizedRule,
   balanceRule,

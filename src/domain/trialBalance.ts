@@ -27,6 +27,8 @@ export interface TrialBalance {
   columns: string[];
   rows: TrialBalanceRow[];
   totals: Record<string, number | bigint>;
+  /** With `columns_by`: the tag key whose values' debit and credit come before the total's. */
+  columns_by?: string;
 }
 
 /** Accounts in the order of the trial balance: by section, then by account number. */

@@ -39,6 +39,7 @@ export function validateEntry(
     openItems: new Map(),
     settlements: [],
     amountsValid: true,
+    tags: {},
   };
   for (const rule of ENTRY_RULES) rule(c);
   if (c.problems.length > 0) return { entry: null, problems: c.problems };
@@ -53,6 +54,7 @@ export function validateEntry(
     auto_reverse_on: c.autoReverseOn,
     lines: c.lines,
     total_atoms: c.debits,
+    tags: c.tags,
   };
   return { entry, problems: [] };
 }

@@ -3,6 +3,7 @@ import { isIsoDate } from '../domain/dates.js';
 import type { Problem } from '../domain/errors.js';
 import { AccountMatcher } from '../domain/accountMatch.js';
 import { ENTRY_TAG_FIELDS, entryTags, exportedAccounts, lineTags } from './peerTags.js';
+import { TAGS_COLUMN } from './layout.js';
 import type { CsvBatch, CsvRecord } from './csv.js';
 import { problem } from './entries.js';
 import { columnKey, FIELDS, noTax, type DateOrder, type Field, type Reading } from './presets.js';
@@ -31,6 +32,8 @@ export class Adapter {
   private readonly exported: Map<string, GlAccount> | null;
   /** Where the transaction's tags are (hledger's comment column), when the preset has them. */
   private entryTagsAt: number | null = null;
+  /** The tags of the row being read (JSON), from its posting comment. */
+  private rowTags = '';
   private entryTagsName = '';
   private readonly parties: Map<string, Counterparty[]>;
 
@@ -107,7 +110,7 @@ export class Adapter {
       else out.add(f);
     }
     if (this.reading.tags)
-      ['counterparty_type', 'counterparty_external_id'].forEach((c) => out.add(c));
+      ['counterparty_type', 'counterparty_external_id', TAGS_COLUMN].forEach((c) => out.add(c));
     if (this.entryTagsAt !== null) ENTRY_TAG_FIELDS.forEach((c) => out.add(c));
     this.out = [...out];
     for (const [f, name] of seen) {
@@ -207,13 +210,18 @@ export class Adapter {
         ];
       else add('counterparty_external_id', found.reason, found.message);
     }
-    const cells = this.out.map((c) => v[c as Field] ?? '');
+    const cells = this.out.map((c) => (c === TAGS_COLUMN ? this.rowTags : (v[c as Field] ?? '')));
     return { row: r.row, cells, problems: r.problems };
   }
 
   /** The fields books export hledger writes as tags: a posting's, and its transaction's. */
   private tags(r: CsvRecord, v: Partial<Record<Field, string>>): void {
-    if (this.reading.tags && v.line_memo) Object.assign(v, lineTags(v.line_memo));
+    this.rowTags = '';
+    if (this.reading.tags && v.line_memo) {
+      const read = lineTags(v.line_memo);
+      Object.assign(v, read.cells);
+      if (Object.keys(read.tags).length) this.rowTags = JSON.stringify(read.tags);
+    }
     if (this.entryTagsAt === null) return;
     const { cells, other } = entryTags(r.cells[this.entryTagsAt] ?? '');
     Object.assign(v, cells);

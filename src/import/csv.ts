@@ -35,6 +35,8 @@ export interface CsvSpec {
   required: readonly string[];
   /** Any column is read (another system's file, whose columns a preset or --map reads). */
   acceptAny?: boolean;
+  /** Columns of a family the file may also have, by name (a native file's `tag:KEY`). */
+  family?: RegExp;
   /** Told the size of each chunk read, for progress. */
   onBytes?: (n: number) => void;
 }
@@ -147,7 +149,7 @@ function checkHeader(cells: string[], spec: CsvSpec): string[] {
   }
   const seen = new Set<string>();
   header.forEach((h, i) => {
-    if (!spec.acceptAny && !spec.columns.includes(h))
+    if (!spec.acceptAny && !spec.columns.includes(h) && !spec.family?.test(h))
       add(
         h,
         'unknown_column',

@@ -9,6 +9,7 @@ import { currencyExponent, MAX_ATOMS } from '../domain/money.js';
 import type { CsvBatch, CsvRecord } from './csv.js';
 import { cell, ENTRY_LEVEL, layoutOf, type AmountForm, type Layout } from './layout.js';
 import { fxOf } from './fxCells.js';
+import { tagCells } from './tagCells.js';
 import { base64urlKey, KeyTable, textKey } from './keyTable.js';
 
 /** One entry of the file: the request body it stands for, where its lines came from, and its fingerprint. */
@@ -175,6 +176,7 @@ function toDraft(records: CsvRecord[], l: Layout): DraftEntry {
     lines.push(lineOf(r, l, exponent, currency, add));
     lineRows.push(r.row);
   }
+  if (l.tags.length || l.tagsAt >= 0) tagCells(records, l, body, lines);
   body.lines = lines;
   return { row: first.row, lineRows, body, problems, fingerprint: '', form: l.form };
 }
@@ -338,6 +340,9 @@ const FX_COLUMN_OF: Record<string, string> = {
 /** Where a validation path of a draft's body sits in the file: the row and the column to name. */
 export function locate(d: DraftEntry, path: string): { row: number; column: string } {
   const form = d.form;
+  const tag = /^(?:lines\[(\d+)\]\.)?tags\.(.+)$/.exec(path);
+  if (tag)
+    return { row: tag[1] ? (d.lineRows[Number(tag[1])] ?? d.row) : d.row, column: `tag:${tag[2]}` };
   const m = /^lines\[(\d+)\](?:\.([\w.]+))?$/.exec(path);
   if (!m) return { row: d.row, column: path === 'lines' ? 'entry' : path };
   const row = d.lineRows[Number(m[1])] ?? d.row;

@@ -2,6 +2,7 @@ import type { GlAccount } from '../domain/accounts.js';
 import type { Problem } from '../domain/errors.js';
 import { accountIndex } from '../domain/input.js';
 import type { CsvRecord, CsvSpec } from './csv.js';
+import { TAG_KEY } from '../domain/tags.js';
 
 export const ENTRY_COLUMNS = [
   'entry',
@@ -80,7 +81,16 @@ export const entryCsvSpec = (file: string, delimiter: string): CsvSpec => ({
   delimiter,
   columns: ENTRY_COLUMNS,
   required: ['entry_date', 'gl_account_id'],
+  family: TAG_COLUMN,
 });
+
+/** A tag's column: `tag:KEY` (docs/close.md, "Tags"). */
+export const TAG_COLUMN = /^tag:/;
+/**
+ * The column a preset's reading writes a row's tags in, as JSON (read from another system's
+ * comments); no file's header can name it.
+ */
+export const TAGS_COLUMN = '\u0000tags';
 
 export type Column = (typeof ENTRY_COLUMNS)[number];
 type Shape = { form: AmountForm; groupBy: 'entry' | 'je_number' };
@@ -93,6 +103,10 @@ export interface Layout extends Shape {
   file: string;
   currency: string;
   resolve: (ref: string) => string | undefined;
+  /** The tag columns: each key with its position. */
+  tags: [string, number][];
+  /** Where a preset's reading wrote each row's tags (JSON), or -1. */
+  tagsAt: number;
 }
 
 /** A cell of a record by position, '' where the file has no such column. */
@@ -105,6 +119,23 @@ export function layoutOf(
 ): Layout | Problem[] {
   const shape = entryFileShape(header, opts.file);
   if (Array.isArray(shape)) return shape;
+  const tags: [string, number][] = [];
+  const problems: Problem[] = [];
+  header.forEach((h, i) => {
+    if (!TAG_COLUMN.test(h)) return;
+    const key = h.slice(4);
+    if (TAG_KEY.test(key)) tags.push([key, i]);
+    else
+      problems.push({
+        file: opts.file,
+        row: 1,
+        path: h,
+        reason: 'invalid_tag',
+        message: `'${key}' is not a tag key (lower-case letters, digits, '_' or '-', starting with a letter)`,
+        code: 'invalid_input',
+      });
+  });
+  if (problems.length) return problems;
   const at = Object.fromEntries(ENTRY_COLUMNS.map((c) => [c, header.indexOf(c)])) as Record<
     Column,
     number
@@ -114,5 +145,6 @@ export function layoutOf(
   ).map((c) => [c, at[c]] as [(typeof ENTRY_LEVEL)[number], number]);
   const index = accountIndex(opts.accounts);
   const resolve = (ref: string) => index.get(ref)?.external_id;
-  return { ...shape, at, level, file: opts.file, currency: opts.currency, resolve };
+  const tagsAt = header.indexOf(TAGS_COLUMN);
+  return { ...shape, at, level, file: opts.file, currency: opts.currency, resolve, tags, tagsAt };
 }

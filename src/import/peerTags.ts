@@ -1,6 +1,7 @@
 import type { GlAccount } from '../domain/accounts.js';
 import { COUNTERPARTY_TYPES } from '../domain/accounts.js';
-import { peerAccountNames, readTags } from '../domain/peerJournal.js';
+import { peerAccountNames, readTags, userTagKey } from '../domain/peerJournal.js';
+import type { Tags } from '../domain/tags.js';
 import type { Field } from './presets.js';
 
 type Cells = Partial<Record<Field, string>>;
@@ -10,18 +11,29 @@ const ENTRY_TAGS: ReadonlySet<string> = new Set(['je', 'memo', 'reason', 'adjust
 
 /**
  * A posting comment as books export hledger writes it: `customer: C001` (or vendor, employee) names
- * the counterparty and `memo: text` the line memo, values decoded; other text of the comment (a
- * journal written by hand) is the line memo.
+ * the counterparty, `memo: text` the line memo, and any other tag whose name is a tag key is one of
+ * the line's tags (`project: alpha`; `tag-memo: x` is the tag `memo`, see peerTagName), values
+ * decoded; other text of the comment (a journal written by hand) is the line memo.
  */
-export function lineTags(comment: string): Cells {
-  const tags = readTags(comment, LINE_TAGS);
-  const out: Cells = { line_memo: tags.get('memo') ?? tags.get('') ?? '' };
+export function lineTags(comment: string): { cells: Cells; tags: Tags } {
+  const all = readTags(comment, ANY_TAG);
+  const tags: Tags = {};
+  const rest: string[] = [];
+  for (const [name, value] of all) {
+    const key = name === '' ? null : userTagKey(name);
+    if (key !== null) tags[key] = value;
+    else if (!LINE_TAGS.has(name)) rest.push(name === '' ? value : `${name}: ${value}`);
+  }
+  const out: Cells = { line_memo: all.get('memo') ?? rest.join(', ') };
   for (const type of COUNTERPARTY_TYPES) {
-    const id = tags.get(type);
+    const id = all.get(type);
     if (id !== undefined) [out.counterparty_type, out.counterparty_external_id] = [type, id];
   }
-  return out;
+  return { cells: out, tags };
 }
+
+/** Every name a comment's tag may have: readTags keeps each apart. */
+const ANY_TAG: ReadonlySet<string> = { has: (name: string) => name !== '' } as ReadonlySet<string>;
 
 /**
  * A transaction comment as books export hledger writes it: `je` (a JE number its code cannot

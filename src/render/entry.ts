@@ -23,6 +23,7 @@ export function entryText(
       `${e.is_adjusting ? '  adjusting' : ''}`,
     e.memo ? `memo: ${cell(e.memo)}` : null,
     e.manual_entry_reason ? `reason: ${cell(e.manual_entry_reason)}` : null,
+    Object.keys(e.tags).length ? `tags: ${cell(tagText(e.tags))}` : null,
     e.original_journal_entry_id
       ? `reverses: ${named(e.original_journal_entry_id)} (${e.original_journal_entry_date})`
       : null,
@@ -36,6 +37,8 @@ export function entryText(
     l.fx
       ? `${l.fx.currency} ${formatAmount(l.fx.amount_atoms, exponentOf(l.fx.currency))} @ ${l.fx.rate}`
       : '';
+  // A line's own tags (beyond the entry's), in a column only an entry with some has.
+  const tagged = e.lines.some((l) => l.tags);
   // Line numbers as `reconcile --line JE-12:2` takes them.
   const rows = e.lines.map((l, i) => [
     String(i + 1),
@@ -47,6 +50,7 @@ export function entryText(
     l.counterparty_external_id ? `${l.counterparty_type}:${l.counterparty_external_id}` : '',
     l.memo ?? '',
     ...(stated ? [states[l.id]?.state ?? ''] : []),
+    ...(tagged ? [cell(tagText(l.tags ?? {}))] : []),
   ]);
   rows.push([
     '',
@@ -58,6 +62,7 @@ export function entryText(
     '',
     '',
     ...(stated ? [''] : []),
+    ...(tagged ? [''] : []),
   ]);
   return (
     facts.join('\n') +
@@ -73,9 +78,16 @@ export function entryText(
         'Counterparty',
         'Memo',
         ...(stated ? ['State'] : []),
+        ...(tagged ? ['Tags'] : []),
       ],
       rows,
       ['right', 'left', 'left', 'right', 'right', ...(foreign ? ['right' as const] : [])],
     )
   );
 }
+
+/** Tags as typed: `location=nyc project=alpha`. */
+const tagText = (t: Record<string, string>) =>
+  Object.entries(t)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(' ');

@@ -3,6 +3,7 @@ import type { JournalEntry } from '../domain/entry.js';
 import { convert, parseRate, rateOf } from '../domain/fx.js';
 import { atomsToDecimal, exponentOf } from '../domain/money.js';
 import { csvField, csvLine } from './csv.js';
+import type { Tags } from '../domain/tags.js';
 
 /**
  * The import formats, written exactly (no spreadsheet guard: these files are meant to be imported
@@ -38,6 +39,7 @@ export function journalRows(
   externalId: (accountId: string) => string,
   exponent: number,
   fx = false,
+  tagKeys: readonly string[] = [],
 ): string {
   // The entry's own cells are the same on each of its rows: made once.
   const n = csvField(e.je_number);
@@ -50,9 +52,16 @@ export function journalRows(
     const party = `${l.counterparty_type ?? ''},${csvField(l.counterparty_external_id ?? '')}`;
     const snapshot = fx ? fxCells(l, e.currency) : '';
     const account = csvField(externalId(l.account_id));
-    out += `${head},${account},${debit},${credit},${csvField(l.memo ?? '')},${party}${snapshot}\n`;
+    const tags = tagKeys.length ? tagCells(e.tags, l.tags, tagKeys) : '';
+    out += `${head},${account},${debit},${credit},${csvField(l.memo ?? '')},${party}${snapshot}${tags}\n`;
   }
   return out;
+}
+
+/** A line's effective tags in the file's `tag:KEY` columns (blank where it has none). */
+function tagCells(entry: Tags, own: Tags | undefined, keys: readonly string[]): string {
+  const tags = { ...entry, ...own };
+  return keys.map((k) => `,${csvField(tags[k] ?? '')}`).join('');
 }
 
 function fxCells(l: JournalEntry['lines'][number], functional: string): string {

@@ -2,7 +2,14 @@ import type { Entity, GlAccount } from '../domain/accounts.js';
 import type { JournalEntry } from '../domain/entry.js';
 import type { LineStates } from '../ledger/port.js';
 import { atomsToDecimal, exponentOf } from '../domain/money.js';
-import { plainCode, plainDescription, ROOTS, tagsText, type Peer } from '../domain/peerJournal.js';
+import {
+  peerTagName,
+  plainCode,
+  plainDescription,
+  ROOTS,
+  tagsText,
+  type Peer,
+} from '../domain/peerJournal.js';
 
 export { peerAccountNames, type Peer } from '../domain/peerJournal.js';
 
@@ -99,6 +106,9 @@ export function exportEntry(
       ? `${l.fx.currency} ${qty} ${cost}`
       : `${qty} ${l.fx.currency} ${cost}`;
   };
+  // A posting's tags are its effective ones: the entry's, overridden by its own.
+  const effective = (l: JournalEntry['lines'][number]) =>
+    Object.entries({ ...e.tags, ...l.tags }).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   const flagged = e.lines.some((l) => states[l.id]);
   const width =
     Math.max(...e.lines.map((l) => names.get(l.account_id)!.length)) + 4 + (flagged ? 2 : 0);
@@ -128,6 +138,7 @@ export function exportEntry(
       // The bank's date goes on the posting (hledger's posting date), so that `hledger bal -C`
       // at a statement date reads the statement's balance.
       if (st && st.cleared_date !== e.entry_date) tag.push(['date', st.cleared_date]);
+      for (const [k, v] of effective(l)) tag.push([peerTagName(k), v]);
       const name = `${flagOf(st)}${names.get(l.account_id)!}`;
       const posting = `    ${name.padEnd(width)}${amount(l)}`;
       out.push(tag.length ? `${posting}  ; ${tagsText(tag)}` : posting);
@@ -142,6 +153,7 @@ export function exportEntry(
       if (l.counterparty_type)
         out.push(`    ${l.counterparty_type}: ${quoted(l.counterparty_external_id ?? '')}`);
       if (l.memo) out.push(`    memo: ${quoted(l.memo)}`);
+      for (const [k, v] of effective(l)) out.push(`    ${peerTagName(k)}: ${quoted(v)}`);
     }
   }
   return '\n' + out.join('\n') + '\n';

@@ -39,6 +39,8 @@ interface Statement {
   /** A Total column when there is more than one period (the income statement's activity). */
   total: boolean;
   comparisons?: Comparison[] | undefined;
+  /** Columns that are not periods (a tag's values): headed by their labels alone. */
+  byTag?: boolean;
 }
 
 export interface StatementOptions extends PrintOptions {
@@ -120,7 +122,12 @@ function columnSpecs(st: Statement, opts: { period?: PeriodType; fiscalYearStart
   const full = (p: Period) =>
     opts.period ? periodBounds(p.start_date, opts.period, opts.fiscalYearStartMonth) : null;
   const head = (p: Period, label = p.label): StatementColumn =>
-    periodColumns([{ ...p, label }], () => full(p) ?? { start: p.start_date, end: p.end_date })[0]!;
+    st.byTag
+      ? { label, clipped: null }
+      : periodColumns(
+          [{ ...p, label }],
+          () => full(p) ?? { start: p.start_date, end: p.end_date },
+        )[0]!;
   const byId = new Map(st.periods.map((p) => [p.id, p]));
   const comparisons = st.comparisons ?? [];
   const bases = basePeriods(st);
@@ -230,8 +237,10 @@ function incomeStatement(is: IncomeStatement): Statement {
     amounts: (n) => (n as unknown as { amounts: Cells }).amounts,
     own: (n) => (n as unknown as { own_amounts: Cells }).own_amounts,
     keepEmpty: false,
-    total: true,
+    // With columns by tag, Total is a column of the statement's own.
+    total: !is.columns_by,
     comparisons: is.comparisons,
+    byTag: is.columns_by !== undefined,
   };
 }
 

@@ -22,6 +22,13 @@ const LABELS: Record<string, string> = {
   adjusted_credit: 'Adjusted Cr',
 };
 
+/** A column's heading: Debit, Credit, the worksheet's, or a tag value's (`alpha Dr`, `(none) Cr`). */
+function columnLabel(c: string): string {
+  const split = /^[a-z][a-z0-9_-]*:(.*):(debit|credit)$/s.exec(c);
+  if (split) return `${split[1]} ${split[2] === 'debit' ? 'Dr' : 'Cr'}`;
+  return LABELS[c] ?? c;
+}
+
 export interface TrialBalanceTableOptions extends PrintOptions {
   entity: string;
   /** With the chart: accounts indented under their parents, each parent with a subtotal. */
@@ -106,14 +113,14 @@ export function trialBalanceTable(tb: TrialBalance, opts: TrialBalanceTableOptio
   const totals = tb.columns.map((c) => tb.totals[c] ?? 0);
   lines.push({ label: 'Total', depth: 0, cells: totals, kind: 'grand' });
   const title =
-    tb.columns.length > 2
+    tb.columns.length > 2 && !tb.columns_by
       ? 'Trial Balance Worksheet'
       : opts.unadjusted
         ? 'Unadjusted Trial Balance'
         : 'Trial Balance';
   const fy = `fiscal year from ${printedDate(tb.fiscal_year_start)}`;
   const dates = `As of ${printedDate(tb.as_of)} · ${fy} · ${tb.reporting_currency}`;
-  const columns = tb.columns.map((c) => ({ label: LABELS[c] ?? c, clipped: null }));
+  const columns = tb.columns.map((c) => ({ label: columnLabel(c), clipped: null }));
   return printStatement([opts.entity, title, dates], columns, lines, opts);
 }
 

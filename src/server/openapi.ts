@@ -25,6 +25,20 @@ const compare = query(
   str,
   'comma-separated: previous-period, previous-year, budget (columns and a comparisons list)',
 );
+const where = {
+  ...query(
+    'where',
+    arrayOf(str),
+    'KEY:VALUE (lines tagged so), KEY: (lines without KEY), KEY!:VALUE; repeated, all must hold',
+  ),
+  style: 'form',
+  explode: true,
+};
+const columnsBy = query(
+  'columns_by',
+  str,
+  'a tag key: a column per value over the window, (none) and total',
+);
 const idempotencyKey = {
   name: 'X-Idempotency-Key',
   in: 'header',
@@ -76,17 +90,17 @@ export const OPERATIONS: Record<
     schema: 'JournalEntry',
   },
   'GET /v1/reports/balance-sheet': {
-    parameters: [...window, periodType, compare],
+    parameters: [...window, periodType, compare, where],
     status: 200,
     schema: 'BalanceSheet',
   },
   'GET /v1/reports/income-statement': {
-    parameters: [...window, periodType, compare],
+    parameters: [...window, periodType, compare, where, columnsBy],
     status: 200,
     schema: 'IncomeStatement',
   },
   'GET /v1/reports/cash-flow-statement': {
-    parameters: [...window, periodType, compare],
+    parameters: [...window, periodType, compare, where],
     status: 200,
     schema: 'CashFlowStatement',
   },
@@ -98,6 +112,8 @@ export const OPERATIONS: Record<
         { enum: ['include', 'exclude', 'worksheet'] },
         'adjusting entries: in, out, or apart',
       ),
+      where,
+      columnsBy,
     ],
     status: 200,
     schema: 'TrialBalance',
@@ -111,6 +127,7 @@ export const OPERATIONS: Record<
         explode: true,
       },
       query('counterparty', str, 'TYPE:ID: only the lines naming this counterparty'),
+      where,
       query(
         'limit',
         { type: 'integer', minimum: 1, maximum: MAX_GL_LIMIT },
@@ -122,10 +139,20 @@ export const OPERATIONS: Record<
     schema: 'GeneralLedgerPage',
   },
   'GET /v1/gl-accounts': { status: 200, schema: 'GlAccountList' },
+  'GET /v1/tags': { status: 200, schema: 'TagList' },
   'GET /v1/counterparties': { status: 200, schema: 'CounterpartyList' },
   'GET /v1/entity': { status: 200, schema: 'Entity' },
   'GET /v1/openapi.json': { status: 200, schema: 'OpenApi' },
 };
+
+/** Tags as a request gives them (docs/close.md, "Tags"). */
+const tagsSchema = (whose: string): Schema => ({
+  type: 'object',
+  description: `tags of ${whose}: lower-case keys, 1 to 64 characters of text each, at most 10`,
+  maxProperties: 10,
+  propertyNames: { pattern: '^[a-z][a-z0-9_-]{0,31}$' },
+  additionalProperties: { type: 'string', minLength: 1, maxLength: 64 },
+});
 
 const REQUESTS: Record<string, Schema> = {
   JournalEntryRequest: {
@@ -141,6 +168,7 @@ const REQUESTS: Record<string, Schema> = {
         ...date,
         description: 'post the reversal with the entry, on this date, linked (docs/close.md)',
       },
+      tags: tagsSchema('the entry'),
       lines: arrayOf({
         type: 'object',
         required: ['gl_account_id', 'line_type'],
@@ -156,6 +184,7 @@ const REQUESTS: Record<string, Schema> = {
           memo: str,
           counterparty_type: { enum: ['customer', 'vendor', 'employee'] },
           counterparty_external_id: str,
+          tags: tagsSchema("the line's own, over the entry's key by key"),
           fx: {
             type: 'object',
             description:

@@ -65,8 +65,12 @@ const line = obj(
     counterparty_name: strOrNull,
     fx: fxSnapshot,
     system: { enum: ['fx_realized'] },
+    tags: {
+      ...mapOf(str),
+      description: "the line's own tags, those it sets apart from its entry's",
+    },
   },
-  ['fx', 'system'],
+  ['fx', 'system', 'tags'],
 );
 
 const journalEntry = obj({
@@ -218,9 +222,14 @@ export const SCHEMAS: Record<string, Schema> = {
         }),
       ),
       comparisons: arrayOf(ref('Comparison')),
+      columns_by: str,
     },
-    ['comparisons'],
+    ['comparisons', 'columns_by'],
   ),
+  TagList: obj({
+    object: { const: 'list' },
+    data: arrayOf(obj({ key: str, lines: int, values: arrayOf(obj({ value: str, lines: int })) })),
+  }),
   CashFlowStatement: obj(
     {
       periods: arrayOf(period),
@@ -256,26 +265,30 @@ export const SCHEMAS: Record<string, Schema> = {
     },
     ['comparisons'],
   ),
-  TrialBalance: obj({
-    as_of: date,
-    reporting_currency: str,
-    fiscal_year_start: date,
-    columns: arrayOf(str),
-    rows: arrayOf({
-      type: 'object',
-      properties: {
-        account_id: strOrNull,
-        account_number: strOrNull,
-        name: str,
-        account_type: strOrNull,
-        account_kind: { enum: ['regular', 'retained_earnings'] },
-      },
-      required: ['account_id', 'account_number', 'name', 'account_type', 'account_kind'],
-      // The amount columns are those `columns` names: debit and credit, or the worksheet's six.
-      additionalProperties: atomsOrNull,
-    }),
-    totals: mapOf(int),
-  }),
+  TrialBalance: obj(
+    {
+      as_of: date,
+      reporting_currency: str,
+      fiscal_year_start: date,
+      columns: arrayOf(str),
+      rows: arrayOf({
+        type: 'object',
+        properties: {
+          account_id: strOrNull,
+          account_number: strOrNull,
+          name: str,
+          account_type: strOrNull,
+          account_kind: { enum: ['regular', 'retained_earnings'] },
+        },
+        required: ['account_id', 'account_number', 'name', 'account_type', 'account_kind'],
+        // The amount columns are those `columns` names: debit and credit, or the worksheet's six.
+        additionalProperties: atomsOrNull,
+      }),
+      totals: mapOf(int),
+      columns_by: str,
+    },
+    ['columns_by'],
+  ),
   GeneralLedgerLine: glLine,
   GeneralLedgerPage: obj({
     object: { const: 'general_ledger_page' },

@@ -107,16 +107,20 @@ export function queryOf(url: URL, names: readonly string[]): Record<string, stri
 
 /** A report's window and period parameters, checked as the balance sheet's are. */
 export function reportQuery(url: URL): ReportQuery {
-  const checked = checkReportQuery(
-    queryOf(url, ['start_date', 'end_date', 'period_type', 'compare']),
-  );
+  const checked = checkReportQuery({
+    ...queryOf(url, ['start_date', 'end_date', 'period_type', 'compare', 'columns_by']),
+    where: url.searchParams.getAll('where'),
+  });
   if ('problems' in checked) throw refusal('invalid_parameters', checked.problems);
   return checked.query;
 }
 
 /** The trial balance's parameters: as_of, adjustments. */
 function trialBalanceQuery(url: URL): TrialBalanceQuery {
-  const checked = checkTrialBalanceQuery(queryOf(url, ['as_of', 'adjustments']));
+  const checked = checkTrialBalanceQuery({
+    ...queryOf(url, ['as_of', 'adjustments', 'columns_by']),
+    where: url.searchParams.getAll('where'),
+  });
   if ('problems' in checked) throw invalid(checked.problems);
   return checked.query;
 }
@@ -128,7 +132,11 @@ function generalLedgerQuery(url: URL): {
   cursor: string | undefined;
 } {
   const raw = queryOf(url, ['start_date', 'end_date', 'counterparty', 'limit', 'cursor']);
-  const checked = checkGeneralLedgerQuery({ ...raw, accounts: url.searchParams.getAll('account') });
+  const checked = checkGeneralLedgerQuery({
+    ...raw,
+    accounts: url.searchParams.getAll('account'),
+    where: url.searchParams.getAll('where'),
+  });
   const problems = 'problems' in checked ? [...checked.problems] : [];
   const limit =
     raw.limit === undefined ? 1000 : /^\d{1,5}$/.test(raw.limit) ? Number(raw.limit) : NaN;
@@ -243,6 +251,16 @@ export const ROUTES: readonly Route[] = [
     handle: async ({ url, ledger }) => ({
       status: 200,
       body: await ledger.reports.cashFlow(reportQuery(url)),
+    }),
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/tags',
+    permission: READ_PERMISSION,
+    summary: 'The tag keys the journal carries, with their values and lines',
+    handle: async ({ ledger }) => ({
+      status: 200,
+      body: { object: 'list', data: await ledger.reports.tags() },
     }),
   }),
   route({

@@ -57,6 +57,8 @@ describe('flags become typed options', () => {
         output: undefined,
         atoms: false,
         compare: ['previous-year', 'budget'],
+        where: [],
+        columnsBy: undefined,
         showForeign: false,
       },
     });

@@ -77,8 +77,29 @@ const PARTIES = [
   ['vendor', 'V%4'],
 ];
 
-const line = fc.record({ to: fc.nat(), amount: fc.integer({ min: 1, max: 10 ** 9 }), memo: text });
+// Tags whose keys are books' own tag names in hledger (memo, customer) or look like their escape
+// (tag-x), with hostile printable values.
+const tagValue = fc
+  .array(fc.constantFrom(...HOSTILE.filter((h) => [...h].every((c) => c >= ' '))), {
+    minLength: 1,
+    maxLength: 6,
+  })
+  .map((parts) => parts.join(''));
+const tags = fc.dictionary(
+  fc.constantFrom('project', 'memo', 'customer', 'tag-x', 'class'),
+  tagValue,
+  {
+    maxKeys: 3,
+  },
+);
+const line = fc.record({
+  to: fc.nat(),
+  amount: fc.integer({ min: 1, max: 10 ** 9 }),
+  memo: text,
+  tags,
+});
 const entry = fc.record({
+  tags,
   day: fc.integer({ min: 1, max: 28 }),
   memo: text,
   reason: fc.option(someText, { nil: undefined }),
@@ -91,7 +112,7 @@ const entry = fc.record({
 const csvField = (s: string) => `"${s.replace(/"/g, '""')}"`;
 
 describe('the journal out to hledger and back (property, with hledger itself)', () => {
-  it('comes back identical: every memo, reason, number, flag, counterparty and account', async () => {
+  it('comes back identical: every memo, reason, number, flag, counterparty, account and tag', async () => {
     const hledger = requireTool('hledger', 'apt-get install hledger');
     let compared = 0;
     await fc.assert(
@@ -159,6 +180,7 @@ describe('the journal out to hledger and back (property, with hledger itself)', 
                   line_type: side,
                   amount_atoms: e.debit.amount,
                   ...(l.memo ? { memo: l.memo } : {}),
+                  ...(Object.keys(l.tags).length ? { tags: l.tags } : {}),
                   ...(type
                     ? {
                         counterparty_type: type,
@@ -173,6 +195,7 @@ describe('the journal out to hledger and back (property, with hledger itself)', 
                 ...(e.reason !== undefined ? { manual_entry_reason: e.reason } : {}),
                 ...(e.number !== undefined ? { je_number: e.number } : {}),
                 ...(e.adjusting ? { is_adjusting: true } : {}),
+                ...(Object.keys(e.tags).length ? { tags: e.tags } : {}),
                 lines: [lineOf(e.debit, 'debit'), lineOf(e.credit, 'credit')],
               };
               // A number drawn twice, or one that is not a JE number, is refused as it would be anyway.

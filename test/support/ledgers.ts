@@ -70,11 +70,13 @@ export function exec(path: string, sql: string): void {
 }
 
 /**
- * SQL that takes a ledger file back to schema 12 (before foreign currencies and cash_flow), for
+ * SQL that takes a ledger file back to schema 12 (before foreign currencies, cash_flow and tags), for
  * tests of older schemas; each later migration adds its undoing here.
  */
 export const BACK_TO_SCHEMA_12 = `ALTER TABLE accounts DROP COLUMN cash_flow;
-
+  ALTER TABLE journal_entries DROP COLUMN tags;
+  ALTER TABLE journal_lines DROP COLUMN tags;
+  DROP TABLE tag_month_totals;
   DROP INDEX journal_lines_fx;
   ALTER TABLE journal_lines DROP COLUMN fx_currency;
   ALTER TABLE journal_lines DROP COLUMN fx_amount_atoms;

@@ -1,4 +1,5 @@
 import type { Counterparty, Entity, EntityRecord, GlAccount } from '../../domain/accounts.js';
+import { tagParams, type TagSummary } from '../../domain/tags.js';
 import type { FxOps } from '../fx/port.js';
 import type { GlAccountHead, GlEvent, GlLine } from '../../domain/generalLedger.js';
 import { FINGERPRINT_HEADER, SOURCE_HEADER, type JournalEntry } from '../../domain/entry.js';
@@ -41,12 +42,15 @@ interface GlPage {
 }
 
 const periodParams = (q: ReportQuery) =>
-  new URLSearchParams({
-    start_date: q.start_date,
-    end_date: q.end_date,
-    period_type: q.period_type,
-    ...(q.compare?.length ? { compare: q.compare.join(',') } : {}),
-  });
+  tagParams(
+    new URLSearchParams({
+      start_date: q.start_date,
+      end_date: q.end_date,
+      period_type: q.period_type,
+      ...(q.compare?.length ? { compare: q.compare.join(',') } : {}),
+    }),
+    q,
+  );
 
 /** An aging's query as the API names it (lists comma-separated). */
 const agingParams = (q: AgingQueryArgs) => {
@@ -127,11 +131,12 @@ export class HttpLedger implements Ledger {
       trialBalance: (q) =>
         this.report(
           'trial-balance',
-          new URLSearchParams({ as_of: q.as_of, adjustments: q.adjustments }),
+          tagParams(new URLSearchParams({ as_of: q.as_of, adjustments: q.adjustments }), q),
         ),
       generalLedger: (q) => this.generalLedger(q),
       cursorKey: no('a general ledger cursor'),
       aging: (q) => this.report('aging', agingParams(q)),
+      tags: async () => (await this.remote<{ data: TagSummary[] }>('/v1/tags', 'tags list')).data,
     };
     this.keys = {
       create: no('keys create'),
@@ -249,6 +254,7 @@ export class HttpLedger implements Ledger {
     for (const a of q.accounts) params.append('account', a);
     if (q.counterparty)
       params.set('counterparty', `${q.counterparty.type}:${q.counterparty.external_id}`);
+    tagParams(params, q);
     // The position of a line is the service's to keep (its cursor); the stream carries none.
     const at = { key: 0, date: '', seq: 0, line_no: 0, balance: 0n, debits: 0n, credits: 0n };
     let open: string | null = null;

@@ -1,6 +1,7 @@
 import type { ValidEntry } from '../../domain/entry.js';
 import type { NumberedEntry } from '../../domain/jeNumber.js';
 import { addEntryTotals, MonthTotals } from '../../domain/totals.js';
+import { TagTotals, tagsText } from '../../domain/tags.js';
 import type { EntryMeta, EntrySink, Inserted } from './store.js';
 import { newId } from '../ids.js';
 
@@ -24,6 +25,7 @@ export const ENTRY_COLUMNS = [
   'fingerprint',
   'created_at',
   'updated_at',
+  'tags',
 ] as const;
 /** The columns of a journal line's row. */
 export const LINE_COLUMNS = [
@@ -39,6 +41,7 @@ export const LINE_COLUMNS = [
   'fx_amount_atoms',
   'fx_rate',
   'system',
+  'tags',
 ] as const;
 
 /**
@@ -63,6 +66,13 @@ export interface RowTarget {
   setMemo(jeNumber: string, memo: string): unknown;
   /** Adds totals: rows of (scope, account_key, month, net, lines, adjusting net, adjusting lines). */
   addTotals(rows: unknown[][]): unknown;
+  /**
+   * Adds the totals by tag of what was written: from rows the writer sums (scope, account_key, month,
+   * tag_key, tag_value, net, lines, adjusting net, adjusting lines), or as the store sums the lines
+   * of the entries stored after `after` up to `through` (a statement its database runs).
+   */
+  tagTotals:
+    { rows(rows: unknown[][]): unknown } | { since(after: number, through: number): unknown };
 }
 
 /** Rows of one table waiting to be inserted, flushed as multi-row statements. */
@@ -117,6 +127,10 @@ export class EntryWriter implements EntrySink {
   private readonly totals = new MonthTotals();
   /** The part of the totals that adjusting entries make. */
   private readonly adjusting = new MonthTotals();
+  private readonly tagged = new TagTotals();
+  /** Whether a line written since the last flush has tags, and the last seq that flush covered. */
+  private anyTags = false;
+  private flushedSeq: number;
   private lastLines = 0;
 
   private readonly scoped: unknown[];
@@ -129,6 +143,7 @@ export class EntryWriter implements EntrySink {
     private readonly now: () => Date,
     private readonly afterFlush: (lastSeq: number, lines: number) => void = () => {},
   ) {
+    this.flushedSeq = lastSeq;
     const scope = target.scope ? [target.scope.column] : [];
     this.scoped = target.scope ? [target.scope.value] : [];
     const queue = (r: unknown) => this.queue(r);
@@ -171,6 +186,7 @@ export class EntryWriter implements EntrySink {
       meta.fingerprint,
       ts,
       ts,
+      tagsText(entry.tags),
     );
     this.entries.added();
     const lines = entry.lines;
@@ -190,10 +206,13 @@ export class EntryWriter implements EntrySink {
         l.fx?.amount_atoms ?? null,
         l.fx?.rate ?? null,
         l.system ?? null,
+        tagsText(l.tags),
       );
       this.lines.added();
     }
     addEntryTotals(this.totals, this.adjusting, entry);
+    if (!this.anyTags) this.anyTags = lines.some((l) => tagsText(l.tags) !== null);
+    if (this.anyTags && 'rows' in this.target.tagTotals) this.tagged.add(entry);
     this.lastLines = lines.length;
     if (this.entries.full || this.lines.full) this.flushRows();
     return { seq, id, je_number: n.je_number, ts };
@@ -245,8 +264,15 @@ export class EntryWriter implements EntrySink {
       rows.push([...this.scoped, account, month, net, count, adj?.[0] ?? 0, adj?.[1] ?? 0]);
     }
     if (rows.length) this.queue(this.target.addTotals(rows));
+    const tags = this.target.tagTotals;
+    if (this.anyTags) {
+      if ('since' in tags) this.queue(tags.since(this.flushedSeq, this.lastSeq));
+      else this.queue(tags.rows(this.tagged.rows().map((r) => [...this.scoped, ...r])));
+    }
+    [this.anyTags, this.flushedSeq] = [false, this.lastSeq];
     this.totals.clear();
     this.adjusting.clear();
+    this.tagged.clear();
     await this.detach();
     this.afterFlush(this.lastSeq, this.lastLines);
   }

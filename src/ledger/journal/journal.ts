@@ -186,6 +186,7 @@ export class JournalFromStore implements JournalOps {
         updated_at: ts,
         original,
         reversed_by: [],
+        tags: entry.tags ?? {},
       },
       linesOfValid(entry),
     );

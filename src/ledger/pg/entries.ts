@@ -8,27 +8,33 @@ import { errors } from '../../domain/errors.js';
 import { FX_COLUMNS, withFx, type FxColumns } from '../../domain/fx.js';
 import { normaliseJeNumber } from '../../domain/jeNumber.js';
 import type { EntryFilter } from '../port.js';
+import { tagsOf } from '../../domain/tags.js';
 import type { PgDb, Query } from './db.js';
 
 /** An entry row as stored, with its reversal links (null when it is not reversed). */
-type EntryRow = Omit<EntryRowFacts, 'reversed_by'> & { reversed_by: string[] | null };
+type EntryRow = Omit<EntryRowFacts, 'reversed_by' | 'tags'> & {
+  reversed_by: string[] | null;
+  tags: string | null;
+};
 
 const ENTRY_COLUMNS = `e.seq, e.id, e.je_number, e.entry_date, e.currency, e.memo, e.source, e.status,
   e.is_adjusting, e.manual_entry_reason, e.total_atoms, o.id AS original_id, o.entry_date AS original_date,
   e.created_at, e.updated_at,
   CASE WHEN e.status = 'reversed' THEN (SELECT array_agg(r.id ORDER BY r.seq) FROM journal_entries r
-    WHERE r.entity_id = e.entity_id AND r.original_seq = e.seq) END AS reversed_by`;
+    WHERE r.entity_id = e.entity_id AND r.original_seq = e.seq) END AS reversed_by, e.tags`;
 
 const ENTRY_FROM = `journal_entries e
   LEFT JOIN journal_entries o ON o.entity_id = e.entity_id AND o.seq = e.original_seq`;
 
 const LINES = `SELECT l.entry_seq, l.line_no, l.line_type, l.amount_atoms, l.memo, a.id AS account_id,
     a.account_number, a.name AS account_name, a.account_type, c.counterparty_type,
-    c.external_id AS counterparty_external_id, c.name AS counterparty_name, ${FX_COLUMNS}
+    c.external_id AS counterparty_external_id, c.name AS counterparty_name, ${FX_COLUMNS},
+    l.tags AS line_tags
   FROM journal_lines l JOIN accounts a ON a.entity_id = l.entity_id AND a.key = l.account_key
   LEFT JOIN counterparties c ON c.entity_id = l.entity_id AND c.id = l.counterparty_id`;
 
-type LineRow = Omit<LineFacts, 'fx'> & FxColumns & { entry_seq: number; line_no: number };
+type LineRow = Omit<LineFacts, 'fx' | 'tags'> &
+  FxColumns & { entry_seq: number; line_no: number; line_tags: string | null };
 
 /** Entries per page of a listing. */
 const PAGE = 500;
@@ -140,7 +146,10 @@ function filterOf(f: EntryFilter): { where: string; params: unknown[] } {
 
 function entryOf(r: EntryRow, lines: LineRow[]): JournalEntry {
   return journalEntryOfRow(
-    { ...r, reversed_by: r.reversed_by ?? [] },
-    lines.map(({ entry_seq: _s, line_no: _n, ...line }) => withFx(line)),
+    { ...r, reversed_by: r.reversed_by ?? [], tags: tagsOf(r.tags) },
+    lines.map(({ entry_seq: _s, line_no: _n, line_tags: t, ...line }) => ({
+      ...withFx(line),
+      ...(t ? { tags: tagsOf(t) } : {}),
+    })),
   );
 }

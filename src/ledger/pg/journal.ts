@@ -1,7 +1,11 @@
 import { seqOf, type JeSeq } from '../../domain/jeNumber.js';
+import { tagsOf } from '../../domain/tags.js';
+import { storedLine, type LineTags } from '../journal/storedLine.js';
+import { ADD_TOTALS, addTagTotals, addTotals } from './totalsSql.js';
+import { addTagTotalsOfEntries } from '../sql/tagTotals.js';
 import { Scope } from '../sql/dialect.js';
 import { FxTables } from '../sql/fxTables.js';
-import { FX_COLUMNS, withFx, type FxColumns } from '../../domain/fx.js';
+import { FX_COLUMNS, type FxColumns } from '../../domain/fx.js';
 import { wantsOf, type UsedKey } from '../../domain/posting.js';
 import { EntryWriter, type RowTarget } from '../journal/entryRows.js';
 import type { EntryFilter } from '../port.js';
@@ -15,7 +19,7 @@ import { PgEntryReader } from './entries.js';
 import { PgGroupCommit } from './groupCommit.js';
 import { PgImportStore } from './importBatch.js';
 import { pgRecon } from './recon.js';
-import { pgSql } from './tables.js';
+import { numbered, pgSql } from './tables.js';
 import { PlanTables } from '../sql/planTables.js';
 
 /** The database's clock in ms: every server reads the same one (decisions of the key's hour). */
@@ -52,6 +56,7 @@ const TYPES: Record<string, string> = {
   fx_amount_atoms: 'int8',
   fx_rate: 'text',
   system: 'text',
+  tags: 'text',
 };
 
 /** Rows as one array per column: one statement, one parse, however many rows. */
@@ -87,22 +92,6 @@ function unnestInsert(table: string, columns: readonly string[], at = 1): string
 const ROWS_PER_ARRAY = 2000;
 
 /**
- * The derived totals added in one statement, in a fixed order of keys (writers never deadlock); the
- * seven arrays numbered from `at`.
- */
-const addTotals = (at = 1) => {
-  const types = ['text', 'int4', 'text', 'int8', 'int8', 'int8', 'int8'];
-  return `INSERT INTO account_month_totals AS t
-    (entity_id, account_key, month, net_atoms, line_count, adj_net_atoms, adj_line_count)
-  SELECT * FROM unnest(${types.map((t, i) => `$${at + i}::${t}[]`).join(', ')})
-    ORDER BY 2, 3
-  ON CONFLICT (entity_id, account_key, month) DO UPDATE SET net_atoms = t.net_atoms + excluded.net_atoms,
-    line_count = t.line_count + excluded.line_count, adj_net_atoms = t.adj_net_atoms + excluded.adj_net_atoms,
-    adj_line_count = t.adj_line_count + excluded.adj_line_count`;
-};
-const ADD_TOTALS = addTotals();
-
-/**
  * The statements of one entry's write as one (data-modifying WITH clauses, which PostgreSQL runs
  * all of, in one round trip, as one prepared statement per shape): a posting under its entity's
  * lock spent most of its time on round trips, a dozen per entry.
@@ -130,6 +119,9 @@ class OneStatement {
       renumber: unsupported,
       setMemo: unsupported,
       addTotals: (rows) => this.add(addTotals, columnsOf(rows.flat(), 7, rows.length)),
+      tagTotals: {
+        rows: (rows) => this.add(addTagTotals, columnsOf(rows.flat(), 9, rows.length)),
+      },
     };
   }
 
@@ -161,6 +153,10 @@ export const entityRows = (q: Query, entityId: string): RowTarget => ({
       memo,
     ]),
   addTotals: (rows) => q(ADD_TOTALS, columnsOf(rows.flat(), 7, rows.length)),
+  tagTotals: {
+    since: (after, through) =>
+      q(numbered(addTagTotalsOfEntries(new Scope(entityId))), [after, through]),
+  },
 });
 
 /** The largest storage sequence number of the entity; a writer that holds its lock goes on from it. */
@@ -360,9 +356,10 @@ export class PgJournalStore implements FeatureStore {
     if (!row) return undefined;
     const e = this.entityId;
     const [lines, reversedBy] = await Promise.all([
-      q<StoredEntry['lines'][number] & FxColumns>(
+      q<StoredEntry['lines'][number] & FxColumns & LineTags>(
         `SELECT a.external_id AS gl_account_id, l.line_type, l.amount_atoms, l.memo,
-                c.counterparty_type, c.external_id AS counterparty_external_id, ${FX_COLUMNS}
+                c.counterparty_type, c.external_id AS counterparty_external_id, ${FX_COLUMNS},
+                l.tags AS line_tags
          FROM journal_lines l JOIN accounts a ON a.entity_id = l.entity_id AND a.key = l.account_key
          LEFT JOIN counterparties c ON c.entity_id = l.entity_id AND c.id = l.counterparty_id
          WHERE l.entity_id = $1 AND l.entry_seq = $2 ORDER BY l.line_no`,
@@ -381,7 +378,8 @@ export class PgJournalStore implements FeatureStore {
       currency: row.currency,
       is_adjusting: row.is_adjusting,
       reversed_by: reversedBy.map((r) => r.je_number),
-      lines: lines.map(withFx),
+      lines: lines.map(storedLine),
+      tags: tagsOf(row.tags),
     };
   }
 

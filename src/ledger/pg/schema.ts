@@ -260,6 +260,22 @@ export const PG_MIGRATIONS: string[] = [
   `
   ALTER TABLE accounts ADD COLUMN cash_flow text COLLATE "C";
   `,
+  `
+  ALTER TABLE journal_entries ADD COLUMN tags text;
+  ALTER TABLE journal_lines ADD COLUMN tags text;
+  CREATE TABLE tag_month_totals (
+    entity_id text COLLATE "C" NOT NULL,
+    tag_key text COLLATE "C" NOT NULL,
+    tag_value text COLLATE "C" NOT NULL,
+    account_key integer NOT NULL,
+    month text COLLATE "C" NOT NULL,
+    net_atoms bigint NOT NULL,
+    line_count bigint NOT NULL,
+    adj_net_atoms bigint NOT NULL,
+    adj_line_count bigint NOT NULL,
+    PRIMARY KEY (entity_id, tag_key, tag_value, account_key, month)
+  );
+  `,
 ];
 
 /** The schema's version, without a lock (0 for a database books has not written yet). */

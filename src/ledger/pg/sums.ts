@@ -10,11 +10,17 @@ import {
 import type {
   CounterpartySumsQuery,
   GlLinesQuery,
+  SplitTotals,
   Sums,
+  SumsRequest,
   SumsSnapshot,
 } from '../reports/reports.js';
+import { splitConditions } from '../reports/reports.js';
 import type { PgChart } from './chart.js';
 import { LINE_NET } from '../sql/totals.js';
+import { filteredTotals, linesMeet } from '../sql/tagTotals.js';
+import { Scope } from '../sql/dialect.js';
+import type { TagCondition } from '../../domain/tags.js';
 import type { PgDb, Query } from './db.js';
 import { publicOf, type PgEntities } from './entity.js';
 
@@ -32,7 +38,11 @@ export class PgSums implements Sums {
     private readonly entityId: string,
     private readonly entities: PgEntities,
     private readonly chart: PgChart,
-  ) {}
+  ) {
+    this.scope = new Scope(entityId);
+  }
+
+  private readonly scope: Scope;
 
   async entity(): Promise<Entity> {
     return this.entities.get();
@@ -56,20 +66,50 @@ export class PgSums implements Sums {
     return rows[0]!.value;
   }
 
-  snapshot(cutsFor: (entity: Entity) => string[]): Promise<SumsSnapshot> {
+  async tagCounts(): Promise<{ key: string; value: string; lines: number }[]> {
+    const rows = await this.db.query<{ key: string; value: string; lines: string }>(
+      `SELECT tag_key AS key, tag_value AS value, SUM(line_count)::text AS lines FROM tag_month_totals
+       WHERE entity_id = $1 GROUP BY tag_key, tag_value`,
+      [this.entityId],
+    );
+    return rows.map((r) => ({ ...r, lines: Number(r.lines) }));
+  }
+
+  snapshot(
+    cutsFor: (entity: Entity) => string[],
+    request: SumsRequest = {},
+  ): Promise<SumsSnapshot> {
     return this.db.tx(async (q) => {
       const entity = publicOf(await this.entities.state(q));
       const cuts = cutsFor(entity);
+      const where = request.where ?? [];
       const [accounts, totals] = await Promise.all([
         this.chart.reportAccounts(q),
-        this.cumulative(q, cuts),
+        this.cumulative(q, cuts, where),
       ]);
-      return { entity, accounts, cuts, ...totals };
+      const main = { entity, accounts, cuts, ...totals };
+      if (!request.split) return main;
+      const values = (
+        await q<{ v: string }>(
+          `SELECT DISTINCT tag_value AS v FROM tag_month_totals
+           WHERE entity_id = $1 AND tag_key = $2 AND month <= $3 ORDER BY 1`,
+          [this.entityId, request.split, cuts[cuts.length - 1]!.slice(0, 7)],
+        )
+      ).map((r) => r.v);
+      const columns: SplitTotals[] = [];
+      // One after another: a transaction's statements run one at a time on its connection anyway.
+      for (const w of splitConditions(where, request.split, values))
+        columns.push(await this.cumulative(q, cuts, w));
+      return { ...main, split: { values, columns } };
     }, true);
   }
 
-  private async cumulative(q: Query, cuts: string[]) {
+  private async cumulative(q: Query, cuts: string[], where: TagCondition[]) {
     const lastMonth = cuts[cuts.length - 1]!.slice(0, 7);
+    // Filtered totals are scoped to the entity within; the plain table by its entity_id.
+    const [source, params] = where.length
+      ? [`${filteredTotals(this.scope, where)} t WHERE month <= $1`, [lastMonth]]
+      : [`account_month_totals WHERE entity_id = $1 AND month <= $2`, [this.entityId, lastMonth]];
     const rows = await q<{
       account_key: number;
       month: string;
@@ -80,8 +120,8 @@ export class PgSums implements Sums {
     }>(
       `SELECT account_key, month, net_atoms::text AS net, line_count AS count,
               adj_net_atoms::text AS adj_net, adj_line_count AS adj_count
-       FROM account_month_totals WHERE entity_id = $1 AND month <= $2 ORDER BY account_key, month`,
-      [this.entityId, lastMonth],
+       FROM ${source} ORDER BY account_key, month`,
+      params,
     );
     const byAccount = new Map<number, AccountMonth[]>();
     for (const r of rows) {
@@ -95,11 +135,11 @@ export class PgSums implements Sums {
         adjCount: Number(r.adj_count),
       });
     }
-    return accountCumulatives(byAccount, await this.partials(q, cuts), cuts);
+    return accountCumulatives(byAccount, await this.partials(q, cuts, where), cuts);
   }
 
   /** For each cut inside a month: per account, the lines of that month up to the cut. */
-  private async partials(q: Query, cuts: string[]): Promise<PartialSums> {
+  private async partials(q: Query, cuts: string[], where: TagCondition[]): Promise<PartialSums> {
     const out: PartialSums = new Map();
     for (const { cut, from } of partialCuts(cuts)) {
       const rows = await q<{ k: number; net: bigint; n: number; adj_net: bigint; adj_n: number }>(
@@ -107,7 +147,8 @@ export class PgSums implements Sums {
                 SUM(CASE WHEN e.is_adjusting THEN ${LINE_NET} ELSE 0 END) AS adj_net,
                 COUNT(*) FILTER (WHERE e.is_adjusting) AS adj_n
          FROM journal_lines l JOIN journal_entries e ON e.entity_id = l.entity_id AND e.seq = l.entry_seq
-         WHERE l.entity_id = $1 AND l.entry_date >= $2 AND l.entry_date <= $3 GROUP BY l.account_key`,
+         WHERE l.entity_id = $1 AND l.entry_date >= $2 AND l.entry_date <= $3
+           AND ${linesMeet(this.scope, where)} GROUP BY l.account_key`,
         [this.entityId, from, cut],
       );
       out.set(
@@ -136,7 +177,7 @@ export class PgSums implements Sums {
               COUNT(*) FILTER (WHERE l.entry_date >= $2) AS m
        FROM journal_lines l JOIN counterparties c ON c.entity_id = l.entity_id AND c.id = l.counterparty_id
        WHERE l.entity_id = $1 AND l.entry_date < $3 AND c.counterparty_type = $4 AND c.external_id = $5
-         AND l.account_key = ANY($6)
+         AND l.account_key = ANY($6) AND ${linesMeet(this.scope, q.where ?? [])}
        GROUP BY l.account_key`,
       [this.entityId, q.since, q.before, q.counterparty.type, q.counterparty.external_id, q.keys],
     );
@@ -180,7 +221,7 @@ export class PgSums implements Sums {
          LEFT JOIN counterparties c ON c.entity_id = l.entity_id AND c.id = l.counterparty_id
          WHERE l.entity_id = $1 AND l.account_key = $2
            AND (l.entry_date, l.entry_seq, l.line_no) > ($3, $4, $5) AND l.entry_date <= $6
-           AND ($7::text IS NULL OR l.counterparty_id = $7)
+           AND ($7::text IS NULL OR l.counterparty_id = $7) AND ${linesMeet(this.scope, g.where ?? [])}
          ORDER BY l.entry_date, l.entry_seq, l.line_no LIMIT ${GL_PAGE}`,
         [this.entityId, key, ...bound, g.end_date, party],
       );

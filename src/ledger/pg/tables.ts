@@ -22,7 +22,7 @@ const dollars = new Map<string, string>();
  * their text. Statements that name their entity differ per entity: a server of many entities starts
  * the cache again rather than let it grow with them.
  */
-function numbered(sql: string): string {
+export function numbered(sql: string): string {
   let out = dollars.get(sql);
   if (out === undefined) {
     let n = 0;

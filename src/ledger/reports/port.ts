@@ -2,6 +2,7 @@ import type { BalanceSheet } from '../../domain/balanceSheet.js';
 import type { GlEvent } from '../../domain/generalLedger.js';
 import type { IncomeStatement } from '../../domain/incomeStatement.js';
 import type { CashFlowStatement } from '../../domain/cashFlow.js';
+import type { TagSummary } from '../../domain/tags.js';
 import type { ReportQuery } from '../../domain/periods.js';
 import type { GeneralLedgerQuery, TrialBalanceQuery } from '../../domain/reportQueries.js';
 import type { TrialBalance } from '../../domain/trialBalance.js';
@@ -38,6 +39,8 @@ export interface ReportOps {
    * server over it accepts a cursor another gave) and the entity it is scoped to.
    */
   cursorKey(): Promise<{ secret: Buffer; scope: string }>;
+  /** The tag keys the journal's lines carry, each with its values and their lines. */
+  tags(): Promise<TagSummary[]>;
   /** Aged receivables or payables: open items first-in-first-out per counterparty (docs/close.md). */
   aging(query: AgingQueryArgs): Promise<AgingReport>;
 }

@@ -28,12 +28,14 @@ import {
 } from '../../domain/reportQueries.js';
 import type { ReportAccount } from '../../domain/statement.js';
 import type { Cumulative } from '../../domain/totals.js';
+import { tagSummaries, type TagCondition, type TagSummary } from '../../domain/tags.js';
 import {
   buildTrialBalance,
   trialBalanceCuts,
   type TrialBalance,
 } from '../../domain/trialBalance.js';
 import type { AgingQueryArgs, ReportOps } from './port.js';
+import { incomeStatementByTag, trialBalanceByTag } from './byTag.js';
 import {
   AgingBuilder,
   AGING_ACCOUNT_TYPE,
@@ -59,6 +61,34 @@ export interface SumsSnapshot {
   totals: Map<number, Cumulative>;
   /** The part of the totals that adjusting entries make. */
   adjusting: Map<number, Cumulative>;
+  /** With a split: the key's values (sorted), and the totals of each, then of lines without the key. */
+  split?: { values: string[]; columns: SplitTotals[] };
+}
+
+/** The totals of one column of a split. */
+export interface SplitTotals {
+  totals: Map<number, Cumulative>;
+  adjusting: Map<number, Cumulative>;
+}
+
+/** What a snapshot sums beyond every line's totals. */
+export interface SumsRequest {
+  /** Only the lines whose effective tags meet every condition. */
+  where?: TagCondition[];
+  /** Also, per value of this tag key, the lines with it (and `where`), then those without it. */
+  split?: string;
+}
+
+/** The conditions of each column of a split: a value's, then the lines without the key. */
+export function splitConditions(
+  where: TagCondition[],
+  key: string,
+  values: string[],
+): TagCondition[][] {
+  return [
+    ...values.map((value) => [...where, { key, op: 'eq' as const, value }]),
+    [...where, { key, op: 'none' as const, value: null }],
+  ];
 }
 
 /** The general ledger's lines a store reads: its accounts' keys in their order, the window, a position. */
@@ -69,6 +99,8 @@ export interface GlLinesQuery {
   counterparty: GeneralLedgerQuery['counterparty'];
   /** Lines of the first account after this place (the caller's keys start at the cursor's account). */
   after?: { key: number; date: string; seq: number; line_no: number };
+  /** Only the lines whose effective tags meet every condition. */
+  where?: TagCondition[];
 }
 
 /** Which lines counterpartySums adds up: of these accounts, with one counterparty, around two dates. */
@@ -77,6 +109,8 @@ export interface CounterpartySumsQuery {
   before: string;
   since: string;
   counterparty: NonNullable<GeneralLedgerQuery['counterparty']>;
+  /** Only the lines whose effective tags meet every condition. */
+  where?: TagCondition[];
 }
 
 /** Per account key: the lines' net and count before one date, and of those since the other. */
@@ -92,13 +126,15 @@ export type CounterpartySums = Map<
  */
 export interface Sums {
   /** The entity, the chart and the totals at the cuts the entity's fiscal year calls for, at one moment. */
-  snapshot(cutsFor: (entity: Entity) => string[]): Promise<SumsSnapshot>;
+  snapshot(cutsFor: (entity: Entity) => string[], request?: SumsRequest): Promise<SumsSnapshot>;
   /** The lines of a general ledger, in its accounts' order, then by date and entry. */
   glLines(q: GlLinesQuery): AsyncIterable<GlLineRow[]>;
   /** Per account, debits minus credits (and lines) with one counterparty: before `before`, and since `since`. */
   counterpartySums(q: CounterpartySumsQuery): Promise<CounterpartySums>;
   /** The entity the ledger's books are of. */
   entity(): Promise<Entity>;
+  /** Per tag key and value, the lines that carry it (from the derived totals by tag). */
+  tagCounts(): Promise<{ key: string; value: string; lines: number }[]>;
   /** A random secret kept in the ledger under this name, made once: the same for every process. */
   secret(name: string): Promise<Buffer>;
 }
@@ -146,6 +182,23 @@ export class ReportsFromSums implements ReportOps {
   ): Promise<T> {
     const q = checkedQuery(query);
     const compare = q.compare ?? [];
+    if (q.columns_by && build !== buildIncomeStatement)
+      refuse([
+        {
+          path: 'columns_by',
+          reason: 'invalid_parameters',
+          message: 'columns_by splits the income statement and the trial balance',
+        },
+      ]);
+    if (q.columns_by && compare.length)
+      refuse([
+        {
+          path: 'columns_by',
+          reason: 'invalid_parameters',
+          message: 'columns_by makes a column per tag value over the window; it is not compared',
+        },
+      ]);
+    if (q.columns_by) return (await incomeStatementByTag(this.sums, q)) as T;
     const columnsOf = (e: Entity) => {
       const fy = e.fiscal_year_start_month;
       const periods = splitPeriods(q.start_date, q.end_date, q.period_type, fy);
@@ -161,7 +214,10 @@ export class ReportsFromSums implements ReportOps {
       if (windowTooLong(first, q.end_date)) throw errors.windowTooLong(first, q.end_date);
     }
     const [s, budgetRows] = await Promise.all([
-      this.sums.snapshot((e) => cutDates(columnsOf(e).columns, e.fiscal_year_start_month)),
+      this.sums.snapshot(
+        (e) => cutDates(columnsOf(e).columns, e.fiscal_year_start_month),
+        q.where ? { where: q.where } : {},
+      ),
       compare.includes('budget') ? this.budgets() : Promise.resolve([]),
     ]);
     const fy = s.entity.fiscal_year_start_month;
@@ -181,6 +237,10 @@ export class ReportsFromSums implements ReportOps {
 
   balanceSheet(query: ReportQuery): Promise<BalanceSheet> {
     return this.statement(query, buildBalanceSheet);
+  }
+
+  async tags(): Promise<TagSummary[]> {
+    return tagSummaries(await this.sums.tagCounts());
   }
 
   async cursorKey(): Promise<{ secret: Buffer; scope: string }> {
@@ -235,8 +295,12 @@ export class ReportsFromSums implements ReportOps {
   async trialBalance(query: TrialBalanceQuery): Promise<TrialBalance> {
     const checked = checkTrialBalanceQuery(query);
     if ('problems' in checked) refuse(checked.problems);
-    const { as_of: asOf, adjustments } = checked.query;
-    const s = await this.sums.snapshot((e) => trialBalanceCuts(asOf, e.fiscal_year_start_month));
+    const { as_of: asOf, adjustments, where } = checked.query;
+    if (checked.query.columns_by) return trialBalanceByTag(this.sums, checked.query);
+    const s = await this.sums.snapshot(
+      (e) => trialBalanceCuts(asOf, e.fiscal_year_start_month),
+      where ? { where } : {},
+    );
     const fy = s.entity.fiscal_year_start_month;
     const input = {
       accounts: s.accounts,
@@ -256,10 +320,10 @@ export class ReportsFromSums implements ReportOps {
       throw errors.windowTooLong(q.start_date, q.end_date);
     await this.known(q.counterparty);
     const before = dayBefore(q.start_date);
-    const s = await this.sums.snapshot((e) => [
-      dayBefore(fiscalYearStart(q.start_date, e.fiscal_year_start_month)),
-      before,
-    ]);
+    const s = await this.sums.snapshot(
+      (e) => [dayBefore(fiscalYearStart(q.start_date, e.fiscal_year_start_month)), before],
+      q.where ? { where: q.where } : {},
+    );
     const refs = q.accounts.map((ref) => ref.trim());
     const unknown = unknownAccounts(refs, s.accounts);
     if (unknown.length) refuse(unknown);
@@ -302,6 +366,7 @@ export class ReportsFromSums implements ReportOps {
           before: q.start_date,
           since: fiscalYearStart(q.start_date, s.entity.fiscal_year_start_month),
           counterparty: q.counterparty,
+          ...(q.where ? { where: q.where } : {}),
         })
       : null;
     return selected.map((a) => {

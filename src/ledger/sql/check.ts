@@ -1,4 +1,5 @@
 import { chartProblems } from '../../domain/chart.js';
+import { tagTotalsDrift } from './tagTotals.js';
 import {
   brokenReversal,
   currencyReadable,
@@ -175,6 +176,7 @@ async function derivedTotals({ sql, scope }: Session, add: Add): Promise<void> {
     [],
   );
   for (const d of drift) add(totalsDrift(d));
+  for (const p of await tagTotalsDrift({ sql, scope })) add(p);
 }
 
 /** Every reversed entry has its reversal. */

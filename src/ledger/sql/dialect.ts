@@ -103,6 +103,23 @@ export class Scope {
       : { table: 'entities', where: `entity_id = ${this.literal}` };
   }
 
+  /**
+   * A FROM item of the (key, value) pairs of a JSON object column, as `alias.key` and `alias.value`
+   * (each database has its own function for it; a file is SQLite, a database PostgreSQL).
+   */
+  jsonPairs(column: string, alias: string): string {
+    return this.entityId === null
+      ? `json_each(${column}) ${alias}`
+      : `jsonb_each_text(${column}::jsonb) ${alias}`;
+  }
+
+  /** The text of one key of a JSON object column (null where it has none); `key` must be a tag key. */
+  jsonText(column: string, key: string): string {
+    return this.entityId === null
+      ? `json_extract(${column}, '$."${key}"')`
+      : `(${column}::jsonb ->> '${key}')`;
+  }
+
   /** An insert's columns and a row's values, the entity's id first where rows carry it. */
   columns(columns: readonly Column[]): Column[] {
     return this.entityId === null

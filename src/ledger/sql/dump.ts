@@ -1,3 +1,4 @@
+import { tagsOf } from '../../domain/tags.js';
 import type { CashFlowKind } from '../../domain/accounts.js';
 import { noCounts, type DumpCounts, type DumpEntry, type DumpRecord } from '../../domain/dump.js';
 import { withFx, type FxColumns } from '../../domain/fx.js';
@@ -122,7 +123,7 @@ async function* entryRecords(
     const rows = await sql.all<Record<string, unknown>>(
       `SELECT e.seq, e.id, e.je_number, e.je_seq, e.je_seq_uncounted, e.entry_date, e.currency, e.memo,
               e.source, e.status, e.is_adjusting, e.manual_entry_reason, e.total_atoms,
-              o.id AS original_id, e.fingerprint, e.created_at, e.updated_at
+              o.id AS original_id, e.fingerprint, e.created_at, e.updated_at, e.tags
        FROM journal_entries e LEFT JOIN journal_entries o ON ${scope.joined('o', 'e')}o.seq = e.original_seq
        WHERE ${scope.of('e')}e.seq > ? ORDER BY e.seq LIMIT ${PAGE}`,
       [after],
@@ -131,18 +132,19 @@ async function* entryRecords(
     const last = Number(rows[rows.length - 1]!.seq);
     const lines = await sql.all<DumpLineRow>(
       `SELECT l.entry_seq, a.id AS account_id, l.line_type, l.amount_atoms, l.memo, l.counterparty_id,
-              l.fx_currency, l.fx_amount_atoms, l.fx_rate, l.system
+              l.fx_currency, l.fx_amount_atoms, l.fx_rate, l.system, l.tags
        FROM journal_lines l JOIN accounts a ON ${scope.joined('a', 'l')}a.key = l.account_key
        WHERE ${scope.of('l')}l.entry_seq > ? AND l.entry_seq <= ? ORDER BY l.entry_seq, l.line_no`,
       [after, last],
     );
     const bySeq = new Map<number, DumpEntry['lines']>();
-    for (const { entry_seq, ...line } of lines) {
+    for (const { entry_seq, tags, ...line } of lines) {
       let list = bySeq.get(Number(entry_seq));
       if (!list) bySeq.set(Number(entry_seq), (list = []));
-      list.push(withFx(line));
+      // Tags only where there are some: a ledger without them dumps as before.
+      list.push({ ...withFx(line), ...(tags ? { tags: tagsOf(tags) } : {}) });
     }
-    for (const { seq: at, ...r } of rows) {
+    for (const { seq: at, tags, ...r } of rows) {
       const entryLines = bySeq.get(Number(at)) ?? [];
       counts.entries++;
       counts.lines += entryLines.length;
@@ -152,6 +154,7 @@ async function* entryRecords(
         je_seq: seq(r.je_seq),
         je_seq_uncounted: seq(r.je_seq_uncounted),
         is_adjusting: flag(r.is_adjusting),
+        ...(tags ? { tags: tagsOf(tags) } : {}),
         lines: entryLines,
       };
     }
@@ -159,5 +162,5 @@ async function* entryRecords(
   }
 }
 
-type DumpLineRow = Omit<DumpEntry['lines'][number], 'fx' | 'system'> &
-  FxColumns & { entry_seq: number };
+type DumpLineRow = Omit<DumpEntry['lines'][number], 'fx' | 'system' | 'tags'> &
+  FxColumns & { entry_seq: number; tags: string | null };

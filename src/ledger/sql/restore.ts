@@ -1,4 +1,6 @@
 import { DumpReader, type DumpCounts, type DumpEntry, type DumpRecord } from '../../domain/dump.js';
+import { tagsText } from '../../domain/tags.js';
+import { rewriteTagTotals } from './tagTotals.js';
 import { BooksError } from '../../domain/errors.js';
 import { ENTRY_COLUMNS, LINE_COLUMNS, type RowTarget } from '../journal/entryRows.js';
 import { flag, type Column, type Session } from './dialect.js';
@@ -195,13 +197,13 @@ class Restore {
     this.entries.push(...lead, seq, r.id, r.je_number, r.je_seq, r.je_seq_uncounted);
     this.entries.push(r.entry_date, r.currency, r.memo, r.source, r.status, +r.is_adjusting);
     this.entries.push(r.manual_entry_reason, r.total_atoms, r.lines.length, original);
-    this.entries.push(r.fingerprint, r.created_at, r.updated_at);
+    this.entries.push(r.fingerprint, r.created_at, r.updated_at, tagsText(r.tags));
     r.lines.forEach((l, i) => {
       const key = this.accountKeys.get(l.account_id);
       this.lines.push(...lead, seq, i + 1, key, l.line_type, l.amount_atoms, l.memo);
       this.lines.push(l.counterparty_id, r.entry_date);
       this.lines.push(l.fx?.currency ?? null, l.fx?.amount_atoms ?? null, l.fx?.rate ?? null);
-      this.lines.push(l.system ?? null);
+      this.lines.push(l.system ?? null, tagsText(l.tags));
     });
     if (this.lines.length >= this.target.rows.perStatement * this.lineColumns.length)
       await this.flush();
@@ -254,7 +256,7 @@ class Restore {
   }
 }
 
-/** The entity's derived totals, computed again from its lines; how many, over how many lines. */
+/** The entity's derived totals (and those by tag), computed again from its lines; how many, over how many lines. */
 export async function rewriteTotals({
   sql,
   scope,
@@ -270,6 +272,7 @@ export async function rewriteTotals({
      SELECT ${lead}account_key, month, net, n, adj_net, adj_n FROM (${monthTotalsFromLines(scope)}) x`,
     scope.row([]),
   );
+  await rewriteTagTotals({ sql, scope });
   const [done] = await sql.all<{ totals: number; lines: number | bigint }>(
     `SELECT COUNT(*) AS totals, COALESCE(SUM(line_count), 0) AS lines FROM account_month_totals t
      WHERE ${scope.of('t')}TRUE`,

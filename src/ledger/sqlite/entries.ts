@@ -5,6 +5,7 @@ import { FX_COLUMNS, fxOfRow, type FxColumns } from '../../domain/fx.js';
 import { normaliseJeNumber } from '../../domain/jeNumber.js';
 import { storedAtoms } from '../../domain/money.js';
 import type { EntryFilter } from '../port.js';
+import { tagsOf } from '../../domain/tags.js';
 import type { Db } from './db.js';
 
 /** An entry row as stored, with its reversal links. */
@@ -26,21 +27,24 @@ export interface EntryRow {
   updated_at: string;
   /** Ids of the entries that reverse this one, comma-separated, or null. */
   reversed_by: string | null;
+  /** The entry's own tags as stored (JSON), or null. */
+  tags: string | null;
 }
 
 const ENTRY_COLUMNS = `e.seq, e.id, e.je_number, e.entry_date, e.currency, e.memo, e.source, e.status,
   e.is_adjusting, e.manual_entry_reason, e.total_atoms, o.id AS original_id, o.entry_date AS original_date,
   e.created_at, e.updated_at,
-  (SELECT group_concat(r.id) FROM journal_entries r WHERE r.original_seq = e.seq) AS reversed_by`;
+  (SELECT group_concat(r.id) FROM journal_entries r WHERE r.original_seq = e.seq) AS reversed_by, e.tags`;
 
 const LINE_COLUMNS = `l.line_no, l.line_type, l.amount_atoms, l.memo AS line_memo, a.id AS account_id,
   a.account_number, a.name AS account_name, a.account_type, c.counterparty_type,
-  c.external_id AS counterparty_external_id, c.name AS counterparty_name, ${FX_COLUMNS}`;
+  c.external_id AS counterparty_external_id, c.name AS counterparty_name, ${FX_COLUMNS},
+  l.tags AS line_tags`;
 
 const LINE_JOINS = `JOIN accounts a ON a.key = l.account_key LEFT JOIN counterparties c ON c.id = l.counterparty_id`;
 
-type LineRow = Omit<LineFacts, 'memo' | 'fx'> &
-  FxColumns & { line_no: number; line_memo: string | null };
+type LineRow = Omit<LineFacts, 'memo' | 'fx' | 'tags'> &
+  FxColumns & { line_no: number; line_memo: string | null; line_tags: string | null };
 
 /** Reads entries back as the API answers for them. */
 export class EntryReader {
@@ -87,7 +91,7 @@ export class EntryReader {
       const page = pageQuery(db, filter);
       const columns =
         'entry_seq, line_no, account_key, line_type, amount_atoms, memo, counterparty_id, ' +
-        'fx_currency, fx_amount_atoms, fx_rate, system';
+        'fx_currency, fx_amount_atoms, fx_rate, system, tags';
       const linesIn = db
         .prepare(
           `SELECT ${columns} FROM journal_lines
@@ -146,6 +150,7 @@ type PageRow = [
   string,
   string,
   string | null,
+  string | null,
 ];
 type LinePageRow = [
   number,
@@ -157,6 +162,7 @@ type LinePageRow = [
   string | null,
   string | null,
   number | null,
+  string | null,
   string | null,
   string | null,
 ];
@@ -196,7 +202,8 @@ function pageQuery(
       `SELECT e.seq, e.id, e.je_number, e.entry_date, e.currency, e.memo, e.source, e.status, e.is_adjusting,
               e.manual_entry_reason, e.total_atoms, o.id, o.entry_date, e.created_at, e.updated_at,
               CASE WHEN e.status = 'reversed'
-                THEN (SELECT group_concat(r.id) FROM journal_entries r WHERE r.original_seq = e.seq) END
+                THEN (SELECT group_concat(r.id) FROM journal_entries r WHERE r.original_seq = e.seq) END,
+              e.tags
        FROM journal_entries e LEFT JOIN journal_entries o ON o.seq = e.original_seq
        WHERE ${where.join(' AND ')} ORDER BY e.entry_date, e.seq LIMIT ?`,
     )
@@ -231,6 +238,13 @@ function namesOf(db: Database.Database): Names {
   return { accounts, counterparties };
 }
 
+const accountFacts = (a: { id: string; number: string | null; name: string; type: string }) => ({
+  account_id: a.id,
+  account_number: a.number,
+  account_name: a.name,
+  account_type: a.type,
+});
+
 /** A page's entries with their lines (both in seq order within the page's entries). */
 function* assemble(rows: PageRow[], lines: LinePageRow[], names: Names): Generator<JournalEntry> {
   const bySeq = new Map<number, LineFacts[]>();
@@ -246,16 +260,13 @@ function* assemble(rows: PageRow[], lines: LinePageRow[], names: Names): Generat
     fxAmount,
     fxRate,
     system,
+    lineTags,
   ] of lines) {
-    const a = names.accounts.get(key)!;
-    const cp = cpId === null ? undefined : names.counterparties.get(cpId);
     let list = bySeq.get(seq);
     if (!list) bySeq.set(seq, (list = []));
+    const cp = cpId === null ? undefined : names.counterparties.get(cpId);
     list.push({
-      account_id: a.id,
-      account_number: a.number,
-      account_name: a.name,
-      account_type: a.type,
+      ...accountFacts(names.accounts.get(key)!),
       line_type: side,
       amount_atoms: amount,
       memo,
@@ -264,6 +275,7 @@ function* assemble(rows: PageRow[], lines: LinePageRow[], names: Names): Generat
       counterparty_name: cp?.name ?? null,
       ...(fxCurrency !== null ? { fx: fxOfRow(fxCurrency, fxAmount, fxRate)! } : {}),
       ...(system === 'fx_realized' ? { system } : {}),
+      ...(lineTags ? { tags: tagsOf(lineTags) } : {}),
     });
   }
   for (const r of rows) {
@@ -305,6 +317,7 @@ function* assemble(rows: PageRow[], lines: LinePageRow[], names: Names): Generat
         created_at,
         updated_at,
         reversed_by: reversedBy,
+        tags: r[16],
       },
       bySeq.get(seq) ?? [],
     );
@@ -327,16 +340,18 @@ function lineOf(r: LineRow): LineFacts {
       ? { fx: fxOfRow(r.fx_currency, r.fx_amount_atoms, r.fx_rate)! }
       : {}),
     ...(r.system === 'fx_realized' ? { system: r.system } : {}),
+    ...(r.line_tags ? { tags: tagsOf(r.line_tags) } : {}),
   };
 }
 
 function entryOf(r: EntryRow, lines: LineFacts[]): JournalEntry {
-  const { is_adjusting, reversed_by, ...row } = r;
+  const { is_adjusting, reversed_by, tags, ...row } = r;
   return journalEntryOfRow(
     {
       ...row,
       is_adjusting: is_adjusting === 1,
       reversed_by: reversed_by ? reversed_by.split(',') : [],
+      tags: tagsOf(tags),
     },
     lines,
   );

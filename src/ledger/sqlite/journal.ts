@@ -1,6 +1,8 @@
 import type { UsedKey } from '../../domain/posting.js';
+import { tagsOf } from '../../domain/tags.js';
+import { storedLine, type LineTags } from '../journal/storedLine.js';
 import { FxTables } from '../sql/fxTables.js';
-import { FX_COLUMNS, withFx, type FxColumns } from '../../domain/fx.js';
+import { FX_COLUMNS, type FxColumns } from '../../domain/fx.js';
 import { normaliseJeNumber } from '../../domain/jeNumber.js';
 import type { EntryFilter } from '../port.js';
 import type { StoredEntry } from '../journal/store.js';
@@ -125,27 +127,37 @@ export class SqliteJournalStore implements FeatureStore {
     const n = normaliseJeNumber(idOrNumber);
     const row = this.db
       .prep(
-        `SELECT seq, id, je_number, entry_date, currency, is_adjusting FROM journal_entries
+        `SELECT seq, id, je_number, entry_date, currency, is_adjusting, tags FROM journal_entries
          WHERE id = ? OR je_number = ?`,
       )
       .get(idOrNumber.trim(), n.ok ? n.value : null) as
-      | (Omit<StoredEntry, 'is_adjusting' | 'reversed_by' | 'lines'> & { is_adjusting: number })
+      | (Omit<StoredEntry, 'is_adjusting' | 'reversed_by' | 'lines' | 'tags'> & {
+          is_adjusting: number;
+          tags: string | null;
+        })
       | undefined;
     if (!row) return undefined;
     const lines = this.db
       .prep(
         `SELECT a.external_id AS gl_account_id, l.line_type, l.amount_atoms, l.memo,
-                c.counterparty_type, c.external_id AS counterparty_external_id, ${FX_COLUMNS}
+                c.counterparty_type, c.external_id AS counterparty_external_id, ${FX_COLUMNS},
+                l.tags AS line_tags
          FROM journal_lines l JOIN accounts a ON a.key = l.account_key
          LEFT JOIN counterparties c ON c.id = l.counterparty_id WHERE l.entry_seq = ? ORDER BY l.line_no`,
       )
       .all(row.seq)
-      .map((l) => withFx(l as StoredEntry['lines'][number] & FxColumns));
+      .map((l) => storedLine(l as StoredEntry['lines'][number] & FxColumns & LineTags));
     const reversedBy = this.db
       .prep(`SELECT je_number FROM journal_entries WHERE original_seq = ? ORDER BY seq`)
       .pluck()
       .all(row.seq) as string[];
-    return { ...row, is_adjusting: row.is_adjusting === 1, reversed_by: reversedBy, lines };
+    return {
+      ...row,
+      is_adjusting: row.is_adjusting === 1,
+      reversed_by: reversedBy,
+      lines,
+      tags: tagsOf(row.tags),
+    };
   }
 
   get(idOrNumber: string) {

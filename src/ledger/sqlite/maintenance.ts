@@ -1,4 +1,5 @@
 import type { DumpCounts, DumpRecord } from '../../domain/dump.js';
+import { rewriteTagTotals } from '../sql/tagTotals.js';
 import { derivedStructure } from '../../domain/check.js';
 import { isBooksError, type Problem } from '../../domain/errors.js';
 import { checkedCounts, journalProblems, type Add } from '../sql/check.js';
@@ -88,6 +89,7 @@ export class SqliteMaintenance implements MaintenanceOps {
           insert.run(...row);
           lines += Number(row[3]);
         }
+        await rewriteTagTotals(s);
         reindex(this.db);
         await done(s);
         return { totals: rows.length, lines };

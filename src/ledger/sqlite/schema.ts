@@ -284,4 +284,23 @@ export const MIGRATIONS: string[] = [
   -- cash); null: as its type says (docs/close.md).
   ALTER TABLE accounts ADD COLUMN cash_flow TEXT;
   `,
+  `
+  -- Tags (docs/close.md): an entry's own, and each line's effective ones (the entry's overridden by
+  -- the line's), as canonical JSON; null for none, so a ledger without tags writes nothing more.
+  ALTER TABLE journal_entries ADD COLUMN tags TEXT;
+  ALTER TABLE journal_lines ADD COLUMN tags TEXT;
+  -- Derived totals by tag, kept in the posting transaction as account_month_totals are: a report
+  -- by one tag reads these, never the lines. books check proves them equal to the lines.
+  CREATE TABLE IF NOT EXISTS tag_month_totals (
+    tag_key TEXT NOT NULL,
+    tag_value TEXT NOT NULL,
+    account_key INTEGER NOT NULL,
+    month TEXT NOT NULL,
+    net_atoms INTEGER NOT NULL,
+    line_count INTEGER NOT NULL,
+    adj_net_atoms INTEGER NOT NULL,
+    adj_line_count INTEGER NOT NULL,
+    PRIMARY KEY (tag_key, tag_value, account_key, month)
+  ) WITHOUT ROWID;
+  `,
 ];

@@ -1,22 +1,23 @@
 import Database from 'better-sqlite3';
 import type { Entity } from '../../domain/accounts.js';
 import type { GlLineRow } from '../../domain/generalLedger.js';
-import {
-  accountCumulatives,
-  partialCuts,
-  type Cumulative,
-  type PartialSums,
-} from '../../domain/totals.js';
+import { accountCumulatives, partialCuts, type PartialSums } from '../../domain/totals.js';
 import type {
   CounterpartySums,
   CounterpartySumsQuery,
   GlLinesQuery,
+  SplitTotals,
   Sums,
+  SumsRequest,
   SumsSnapshot,
 } from '../reports/reports.js';
+import { splitConditions } from '../reports/reports.js';
 import type { SqliteChart } from './chart.js';
 import { publicEntity, type Db } from './db.js';
 import { LINE_NET } from '../sql/totals.js';
+import { filteredTotals, linesMeet } from '../sql/tagTotals.js';
+import type { TagCondition } from '../../domain/tags.js';
+import { FILE } from './tables.js';
 
 /**
  * The sums reports are built from, read from the derived monthly totals: never a scan of every line
@@ -43,11 +44,36 @@ export class SqliteSums implements Sums {
     });
   }
 
-  async snapshot(cutsFor: (entity: Entity) => string[]): Promise<SumsSnapshot> {
+  async tagCounts(): Promise<{ key: string; value: string; lines: number }[]> {
+    return this.db
+      .prep(
+        `SELECT tag_key AS key, tag_value AS value, SUM(line_count) AS lines FROM tag_month_totals
+         GROUP BY tag_key, tag_value`,
+      )
+      .all() as { key: string; value: string; lines: number }[];
+  }
+
+  async snapshot(
+    cutsFor: (entity: Entity) => string[],
+    request: SumsRequest = {},
+  ): Promise<SumsSnapshot> {
     return this.db.read(() => {
       const entity = publicEntity(this.db.entity());
       const cuts = cutsFor(entity);
-      return { entity, accounts: this.chart.reportAccounts(), cuts, ...this.cumulative(cuts) };
+      const where = request.where ?? [];
+      const accounts = this.chart.reportAccounts();
+      const main = { entity, accounts, cuts, ...this.cumulative(cuts, where) };
+      if (!request.split) return main;
+      const values = this.db
+        .prep(
+          `SELECT DISTINCT tag_value FROM tag_month_totals WHERE tag_key = ? AND month <= ? ORDER BY 1`,
+        )
+        .pluck()
+        .all(request.split, cuts[cuts.length - 1]!.slice(0, 7)) as string[];
+      const columns = splitConditions(where, request.split, values).map((w) =>
+        this.cumulative(cuts, w),
+      );
+      return { ...main, split: { values, columns } };
     });
   }
 
@@ -56,23 +82,21 @@ export class SqliteSums implements Sums {
    * from the derived per-account, per-month totals, plus the lines of the months a cut ends inside.
    * Call in a read transaction.
    */
-  private cumulative(cuts: string[]): {
-    totals: Map<number, Cumulative>;
-    adjusting: Map<number, Cumulative>;
-  } {
+  private cumulative(cuts: string[], where: TagCondition[]): SplitTotals {
     const lastMonth = cuts[cuts.length - 1]!.slice(0, 7);
+    const source = where.length ? filteredTotals(FILE, where) : 'account_month_totals';
     // One row per account with its months packed as text: building thousands of small row arrays
     // through the driver costs more than splitting one string.
     const packed = this.db
       .prep(
         `SELECT account_key, group_concat(month || ' ' || net_atoms || ' ' || line_count || ' ' || adj_net_atoms
                   || ' ' || adj_line_count, ',')
-         FROM (SELECT * FROM account_month_totals WHERE month <= ? ORDER BY account_key, month)
+         FROM (SELECT * FROM ${source} WHERE month <= ? ORDER BY account_key, month)
          GROUP BY account_key`,
       )
       .raw()
       .all(lastMonth) as [number, string][];
-    const partials = this.partials(cuts);
+    const partials = this.partials(cuts, where);
     return accountCumulatives(
       packed.map(([key, text]) => [
         key,
@@ -99,13 +123,14 @@ export class SqliteSums implements Sums {
   }
 
   /** For each cut inside a month: per account, the lines of that month up to the cut. */
-  private partials(cuts: string[]): PartialSums {
+  private partials(cuts: string[], where: TagCondition[]): PartialSums {
     const stmt = this.db
       .prep(
         `SELECT l.account_key, SUM(${LINE_NET}), COUNT(*),
                 SUM(CASE WHEN e.is_adjusting = 1 THEN ${LINE_NET} ELSE 0 END), SUM(e.is_adjusting)
          FROM journal_entries e JOIN journal_lines l ON l.entry_seq = e.seq
-         WHERE e.entry_date >= ? AND e.entry_date <= ? GROUP BY l.account_key`,
+         WHERE e.entry_date >= ? AND e.entry_date <= ? AND ${linesMeet(FILE, where)}
+         GROUP BY l.account_key`,
       )
       .safeIntegers(true)
       .raw();
@@ -138,7 +163,7 @@ export class SqliteSums implements Sums {
          FROM journal_entries e JOIN journal_lines l ON l.entry_seq = e.seq
          JOIN counterparties c ON c.id = l.counterparty_id
          WHERE e.entry_date < ? AND c.counterparty_type = ? AND c.external_id = ?
-           AND l.account_key IN (SELECT value FROM json_each(?))
+           AND l.account_key IN (SELECT value FROM json_each(?)) AND ${linesMeet(FILE, q.where ?? [])}
          GROUP BY l.account_key`,
       )
       .safeIntegers(true)
@@ -183,7 +208,9 @@ export class SqliteSums implements Sums {
           .get(q.counterparty.type, q.counterparty.external_id);
         if (counterparty === undefined) return;
       }
-      const ofParty = counterparty === null ? '' : 'AND l.counterparty_id = ?';
+      const ofParty =
+        (counterparty === null ? '' : 'AND l.counterparty_id = ? ') +
+        (q.where?.length ? `AND ${linesMeet(FILE, q.where)}` : '');
       const partyParam = counterparty === null ? [] : [counterparty];
       const through = db.prepare('SELECT through_seq FROM gl_index_state').pluck().get() as number;
       const tail = tailByAccount(

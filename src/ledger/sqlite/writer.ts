@@ -1,4 +1,6 @@
 import { seqOf } from '../../domain/jeNumber.js';
+import { addTagTotalsOfEntries } from '../sql/tagTotals.js';
+import { FILE } from './tables.js';
 import { EntryWriter, type RowTarget, type RunWrite } from '../journal/entryRows.js';
 import type { NumberingFacts } from '../journal/store.js';
 import type { Db } from './db.js';
@@ -41,6 +43,8 @@ const BUMP_TOTALS = `INSERT INTO account_month_totals
     line_count = line_count + excluded.line_count, adj_net_atoms = adj_net_atoms + excluded.adj_net_atoms,
     adj_line_count = adj_line_count + excluded.adj_line_count`;
 
+const ADD_TAG_TOTALS = addTagTotalsOfEntries(FILE);
+
 /**
  * Rows per INSERT statement. Binding a row costs little; each statement run costs about a microsecond
  * of driver and VDBE set-up, which a million lines would otherwise pay a million times.
@@ -74,6 +78,7 @@ export const fileRows = (run: RunWrite): RowTarget => ({
   addTotals: (rows) => {
     for (const row of rows) run(BUMP_TOTALS, row);
   },
+  tagTotals: { since: (after, through) => run(ADD_TAG_TOTALS, [after, through]) },
 });
 
 /** An EntryWriter over a ledger file, through `run`. */
