@@ -1,9 +1,10 @@
 import { command } from '../cli/command.js';
 import { cashFlowCsv, cashFlowTable } from '../render/statements.js';
-import { runStatement, STATEMENT_FLAGS, statementOptions } from './reportFlags.js';
+import { runStatement, STATEMENT_FLAGS, statementOptions, WHERE_FLAG } from './reportFlags.js';
 
 export default command({
-  flags: STATEMENT_FLAGS,
+  // Every line: the lines of some tags need not balance, and cash at end would not be the sheet's.
+  flags: STATEMENT_FLAGS.filter((f) => f !== WHERE_FLAG),
   formats: ['table', 'csv', 'json'],
   help: `The indirect method: Net Income (the income statement's), then each balance-sheet account's change
 within the period with its effect on cash (an asset growing uses cash, a liability growing brings it),

@@ -4,10 +4,12 @@ import { splitTagSuffix, tagPair } from '../domain/tags.js';
 /** --tag KEY=VALUE flags as the entry's tags; one that is not KEY=VALUE is a usage error. */
 export function tagsFlag(given: string[] | undefined): { tags?: Record<string, string> } {
   if (!given?.length) return {};
-  const tags: Record<string, string> = {};
+  // No prototype: a key typed as `__proto__` is a key like any other, which the ledger refuses.
+  const tags = Object.create(null) as Record<string, string>;
   for (const text of given) {
     const pair = tagPair(text);
     if (typeof pair === 'string') throw errors.usage(`--tag: ${pair} (for example project=alpha)`);
+    if (Object.hasOwn(tags, pair[0])) throw errors.usage(`--tag: '${pair[0]}' is given twice`);
     tags[pair[0]] = pair[1];
   }
   return { tags };

@@ -2,7 +2,8 @@ import { ACCOUNT_TYPES, type AccountType, type CashFlowKind } from './accounts.j
 import { columnCuts, type StatementInput } from './balanceSheet.js';
 import type { Comparison } from './compare.js';
 import { buildIncomeStatement, type Amount } from './incomeStatement.js';
-import type { Period } from './periods.js';
+import type { Period, ReportQuery } from './periods.js';
+import type { Problem } from './errors.js';
 import { cellMap, type ReportAccount, type Vec } from './statement.js';
 
 /** The section of a balance-sheet account type; a bank account is cash. */
@@ -24,6 +25,7 @@ export function cashFlowOf(
   a: Pick<ReportAccount, 'account_type' | 'cash_flow'>,
 ): CashFlowKind | null {
   if (ACCOUNT_TYPES[a.account_type].section === 'profit_and_loss') return null;
+  if (a.account_type === 'bank') return 'cash';
   return a.cash_flow ?? BY_TYPE[a.account_type] ?? null;
 }
 
@@ -75,6 +77,26 @@ export const CASH_FLOW_SECTIONS = [
     total: 'Net cash from financing activities',
   },
 ] as const;
+
+/** What a cash-flow statement's query may not ask, as problems of its parameters. */
+export function cashFlowQueryProblems(q: Pick<ReportQuery, 'where' | 'compare'>): Problem[] {
+  const problems: Problem[] = [];
+  // The lines of some tags need not balance: their cash at end would not be the balance sheet's.
+  if (q.where?.length)
+    problems.push({
+      path: 'where',
+      reason: 'invalid_parameters',
+      message: 'a cash-flow statement is of every line: those of some tags need not balance',
+    });
+  // A budget holds income and expenses, not the balance-sheet changes a cash flow is made of.
+  if (q.compare?.includes('budget'))
+    problems.push({
+      path: 'compare',
+      reason: 'invalid_compare',
+      message: 'a cash-flow statement compares with previous-period or previous-year, not a budget',
+    });
+  return problems;
+}
 
 /**
  * Builds the cash-flow statement from the cumulative totals the income statement reads: Net Income

@@ -38,5 +38,11 @@ export function reportingColumns(
       'invalid_cash_flow',
       'is for balance-sheet accounts; income and expenses make Net Income',
     );
+  else if (cashFlow && cashFlow !== 'cash' && type === 'bank')
+    bad(
+      'cash_flow',
+      'invalid_cash_flow',
+      'a bank account is cash; cash_flow on it is cash or blank',
+    );
   return { monetary, cash_flow: (cashFlow || null) as CashFlowKind | null };
 }

@@ -138,10 +138,11 @@ const BOOKS_TAGS: ReadonlySet<string> = new Set([
 
 /**
  * The name a line's tag is written under in an exported journal: its key, or `tag-KEY` where the key
- * is one of books' own tags' names or starts with `tag-` (so that every name reads back as one key).
+ * is one of books' own tags' names, starts with `tag-` (so that every name reads back as one key), or
+ * is one letter (Beancount's metadata keys have two at least).
  */
 export const peerTagName = (key: string): string =>
-  BOOKS_TAGS.has(key) || key.startsWith('tag-') ? `tag-${key}` : key;
+  BOOKS_TAGS.has(key) || key.startsWith('tag-') || key.length < 2 ? `tag-${key}` : key;
 
 /** The tag key an exported journal's tag name stands for, or null for books' own tags and other names. */
 export function userTagKey(name: string): string | null {

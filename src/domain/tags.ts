@@ -21,6 +21,9 @@ function printable(v: string): boolean {
 /** Tags found good, by `key=value`: a journal repeats few of them (bounded, as a file may not). */
 const good = new Set<string>();
 
+/** Half of a character (UTF-16) that no store can keep as text. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
 /** What is wrong with one tag, or null. */
 export function tagProblem(key: string, value: unknown): string | null {
   const pair = typeof value === 'string' ? `${key}\u0000${value}` : null;
@@ -37,10 +40,17 @@ function checkTag(key: string, value: unknown): string | null {
   if (!TAG_KEY.test(key))
     return `tag key '${key}' is not lower-case letters, digits, '_' or '-', starting with a letter, at most 32`;
   if (typeof value !== 'string') return `tag '${key}' must have a string value`;
-  if (!printable(value))
+  if (!printable(value) || LONE_SURROGATE.test(value))
     return `tag '${key}' must be 1 to ${MAX_VALUE} characters of printable text`;
+  // One rule on every way in: a value typed, imported or sent never begins or ends with a space,
+  // so that what a file or a command line trims is what the ledger holds.
+  if (value.trim() !== value) return `tag '${key}' must not begin or end with a space`;
   return null;
 }
+
+/** A tag's value, or undefined: own keys only (a tag may be named `constructor`). */
+export const tagOf = (tags: Tags, key: string): string | undefined =>
+  Object.hasOwn(tags, key) ? tags[key] : undefined;
 
 /**
  * Reads a `tags` field (absent or null: none) as CAPI33's `invalid_tag` problems at `path`, or the
@@ -154,10 +164,10 @@ export function readCondition(text: string, sep: '=' | ':'): TagCondition | stri
 export function meets(tags: Tags, where: readonly TagCondition[]): boolean {
   return where.every((w) =>
     w.op === 'eq'
-      ? tags[w.key] === w.value
+      ? tagOf(tags, w.key) === w.value
       : w.op === 'none'
-        ? !(w.key in tags)
-        : tags[w.key] !== w.value,
+        ? !Object.hasOwn(tags, w.key)
+        : tagOf(tags, w.key) !== w.value,
   );
 }
 
@@ -172,10 +182,12 @@ export const conditionText = (w: TagCondition, sep: '=' | ':' = '='): string =>
 export function splitTagSuffix(text: string): { rest: string; tags: Tags } | string {
   const hash = text.indexOf('#');
   if (hash < 0) return { rest: text, tags: {} };
-  const tags: Tags = {};
+  // No prototype: a key typed as `__proto__` is a key like any other, which the ledger refuses.
+  const tags = Object.create(null) as Tags;
   for (const part of text.slice(hash + 1).split('#')) {
     const pair = tagPair(part);
     if (typeof pair === 'string') return pair;
+    if (Object.hasOwn(tags, pair[0])) return `tag '${pair[0]}' is given twice`;
     tags[pair[0]] = pair[1];
   }
   return { rest: text.slice(0, hash), tags };
@@ -300,7 +312,7 @@ const isCondition = (v: unknown): v is TagCondition =>
 
 /** A query's `columns_by`: a tag key, or null for none; a bad one a problem. */
 export function columnsByOf(raw: unknown, problems: Problem[]): string | null {
-  if (raw === undefined || raw === null || raw === '') return null;
+  if (raw === undefined || raw === null) return null;
   if (typeof raw === 'string' && TAG_KEY.test(raw)) return raw;
   problems.push({
     path: 'columns_by',

@@ -3,7 +3,7 @@ import type { JournalEntry } from '../domain/entry.js';
 import { convert, parseRate, rateOf } from '../domain/fx.js';
 import { atomsToDecimal, exponentOf } from '../domain/money.js';
 import { csvField, csvLine } from './csv.js';
-import type { Tags } from '../domain/tags.js';
+import { tagOf, type Tags } from '../domain/tags.js';
 
 /**
  * The import formats, written exactly (no spreadsheet guard: these files are meant to be imported
@@ -61,7 +61,7 @@ export function journalRows(
 /** A line's effective tags in the file's `tag:KEY` columns (blank where it has none). */
 function tagCells(entry: Tags, own: Tags | undefined, keys: readonly string[]): string {
   const tags = { ...entry, ...own };
-  return keys.map((k) => `,${csvField(tags[k] ?? '')}`).join('');
+  return keys.map((k) => `,${csvField(tagOf(tags, k) ?? '')}`).join('');
 }
 
 function fxCells(l: JournalEntry['lines'][number], functional: string): string {

@@ -100,7 +100,7 @@ export const OPERATIONS: Record<
     schema: 'IncomeStatement',
   },
   'GET /v1/reports/cash-flow-statement': {
-    parameters: [...window, periodType, compare, where],
+    parameters: [...window, periodType, compare],
     status: 200,
     schema: 'CashFlowStatement',
   },

@@ -127,6 +127,7 @@ describe('books report cash-flow on the demo ledger', () => {
     for (const [row, message] of [
       ['deposits,1800,Security Deposits,other_asset,,sideways', "'sideways' is not operating"],
       ['rent,6100,Rent,expense,,operating', 'balance-sheet accounts'],
+      ['savings,1020,Savings,bank,cash,investing', 'a bank account is cash'],
     ] as const) {
       const bad = writeFile(demo.dir, 'bad.csv', `${head}\n${row}\n`);
       const r = await demo.run(['accounts', 'import', bad]);

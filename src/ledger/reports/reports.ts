@@ -12,7 +12,11 @@ import {
   type GlResume,
 } from '../../domain/generalLedger.js';
 import { buildIncomeStatement, type IncomeStatement } from '../../domain/incomeStatement.js';
-import { buildCashFlow, type CashFlowStatement } from '../../domain/cashFlow.js';
+import {
+  buildCashFlow,
+  cashFlowQueryProblems,
+  type CashFlowStatement,
+} from '../../domain/cashFlow.js';
 import {
   checkReportQuery,
   fiscalYearStart,
@@ -279,16 +283,8 @@ export class ReportsFromSums implements ReportOps {
   }
 
   async cashFlow(query: ReportQuery): Promise<CashFlowStatement> {
-    // A budget holds income and expenses, not the balance-sheet changes a cash flow is made of.
-    if (query.compare?.includes('budget'))
-      refuse([
-        {
-          path: 'compare',
-          reason: 'invalid_compare',
-          message:
-            'a cash-flow statement compares with previous-period or previous-year, not a budget',
-        },
-      ]);
+    const problems = cashFlowQueryProblems(query);
+    if (problems.length) refuse(problems);
     return this.statement(query, buildCashFlow);
   }
 

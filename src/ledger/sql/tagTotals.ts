@@ -80,8 +80,10 @@ export async function tagTotalsDrift({ sql, scope }: Session): Promise<Problem[]
     reason: 'derived_mismatch',
     message:
       `derived total by tag ${String(d.tag_key)}=${String(d.tag_value)} for account '${String(d.external_id)}' ` +
-      `in ${String(d.month)} is ${String(d.tnet ?? 'missing')} atoms over ${String(d.tn ?? 0)} lines; ` +
-      `the lines say ${String(d.net ?? 0)} over ${String(d.n ?? 0)}`,
+      `in ${String(d.month)} is ${String(d.tnet ?? 'missing')} atoms over ${String(d.tn ?? 0)} lines ` +
+      `(adjusting ${String(d.tadj_net ?? 0)} over ${String(d.tadj_n ?? 0)}); the lines say ` +
+      `${String(d.net ?? 0)} over ${String(d.n ?? 0)} ` +
+      `(adjusting ${String(d.adj_net ?? 0)} over ${String(d.adj_n ?? 0)})`,
   }));
 }
 
