@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GlAccount } from '../../src/domain/accounts.js';
@@ -174,6 +177,26 @@ describe.each(FIXTURES.map((f) => [f.name, f] as const))(
         ),
         { seed: 20261126, numRuns: 15 },
       );
+      expect(await L.check()).toEqual([]);
+    });
+
+    it('an import keeps its tag:KEY columns, and the totals by tag it adds are the lines’', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'books-tags-'));
+      const file = join(dir, 'tagged.csv');
+      writeFileSync(
+        file,
+        'entry,entry_date,gl_account_id,debit,credit,tag:project,tag:location\n' +
+          '1,2025-02-10,utilities,80.00,,zeta,nyc\n1,2025-02-10,checking,,80.00,zeta,\n' +
+          '2,2025-02-11,rent,10.00,,omega,\n2,2025-02-11,checking,,10.00,,\n',
+      );
+      const r = await L.books(['je', 'import', file]);
+      expect(r.exitCode, r.stderr).toBe(0);
+      const tags = await L.ledger.reports.tags();
+      const values = (key: string) => tags.find((t) => t.key === key)?.values ?? [];
+      expect(values('project').filter((v) => ['zeta', 'omega'].includes(v.value))).toEqual([
+        { value: 'omega', lines: 1 },
+        { value: 'zeta', lines: 2 },
+      ]);
       expect(await L.check()).toEqual([]);
     });
 
