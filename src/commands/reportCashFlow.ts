@@ -4,7 +4,17 @@ import { runStatement, STATEMENT_FLAGS, statementOptions, WHERE_FLAG } from './r
 
 export default command({
   // Every line: the lines of some tags need not balance, and cash at end would not be the sheet's.
-  flags: STATEMENT_FLAGS.filter((f) => f !== WHERE_FLAG),
+  // A budget holds income and expenses, not the changes a cash flow is made of.
+  flags: STATEMENT_FLAGS.filter((f) => f !== WHERE_FLAG).map((f) =>
+    f.flags.startsWith('--compare')
+      ? {
+          ...f,
+          description:
+            'follow each period with previous-period or previous-year, its change and % (repeatable)',
+          choices: ['previous-period', 'previous-year'],
+        }
+      : f,
+  ),
   formats: ['table', 'csv', 'json'],
   help: `The indirect method: Net Income (the income statement's), then each balance-sheet account's change
 within the period with its effect on cash (an asset growing uses cash, a liability growing brings it),

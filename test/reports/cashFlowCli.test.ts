@@ -142,6 +142,6 @@ describe('books report cash-flow on the demo ledger', () => {
   it('refuses --compare budget as a bad flag value (exit 2)', async () => {
     const r = await demo.run(['report', 'cf', '--end', '2025-03-31', '--compare', 'budget']);
     expect(r.exitCode).toBe(2);
-    expect(r.stderr).toContain('not a budget');
+    expect(r.stderr).toContain('Allowed choices are previous-period, previous-year');
   });
 });
