@@ -10,6 +10,8 @@ export type Tags = Record<string, string>;
 
 export const TAG_KEY = /^[a-z][a-z0-9_-]{0,31}$/;
 export const MAX_TAGS = 10;
+/** Conditions of one `where`: a line holds at most 10 keys, so twice that says all there is to say. */
+export const MAX_CONDITIONS = 20;
 const MAX_VALUE = 64;
 
 /** Whether a value is 1–64 characters of printable text (no control characters). */
@@ -45,8 +47,15 @@ function checkTag(key: string, value: unknown): string | null {
   // One rule on every way in: a value typed, imported or sent never begins or ends with a space,
   // so that what a file or a command line trims is what the ledger holds.
   if (value.trim() !== value) return `tag '${key}' must not begin or end with a space`;
+  if (INVISIBLE.test(value))
+    return `tag '${key}' holds an invisible character (a zero-width space, a line separator)`;
+  if (value === NO_TAG)
+    return `'${NO_TAG}' names the lines without a tag in --columns-by; use another value`;
   return null;
 }
+
+/** Characters that show as nothing, or break a line: two values would look the same. */
+const INVISIBLE = /[\p{Cf}\p{Zl}\p{Zp}]/u;
 
 /** A tag's value, or undefined: own keys only (a tag may be named `constructor`). */
 export const tagOf = (tags: Tags, key: string): string | undefined =>
@@ -288,6 +297,11 @@ function totalsOf(map: Map<number, MonthTotals>, id: number): MonthTotals {
 export function whereOf(raw: unknown, problems: Problem[]): TagCondition[] {
   if (raw === undefined || raw === '') return [];
   const given = Array.isArray(raw) ? (raw as unknown[]) : [raw];
+  if (given.length > MAX_CONDITIONS) {
+    const message = `at most ${MAX_CONDITIONS} conditions; ${given.length} given`;
+    problems.push({ path: 'where', reason: 'invalid_tag', message });
+    return [];
+  }
   const out: TagCondition[] = [];
   for (const g of given) {
     const read =

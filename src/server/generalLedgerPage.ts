@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { conditionText } from '../domain/tags.js';
 import { BooksError } from '../domain/errors.js';
 import type { GlAccountHead, GlEvent, GlLine, GlPosition } from '../domain/generalLedger.js';
 import type { GeneralLedgerQuery } from '../domain/reportQueries.js';
@@ -35,7 +36,10 @@ export interface CursorKey {
 
 /** What a cursor is good for: the query it was given under (the same window, accounts, counterparty). */
 function queryText(q: GeneralLedgerQuery): string {
-  return JSON.stringify([q.start_date, q.end_date, q.accounts, q.counterparty]);
+  const base = [q.start_date, q.end_date, q.accounts, q.counterparty];
+  // A filter by tag is part of the query its running balances belong to.
+  const where = q.where?.length ? [q.where.map((w) => conditionText(w, ':'))] : [];
+  return JSON.stringify([...base, ...where]);
 }
 
 function signature(payload: string, q: GeneralLedgerQuery, key: CursorKey): string {

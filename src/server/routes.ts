@@ -106,6 +106,23 @@ export function queryOf(url: URL, names: readonly string[]): Record<string, stri
 }
 
 /** A report's window and period parameters, checked as the balance sheet's are. */
+/**
+ * Refuses a report's filter or split that this report does not take: answering without it would
+ * pass an unfiltered report for a filtered one.
+ */
+function notTaken(url: URL, names: string[]): void {
+  const given = names.filter((n) => url.searchParams.has(n));
+  if (given.length)
+    throw refusal(
+      'invalid_parameters',
+      given.map((n) => ({
+        path: n,
+        reason: 'invalid_parameters',
+        message: `this report does not take ${n}`,
+      })),
+    );
+}
+
 export function reportQuery(url: URL): ReportQuery {
   const checked = checkReportQuery({
     ...queryOf(url, ['start_date', 'end_date', 'period_type', 'compare', 'columns_by']),
@@ -131,6 +148,7 @@ function generalLedgerQuery(url: URL): {
   limit: number;
   cursor: string | undefined;
 } {
+  notTaken(url, ['columns_by']);
   const raw = queryOf(url, ['start_date', 'end_date', 'counterparty', 'limit', 'cursor']);
   const checked = checkGeneralLedgerQuery({
     ...raw,
@@ -258,10 +276,10 @@ export const ROUTES: readonly Route[] = [
     path: '/v1/tags',
     permission: READ_PERMISSION,
     summary: 'The tag keys the journal carries, with their values and lines',
-    handle: async ({ ledger }) => ({
-      status: 200,
-      body: { object: 'list', data: await ledger.reports.tags() },
-    }),
+    handle: async ({ url, ledger }) => {
+      notTaken(url, ['where', 'columns_by']);
+      return { status: 200, body: { object: 'list', data: await ledger.reports.tags() } };
+    },
   }),
   route({
     method: 'GET',
@@ -279,6 +297,7 @@ export const ROUTES: readonly Route[] = [
     permission: READ_PERMISSION,
     summary: 'Aged receivables or payables: open items per counterparty, by age',
     handle: async ({ url, ledger }) => {
+      notTaken(url, ['where', 'columns_by']);
       const q = queryOf(url, ['type', 'as_of', 'buckets', 'due_days', 'counterparty']);
       const args = Object.fromEntries(Object.entries(q).filter(([, v]) => v !== undefined));
       // Accounts as the general ledger takes them: `account` repeated, one each.

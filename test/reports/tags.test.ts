@@ -200,6 +200,31 @@ describe.each(FIXTURES.map((f) => [f.name, f] as const))(
       expect(await L.check()).toEqual([]);
     });
 
+    it('a general-ledger cursor is good for the filter it was given with, and refused under another', async () => {
+      const S = await L.serve();
+      const get = async (q: string) => {
+        const r = await fetch(
+          `${S.url}/v1/reports/general-ledger?start_date=2025-01-01&end_date=2025-12-31${q}`,
+          {
+            headers: { Authorization: `Bearer ${S.keys.read}` },
+          },
+        );
+        return {
+          status: r.status,
+          body: (await r.json()) as { next_cursor?: string; code?: string },
+        };
+      };
+      const first = await get('&where=project!:a&limit=1');
+      expect(first.status).toBe(200);
+      const cursor = `&cursor=${encodeURIComponent(first.body.next_cursor!)}`;
+      expect((await get(`&where=project!:a&limit=1${cursor}`)).status).toBe(200);
+      for (const other of ['', '&where=project:a', '&where=project!:b'])
+        expect(await get(`${other}&limit=1${cursor}`)).toMatchObject({
+          status: 400,
+          body: { code: 'invalid_parameters' },
+        });
+    });
+
     it('the general ledger with --where lists exactly the lines that meet it, and its balances', async () => {
       const where: Condition[] = [{ key: 'project', op: 'ne', value: 'a' }];
       const entries = await journal(L.store);

@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
+import Database from 'better-sqlite3';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { JournalEntry } from '../../src/domain/entry.js';
 import {
@@ -163,6 +164,42 @@ describe('tags through the command line', () => {
     );
     expect(JSON.parse(without).totals.debit).toBe(200);
     void dir;
+  });
+
+  it('check names a total by tag that is missing, or that no line has; rebuild mends both', async () => {
+    const { ledger, run } = await standardLedger();
+    ok(
+      await run([
+        'je',
+        'post',
+        '--date',
+        '2025-01-02',
+        '--tag',
+        'project=alpha',
+        '--debit',
+        'office=1',
+        '--credit',
+        'checking=1',
+      ]),
+    );
+    const db = new Database(ledger);
+    db.prepare(
+      `DELETE FROM tag_month_totals WHERE account_key = (SELECT key FROM accounts WHERE external_id = 'office')`,
+    ).run();
+    db.prepare(
+      `INSERT INTO tag_month_totals VALUES ('project', 'beta', 1, '2025-01', 5, 1, 0, 0)`,
+    ).run();
+    db.close();
+    const checked = await run(['check']);
+    expect(checked.exitCode).toBe(1);
+    expect(checked.stderr).toMatch(
+      /project=alpha for account 'office' in 2025-01 is missing; the lines say 100 atoms/,
+    );
+    expect(checked.stderr).toMatch(
+      /project=beta .* holds 5 atoms over 1 lines .*, which no line has/,
+    );
+    ok(await run(['rebuild']));
+    ok(await run(['check']));
   });
 
   it('lists tags with their values and lines', async () => {

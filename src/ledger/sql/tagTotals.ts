@@ -75,16 +75,27 @@ export async function tagTotalsDrift({ sql, scope }: Session): Promise<Problem[]
         OR x.adj_net IS DISTINCT FROM x.tadj_net OR x.adj_n IS DISTINCT FROM x.tadj_n`,
     [],
   );
-  return rows.map((d) => ({
-    path: `tag_month_totals[${String(d.external_id)}, ${String(d.month)}, ${String(d.tag_key)}=${String(d.tag_value)}]`,
-    reason: 'derived_mismatch',
-    message:
-      `derived total by tag ${String(d.tag_key)}=${String(d.tag_value)} for account '${String(d.external_id)}' ` +
-      `in ${String(d.month)} is ${String(d.tnet ?? 'missing')} atoms over ${String(d.tn ?? 0)} lines ` +
-      `(adjusting ${String(d.tadj_net ?? 0)} over ${String(d.tadj_n ?? 0)}); the lines say ` +
-      `${String(d.net ?? 0)} over ${String(d.n ?? 0)} ` +
-      `(adjusting ${String(d.adj_net ?? 0)} over ${String(d.adj_n ?? 0)})`,
-  }));
+  return rows.map((d) => {
+    const s = (v: unknown) => String(v ?? 0);
+    const what =
+      `derived total by tag ${s(d.tag_key)}=${s(d.tag_value)} ` +
+      `for account '${s(d.external_id)}' in ${s(d.month)}`;
+    const said = (net: unknown, n: unknown, adjNet: unknown, adjN: unknown) =>
+      `${s(net)} atoms over ${s(n)} lines (adjusting ${s(adjNet)} over ${s(adjN)})`;
+    const stored = said(d.tnet, d.tn, d.tadj_net, d.tadj_n);
+    const lines = said(d.net, d.n, d.adj_net, d.adj_n);
+    const message =
+      d.tnet === null || d.tnet === undefined
+        ? `${what} is missing; the lines say ${lines}`
+        : d.net === null || d.net === undefined
+          ? `${what} holds ${stored}, which no line has`
+          : `${what} is ${stored}; the lines say ${lines}`;
+    return {
+      path: `tag_month_totals[${s(d.external_id)}, ${s(d.month)}, ${s(d.tag_key)}=${s(d.tag_value)}]`,
+      reason: 'derived_mismatch',
+      message,
+    };
+  });
 }
 
 /** A text as an SQL literal (a tag value: printable text, no NUL). */
