@@ -43,10 +43,12 @@ if (!existsSync(ledger)) {
   await step(['counterparties', 'import', join(fixtures, 'counterparties.csv')], true);
   await step(['je', 'import', join(fixtures, 'entries.csv')], true);
 }
-// The reports of a year-end close: trial balance, income statement by quarter, balance sheet by month.
+// The reports of a year-end close: trial balance, income statement and cash flow by quarter, balance
+// sheet by month.
 for (const report of [
   ['trial-balance', '--as-of', '2025-12-31'],
   ['income-statement', '--start', '2025-01-01', '--end', '2025-12-31', '--period', 'quarterly'],
+  ['cash-flow', '--start', '2025-01-01', '--end', '2025-12-31', '--period', 'quarterly'],
   ['balance-sheet', '--start', '2025-01-01', '--end', '2025-12-31', '--period', 'monthly'],
 ]) {
   await step(['report', ...report]);

@@ -368,7 +368,13 @@ describe('npm start', () => {
     // The trial balance's debits equal its credits; the income statement's year is the balance sheet's net income.
     const [debits, credits] = total('Total ')[0]!;
     expect(debits).toBe(credits);
-    expect(total('Net Income ')[0]!.at(-1)).toBe(total('  Net Income ')[0]!.at(-1));
+    // The balance sheet's (printed last) is indented under Equity.
+    expect(total('Net Income ')[0]!.at(-1)).toBe(total('  Net Income ').at(-1)!.at(-1));
+    // The cash flow ends the year at the balance sheet's cash.
+    expect(out).toContain('Cash Flow Statement');
+    expect(total('Cash at end of period ')[0]!.at(-1)).toBe(
+      total('    Total 1000 Cash and Bank ')[0]!.at(-1),
+    );
     const again = await execa('node', [join(FIXTURES, '../dist/demo.js')], { env });
     expect(String(again.stdout)).toBe(out);
   });
