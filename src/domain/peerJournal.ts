@@ -152,15 +152,16 @@ export function userTagKey(name: string): string | null {
 }
 
 /**
- * The tags of a comment (`name: value`, separated by commas) whose names are `known`, values
+ * The tags of a comment (`name: value`, separated by commas) whose names are `known` (or all), values
  * decoded; the rest of the comment (text, or tags of other names) comes back as it is under ''.
  */
-export function readTags(comment: string, known: ReadonlySet<string>): Map<string, string> {
+export function readTags(comment: string, known: ReadonlySet<string> | 'all'): Map<string, string> {
   const tags = new Map<string, string>();
   const other: string[] = [];
   for (const part of comment.split(',')) {
     const m = /^\s*([A-Za-z][\w-]*):(?:\s(.*)|)$/s.exec(part);
-    if (m && known.has(m[1]!)) tags.set(m[1]!, untagValue((m[2] ?? '').trim()));
+    if (m && (known === 'all' || known.has(m[1]!)))
+      tags.set(m[1]!, untagValue((m[2] ?? '').trim()));
     else if (part.trim()) other.push(part.trim());
   }
   if (other.length) tags.set('', other.join(', '));

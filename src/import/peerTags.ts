@@ -16,7 +16,7 @@ const ENTRY_TAGS: ReadonlySet<string> = new Set(['je', 'memo', 'reason', 'adjust
  * decoded; other text of the comment (a journal written by hand) is the line memo.
  */
 export function lineTags(comment: string): { cells: Cells; tags: Tags } {
-  const all = readTags(comment, ANY_TAG);
+  const all = readTags(comment, 'all');
   const tags: Tags = {};
   const rest: string[] = [];
   for (const [name, value] of all) {
@@ -31,9 +31,6 @@ export function lineTags(comment: string): { cells: Cells; tags: Tags } {
   }
   return { cells: out, tags };
 }
-
-/** Every name a comment's tag may have: readTags keeps each apart. */
-const ANY_TAG: ReadonlySet<string> = { has: (name: string) => name !== '' } as ReadonlySet<string>;
 
 /**
  * A transaction comment as books export hledger writes it: `je` (a JE number its code cannot

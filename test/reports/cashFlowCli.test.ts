@@ -21,6 +21,21 @@ describe('books report cash-flow on the demo ledger', () => {
       await demo.run(['je', 'list', '--format', 'json']),
     ).data;
   });
+  /** The demo's cash flow of 2025, as JSON, with more flags. */
+  const cfOf2025 = async (...more: string[]) =>
+    json<CashFlowStatement>(
+      await demo.run([
+        'report',
+        'cf',
+        '--start',
+        '2025-01-01',
+        '--end',
+        '2025-12-31',
+        ...more,
+        '--format',
+        'json',
+      ]),
+    );
   const accounts = async () =>
     json<{ data: GlAccount[] }>(await demo.run(['accounts', 'list', '--format', 'json'])).data;
 
@@ -51,20 +66,7 @@ describe('books report cash-flow on the demo ledger', () => {
   });
 
   it('adds depreciation back in operating activities, as the standard chart marks it', async () => {
-    const cf = json<CashFlowStatement>(
-      await demo.run([
-        'report',
-        'cf',
-        '--start',
-        '2025-01-01',
-        '--end',
-        '2025-12-31',
-        '--period',
-        'yearly',
-        '--format',
-        'json',
-      ]),
-    );
+    const cf = await cfOf2025('--period', 'yearly');
     const operating = cf.sections.find((s) => s.kind === 'operating')!;
     const depr = operating.rows.find((r) => r.account_number === '1590')!;
     expect(depr.amounts['2025']).toBe(720000);
@@ -102,18 +104,7 @@ describe('books report cash-flow on the demo ledger', () => {
       `${head}\ndeposits,1800,Security Deposits,other_asset,,operating\n`,
     );
     expect((await demo.run(['accounts', 'import', moved])).exitCode).toBe(0);
-    const cf = json<CashFlowStatement>(
-      await demo.run([
-        'report',
-        'cf',
-        '--start',
-        '2025-01-01',
-        '--end',
-        '2025-12-31',
-        '--format',
-        'json',
-      ]),
-    );
+    const cf = await cfOf2025();
     const names = (kind: string) =>
       cf.sections.find((s) => s.kind === kind)!.rows.map((r) => r.account_number);
     expect(names('operating')).toContain('1800');

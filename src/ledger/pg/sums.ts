@@ -18,7 +18,8 @@ import type {
 import { splitConditions } from '../reports/reports.js';
 import type { PgChart } from './chart.js';
 import { LINE_NET } from '../sql/totals.js';
-import { filteredTotals, linesMeet } from '../sql/tagTotals.js';
+import { filteredTotals, linesMeet, tagCountsSql, tagValuesSql } from '../sql/tagTotals.js';
+import { numbered } from './tables.js';
 import { Scope } from '../sql/dialect.js';
 import type { TagCondition } from '../../domain/tags.js';
 import type { PgDb, Query } from './db.js';
@@ -68,9 +69,7 @@ export class PgSums implements Sums {
 
   async tagCounts(): Promise<{ key: string; value: string; lines: number }[]> {
     const rows = await this.db.query<{ key: string; value: string; lines: string }>(
-      `SELECT tag_key AS key, tag_value AS value, SUM(line_count)::text AS lines FROM tag_month_totals
-       WHERE entity_id = $1 GROUP BY tag_key, tag_value`,
-      [this.entityId],
+      tagCountsSql(this.scope),
     );
     return rows.map((r) => ({ ...r, lines: Number(r.lines) }));
   }
@@ -90,12 +89,11 @@ export class PgSums implements Sums {
       const main = { entity, accounts, cuts, ...totals };
       if (!request.split) return main;
       const values = (
-        await q<{ v: string }>(
-          `SELECT DISTINCT tag_value AS v FROM tag_month_totals
-           WHERE entity_id = $1 AND tag_key = $2 AND month <= $3 ORDER BY 1`,
-          [this.entityId, request.split, cuts[cuts.length - 1]!.slice(0, 7)],
-        )
-      ).map((r) => r.v);
+        await q<{ value: string }>(numbered(tagValuesSql(this.scope)), [
+          request.split,
+          cuts[cuts.length - 1]!.slice(0, 7),
+        ])
+      ).map((r) => r.value);
       const columns: SplitTotals[] = [];
       // One after another: a transaction's statements run one at a time on its connection anyway.
       for (const w of splitConditions(where, request.split, values))

@@ -98,6 +98,16 @@ export async function tagTotalsDrift({ sql, scope }: Session): Promise<Problem[]
   });
 }
 
+/** Per tag key and value, the lines that carry it (`books tags list`), as text to keep counts exact. */
+export const tagCountsSql = (s: Scope): string =>
+  `SELECT tag_key AS key, tag_value AS value, CAST(SUM(line_count) AS TEXT) AS lines
+   FROM tag_month_totals t WHERE ${s.of('t')}TRUE GROUP BY tag_key, tag_value`;
+
+/** The values of a tag key with lines up to a month (`?` the key, `?` the month), in order. */
+export const tagValuesSql = (s: Scope): string =>
+  `SELECT DISTINCT tag_value AS value FROM tag_month_totals t
+   WHERE ${s.of('t')}tag_key = ? AND month <= ? ORDER BY 1`;
+
 /** A text as an SQL literal (a tag value: printable text, no NUL). */
 const literal = (v: string) => `'${v.replace(/'/g, "''")}'`;
 

@@ -15,7 +15,7 @@ import { splitConditions } from '../reports/reports.js';
 import type { SqliteChart } from './chart.js';
 import { publicEntity, type Db } from './db.js';
 import { LINE_NET } from '../sql/totals.js';
-import { filteredTotals, linesMeet } from '../sql/tagTotals.js';
+import { filteredTotals, linesMeet, tagCountsSql, tagValuesSql } from '../sql/tagTotals.js';
 import type { TagCondition } from '../../domain/tags.js';
 import { FILE } from './tables.js';
 
@@ -45,12 +45,12 @@ export class SqliteSums implements Sums {
   }
 
   async tagCounts(): Promise<{ key: string; value: string; lines: number }[]> {
-    return this.db
-      .prep(
-        `SELECT tag_key AS key, tag_value AS value, SUM(line_count) AS lines FROM tag_month_totals
-         GROUP BY tag_key, tag_value`,
-      )
-      .all() as { key: string; value: string; lines: number }[];
+    const rows = this.db.prep(tagCountsSql(FILE)).all() as {
+      key: string;
+      value: string;
+      lines: string;
+    }[];
+    return rows.map((r) => ({ ...r, lines: Number(r.lines) }));
   }
 
   async snapshot(
@@ -65,9 +65,7 @@ export class SqliteSums implements Sums {
       const main = { entity, accounts, cuts, ...this.cumulative(cuts, where) };
       if (!request.split) return main;
       const values = this.db
-        .prep(
-          `SELECT DISTINCT tag_value FROM tag_month_totals WHERE tag_key = ? AND month <= ? ORDER BY 1`,
-        )
+        .prep(tagValuesSql(FILE))
         .pluck()
         .all(request.split, cuts[cuts.length - 1]!.slice(0, 7)) as string[];
       const columns = splitConditions(where, request.split, values).map((w) =>
