@@ -1,5 +1,4 @@
 import type { Problem } from './errors.js';
-import { MonthTotals } from './totals.js';
 
 /**
  * Tags: an entry's and a line's `key: value` pairs (project, class, location), by which reports are
@@ -63,7 +62,7 @@ export const tagOf = (tags: Tags, key: string): string | undefined =>
 
 /**
  * Reads a `tags` field (absent or null: none) as CAPI33's `invalid_tag` problems at `path`, or the
- * tags in key order.
+ * tags in key order: the one frozen object of their set (see `interned`).
  */
 export function readTags(raw: unknown, path: string, problems: Problem[]): Tags | null {
   if (raw === undefined || raw === null) return NONE;
@@ -74,6 +73,9 @@ export function readTags(raw: unknown, path: string, problems: Problem[]): Tags 
     return null;
   }
   const entries = Object.entries(raw as Record<string, unknown>);
+  const given = givenKey(entries);
+  const known = given === null ? undefined : byGiven.get(given);
+  if (known) return known;
   let ok = true;
   if (entries.length > MAX_TAGS) {
     bad(path, `at most ${MAX_TAGS} tags; ${entries.length} given`);
@@ -86,7 +88,55 @@ export function readTags(raw: unknown, path: string, problems: Problem[]): Tags 
       ok = false;
     }
   }
-  return ok ? sortedTags(Object.fromEntries(entries) as Tags) : null;
+  if (!ok) return null;
+  const tags = interned(sortedTags(Object.fromEntries(entries) as Tags));
+  if (given !== null) remember(byGiven, given, tags);
+  return tags;
+}
+
+/** Stored text of each tags object met. */
+const texts = new WeakMap<Tags, string | null>();
+
+/**
+ * Tag sets met, one frozen object per set: a journal repeats few sets, and what is derived from a
+ * set (its text, its numbers in the totals by tag, its merge with an entry's) is then made once per
+ * set rather than once per line. Bounded, as a file of ever new sets may not be.
+ */
+const byText = new Map<string, Tags>();
+/** Good tags as given (in the order given), by `givenKey`. */
+const byGiven = new Map<string, Tags>();
+/** Per entry's tags, per line's own: the line's effective tags. */
+const merged = new WeakMap<Tags, Map<Tags, Tags>>();
+const MAX_SETS = 10_000;
+
+function remember<K, V>(map: Map<K, V>, key: K, value: V): void {
+  if (map.size >= MAX_SETS) map.clear();
+  map.set(key, value);
+}
+
+/** The one object of a set of tags (given in key order), frozen, with its text already made. */
+function interned(sorted: Tags): Tags {
+  const text = JSON.stringify(sorted);
+  let t = byText.get(text);
+  if (t === undefined) {
+    t = Object.freeze(sorted);
+    texts.set(t, text);
+    remember(byText, text, t);
+  }
+  return t;
+}
+
+/**
+ * Tags as given, as text that no other given tags share (lengths before keys and values), or null
+ * when a value is not a string (those are not remembered).
+ */
+function givenKey(entries: [string, unknown][]): string | null {
+  let key = '';
+  for (const [k, v] of entries) {
+    if (typeof v !== 'string') return null;
+    key += `${k.length}:${k}${v.length}:${v}`;
+  }
+  return key;
 }
 
 /** Tags in key order: one text for equal tags, whatever order they came in. */
@@ -104,7 +154,7 @@ const NONE: Tags = Object.freeze({}) as Tags;
 
 /**
  * A line's effective tags: the entry's, overridden key by key by its own. A line with none of its
- * own shares its entry's object, so that what is derived from it (its text) is made once per entry.
+ * own shares its entry's object; lines with the same sets share theirs.
  */
 export function effectiveTags(entry: Tags, line: Tags): Tags {
   let own = false;
@@ -113,7 +163,16 @@ export function effectiveTags(entry: Tags, line: Tags): Tags {
     break;
   }
   if (!own) return entry;
-  return sortedTags({ ...entry, ...line });
+  // Only sets that cannot change are remembered by identity.
+  if (!Object.isFrozen(entry) || !Object.isFrozen(line)) return sortedTags({ ...entry, ...line });
+  let lines = merged.get(entry);
+  if (!lines) merged.set(entry, (lines = new Map()));
+  let t = lines.get(line);
+  if (t === undefined) {
+    t = interned(sortedTags({ ...entry, ...line }));
+    remember(lines, line, t);
+  }
+  return t;
 }
 
 /** A line's own tags as the entry's and its effective ones say: those it sets differently. */
@@ -122,8 +181,6 @@ export function ownTags(entry: Tags, effective: Tags): Tags {
   for (const [k, v] of Object.entries(effective)) if (entry[k] !== v) out[k] = v;
   return out;
 }
-
-const texts = new WeakMap<Tags, string | null>();
 
 /**
  * Stored text of tags: canonical JSON, null for none (a ledger without tags stores nothing more);
@@ -207,87 +264,6 @@ export function tagPair(text: string): [string, string] | string {
   const eq = text.indexOf('=');
   if (eq <= 0) return `'${text}' is not KEY=VALUE`;
   return [text.slice(0, eq).trim(), text.slice(eq + 1).trim()];
-}
-
-/**
- * The derived totals by tag an entry adds: per account, month, key and value, debits minus credits
- * and lines (and the adjusting part), written in the posting transaction as the month totals are.
- * A report by one condition reads them instead of the journal.
- */
-export class TagTotals {
-  /** Each key and value met, numbered; a tag set's numbers by its text (lines share few sets). */
-  private readonly pairs: [string, string][] = [];
-  private readonly pairIds = new Map<string, number>();
-  private readonly setIds = new Map<string, number[]>();
-  /** By pair number: its lines' totals by account and month, and the adjusting part. */
-  private readonly all = new Map<number, MonthTotals>();
-  private readonly adjusting = new Map<number, MonthTotals>();
-
-  add(entry: {
-    entry_date: string;
-    is_adjusting: boolean;
-    lines: {
-      account: { key: number };
-      line_type: 'debit' | 'credit';
-      amount_atoms: number;
-      tags?: Tags;
-    }[];
-  }): void {
-    const month = entry.entry_date.slice(0, 7);
-    for (const l of entry.lines) {
-      const text = tagsText(l.tags);
-      if (text === null) continue;
-      const net = l.line_type === 'debit' ? l.amount_atoms : -l.amount_atoms;
-      for (const id of this.idsOf(text, l.tags!)) {
-        totalsOf(this.all, id).add(l.account.key, month, net);
-        if (entry.is_adjusting) totalsOf(this.adjusting, id).add(l.account.key, month, net);
-      }
-    }
-  }
-
-  private idsOf(text: string, tags: Tags): number[] {
-    let ids = this.setIds.get(text);
-    if (ids) return ids;
-    ids = [];
-    for (const k in tags) {
-      const pair = `${k}\u0000${tags[k]}`;
-      let id = this.pairIds.get(pair);
-      if (id === undefined) {
-        this.pairIds.set(pair, (id = this.pairs.length));
-        this.pairs.push([k, tags[k]!]);
-      }
-      ids.push(id);
-    }
-    // Bounded: a file of ever new tag sets keeps only the latest.
-    if (this.setIds.size > 100_000) this.setIds.clear();
-    this.setIds.set(text, ids);
-    return ids;
-  }
-
-  /** Rows of (account, month, key, value, net, lines, adjusting net, adjusting lines). */
-  rows(): [number, string, string, string, bigint, number, bigint, number][] {
-    const out: [number, string, string, string, bigint, number, bigint, number][] = [];
-    for (const [id, totals] of this.all) {
-      const [key, value] = this.pairs[id]!;
-      const adj = this.adjusting.get(id);
-      for (const [account, month, net, count] of totals.entries()) {
-        const [adjNet, adjCount] = adj?.get(account, month) ?? [0n, 0];
-        out.push([account, month, key, value, net, count, adjNet, adjCount]);
-      }
-    }
-    return out;
-  }
-
-  clear(): void {
-    this.all.clear();
-    this.adjusting.clear();
-  }
-}
-
-function totalsOf(map: Map<number, MonthTotals>, id: number): MonthTotals {
-  let t = map.get(id);
-  if (!t) map.set(id, (t = new MonthTotals()));
-  return t;
 }
 
 /**

@@ -1,7 +1,8 @@
 import type { ValidEntry } from '../../domain/entry.js';
 import type { NumberedEntry } from '../../domain/jeNumber.js';
 import { addEntryTotals, MonthTotals } from '../../domain/totals.js';
-import { TagTotals, tagsText } from '../../domain/tags.js';
+import { tagsText } from '../../domain/tags.js';
+import { TagTotals } from '../../domain/tagTotals.js';
 import type { EntryMeta, EntrySink, Inserted } from './store.js';
 import { newId } from '../ids.js';
 
@@ -115,6 +116,56 @@ class PendingRows {
 }
 
 /**
+ * The derived totals entries add, summed in memory: by account and month (and the adjusting part),
+ * and by tag where the store takes them as rows. Written through a RowTarget, then emptied.
+ */
+export class EntryTotals {
+  private readonly totals = new MonthTotals();
+  private readonly adjusting = new MonthTotals();
+  private readonly tagged = new TagTotals();
+  /** Whether an entry added since the last write has a tagged line. */
+  private anyTags = false;
+
+  add(entry: ValidEntry, byTag: boolean): void {
+    addEntryTotals(this.totals, this.adjusting, entry);
+    if (!this.anyTags) this.anyTags = entry.lines.some((l) => tagsText(l.tags) !== null);
+    if (this.anyTags && byTag) this.tagged.add(entry);
+  }
+
+  /**
+   * Queues the writes of what was added (each row led by `scoped`), the totals by tag of the
+   * entries stored after `after` up to `through` where the store sums them itself; then empties.
+   */
+  write(
+    target: RowTarget,
+    scoped: unknown[],
+    queue: (r: unknown) => void,
+    stored?: { after: number; through: number },
+  ): void {
+    const rows: unknown[][] = [];
+    for (const [account, month, net, count] of this.totals.entries()) {
+      const adj = this.adjusting.get(account, month);
+      rows.push([...scoped, account, month, net, count, adj?.[0] ?? 0, adj?.[1] ?? 0]);
+    }
+    if (rows.length) queue(target.addTotals(rows));
+    const tags = target.tagTotals;
+    if (this.anyTags) {
+      if (!('since' in tags)) queue(tags.rows(this.tagged.rows().map((r) => [...scoped, ...r])));
+      else if (stored) queue(tags.since(stored.after, stored.through));
+      else throw new Error('totals by tag summed by the store need the entries they cover');
+    }
+    this.clear();
+  }
+
+  clear(): void {
+    this.anyTags = false;
+    this.totals.clear();
+    this.adjusting.clear();
+    this.tagged.clear();
+  }
+}
+
+/**
  * Writes checked and numbered entries, their lines and the monthly totals they add (the domain's
  * MonthTotals) inside the caller's write transaction, on this connection or a writer thread's.
  * Sequence numbers go on from the ledger's largest when the transaction took the write lock. Rows
@@ -124,12 +175,9 @@ class PendingRows {
 export class EntryWriter implements EntrySink {
   private readonly entries: PendingRows;
   private readonly lines: PendingRows;
-  private readonly totals = new MonthTotals();
-  /** The part of the totals that adjusting entries make. */
-  private readonly adjusting = new MonthTotals();
-  private readonly tagged = new TagTotals();
-  /** Whether a line written since the last flush has tags, and the last seq that flush covered. */
-  private anyTags = false;
+  /** What the entries written since the last flush add to the totals (null: the caller sums them). */
+  private readonly sums: EntryTotals | null;
+  /** The last seq the last flush covered. */
   private flushedSeq: number;
   private lastLines = 0;
 
@@ -142,7 +190,10 @@ export class EntryWriter implements EntrySink {
     private lastSeq: number,
     private readonly now: () => Date,
     private readonly afterFlush: (lastSeq: number, lines: number) => void = () => {},
+    /** Whether this writer adds its entries' totals; a group commit may sum them for all its writes. */
+    totals = true,
   ) {
+    this.sums = totals ? new EntryTotals() : null;
     this.flushedSeq = lastSeq;
     const scope = target.scope ? [target.scope.column] : [];
     this.scoped = target.scope ? [target.scope.value] : [];
@@ -210,9 +261,7 @@ export class EntryWriter implements EntrySink {
       );
       this.lines.added();
     }
-    addEntryTotals(this.totals, this.adjusting, entry);
-    if (!this.anyTags) this.anyTags = lines.some((l) => tagsText(l.tags) !== null);
-    if (this.anyTags && 'rows' in this.target.tagTotals) this.tagged.add(entry);
+    this.sums?.add(entry, 'rows' in this.target.tagTotals);
     this.lastLines = lines.length;
     if (this.entries.full || this.lines.full) this.flushRows();
     return { seq, id, je_number: n.je_number, ts };
@@ -258,21 +307,9 @@ export class EntryWriter implements EntrySink {
   /** Writes every pending row and adds the accumulated monthly totals to the derived table. */
   async flush(): Promise<void> {
     this.flushRows();
-    const rows: unknown[][] = [];
-    for (const [account, month, net, count] of this.totals.entries()) {
-      const adj = this.adjusting.get(account, month);
-      rows.push([...this.scoped, account, month, net, count, adj?.[0] ?? 0, adj?.[1] ?? 0]);
-    }
-    if (rows.length) this.queue(this.target.addTotals(rows));
-    const tags = this.target.tagTotals;
-    if (this.anyTags) {
-      if ('since' in tags) this.queue(tags.since(this.flushedSeq, this.lastSeq));
-      else this.queue(tags.rows(this.tagged.rows().map((r) => [...this.scoped, ...r])));
-    }
-    [this.anyTags, this.flushedSeq] = [false, this.lastSeq];
-    this.totals.clear();
-    this.adjusting.clear();
-    this.tagged.clear();
+    const stored = { after: this.flushedSeq, through: this.lastSeq };
+    this.sums?.write(this.target, this.scoped, (r) => this.queue(r), stored);
+    this.flushedSeq = this.lastSeq;
     await this.detach();
     this.afterFlush(this.lastSeq, this.lastLines);
   }
