@@ -97,6 +97,44 @@ describe('posts requested together (one transaction, a savepoint each)', () => {
       expect((await ledger.maintenance.check()).problems).toEqual([]);
     }));
 
+  it("sums a group's totals once, without the post that failed after its lines were written", () =>
+    withLedger(async (ledger, path) => {
+      exec(
+        path,
+        `CREATE TRIGGER fault BEFORE INSERT ON idempotency_keys WHEN NEW.key = 'b'
+         BEGIN SELECT RAISE(ABORT, 'simulated fault'); END`,
+      );
+      const tagged = (amount: number, project: string) => entry(amount, { tags: { project } });
+      const outcomes = await Promise.allSettled([
+        ledger.journal.post(tagged(100, 'alpha'), { idempotencyKey: 'a' }),
+        ledger.journal.post(tagged(777, 'alpha'), { idempotencyKey: 'b' }),
+        ledger.journal.post(tagged(300, 'beta'), { idempotencyKey: 'c' }),
+        ledger.journal.reverse('JE-1', { idempotencyKey: 'd', entryDate: '2025-03-02' }),
+      ]);
+      expect(outcomes.map((o) => o.status)).toEqual([
+        'fulfilled',
+        'rejected',
+        'fulfilled',
+        'fulfilled',
+      ]);
+      const db = new Database(path, { readonly: true });
+      const rent = `JOIN accounts a ON a.key = account_key WHERE a.external_id = 'rent'`;
+      const totals = db
+        .prepare(`SELECT month, net_atoms, line_count FROM account_month_totals ${rent}`)
+        .all();
+      const byTag = db
+        .prepare(`SELECT tag_value, net_atoms, line_count FROM tag_month_totals ${rent} ORDER BY 1`)
+        .all();
+      db.close();
+      // JE-1 (100, alpha), its reversal (-100, alpha) and JE-2 (300, beta): nothing of the 777.
+      expect(totals).toEqual([{ month: '2025-03', net_atoms: 300, line_count: 3 }]);
+      expect(byTag).toEqual([
+        { tag_value: 'alpha', net_atoms: 0, line_count: 2 },
+        { tag_value: 'beta', net_atoms: 300, line_count: 1 },
+      ]);
+      expect((await ledger.maintenance.check()).problems).toEqual([]);
+    }));
+
   it('fails every post of a transaction whose COMMIT fails, and writes none of them', () =>
     withLedger(async (ledger, path) => {
       const before = snapshot(path);

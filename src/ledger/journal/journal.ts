@@ -54,7 +54,7 @@ export class JournalFromStore implements JournalOps {
     const keyProblem = idempotencyKeyProblem(options.idempotencyKey);
     if (keyProblem) throw errors.idempotencyKeyRefused(keyProblem);
     const post = (tx: ReadTx | WriteTx) => this.postWithin(tx, body, options);
-    return options.dryRun ? this.store.read(post) : this.store.write(post);
+    return options.dryRun ? this.store.read(post) : this.store.write(post, 'entries');
   }
 
   /**
@@ -121,7 +121,7 @@ export class JournalFromStore implements JournalOps {
       const meta = { source: 'manual_api', fingerprint: null, originalSeq: original.seq };
       return (await this.written(tx, numberingOf(facts), entry, meta, link, key)).entry;
     };
-    return options.dryRun ? this.store.read(reverse) : this.store.write(reverse);
+    return options.dryRun ? this.store.read(reverse) : this.store.write(reverse, 'entries');
   }
 
   /** The checks before an entry's content, in the order docs/api.md gives ("Decisions"), over what its write read. */

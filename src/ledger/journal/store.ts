@@ -19,9 +19,10 @@ export interface JournalStore<R extends ReadTx = ReadTx, W extends WriteTx = Wri
    * Runs fn in one transaction that holds the entity's write lock (taken up front: writers queue,
    * and numbers and keys read inside are final until it commits). Writes requested together may
    * share one transaction, each all or nothing on its own (a savepoint): fn must touch the ledger
-   * only through `tx`.
+   * only through `tx`. A write of `kind` 'entries' (a post, a reversal) writes entries and reads no
+   * totals: its entries' totals may be summed with its group's and written once before it commits.
    */
-  write<T>(fn: (tx: W) => Promise<T>): Promise<T>;
+  write<T>(fn: (tx: W) => Promise<T>, kind?: WriteKind): Promise<T>;
   /** Runs fn in one read transaction: a consistent view, no lock (a dry run's). */
   read<T>(fn: (tx: R) => Promise<T>): Promise<T>;
   /** One entry by id or JE number as the API answers for it (not_found otherwise). */
@@ -32,6 +33,9 @@ export interface JournalStore<R extends ReadTx = ReadTx, W extends WriteTx = Wri
   importStore(sizeHint: number | null | undefined): Promise<ImportStore>;
   now(): Date;
 }
+
+/** What a write does, as a group commit may use it (see JournalStore.write). */
+export type WriteKind = 'entries';
 
 /** The entity as a write reads it, inside its transaction: its settings and its rebuild mark. */
 export interface EntityState extends Entity {

@@ -1,3 +1,4 @@
+import type { GroupTotals } from '../journal/groupTotals.js';
 import type { EntityState } from '../journal/store.js';
 import type { Query } from './db.js';
 import type { PgEntities } from './entity.js';
@@ -6,6 +7,8 @@ type Op = (q: Query, entity: EntityState) => Promise<unknown>;
 
 interface Waiting {
   op: Op;
+  /** Writes entries and reads no totals: their totals may wait for the group's end (GroupTotals). */
+  entries: boolean;
   resolve: (value: never) => void;
   reject: (e: unknown) => void;
 }
@@ -26,14 +29,28 @@ const MOST = 64;
 export class PgGroupCommit {
   private waiting: Waiting[] = [];
   private running = false;
+  /** The totals entry writes leave to the group, and how they are written. */
+  private deferred: { totals: GroupTotals; write: (q: Query) => Promise<void> } | null = null;
+  /** The write running in the group's transaction. */
+  private current: Waiting | null = null;
 
   constructor(private readonly entities: PgEntities) {}
 
-  run<T>(op: (q: Query, entity: EntityState) => Promise<T>): Promise<T> {
+  run<T>(op: (q: Query, entity: EntityState) => Promise<T>, entries = false): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.waiting.push({ op, resolve: resolve as (value: never) => void, reject });
+      this.waiting.push({ op, entries, resolve: resolve as (value: never) => void, reject });
       if (!this.running) void this.drain();
     });
+  }
+
+  /** Sums the totals of the group's entry writes in `totals`, written by `write` once per group. */
+  deferTotals(totals: GroupTotals, write: (q: Query) => Promise<void>): void {
+    this.deferred = { totals, write };
+  }
+
+  /** The group's sums, when the running write may leave its entries' totals to them. */
+  get groupTotals(): GroupTotals | null {
+    return this.current?.entries ? (this.deferred?.totals ?? null) : null;
   }
 
   private async drain(): Promise<void> {
@@ -46,29 +63,34 @@ export class PgGroupCommit {
   }
 
   private async flush(group: Waiting[]): Promise<void> {
-    if (group.length === 1) {
-      const w = group[0]!;
-      await this.entities.write(w.op).then((v) => w.resolve(v as never), w.reject);
-      return;
-    }
     let results: Outcome[];
     try {
       results = await this.entities.write(async (q, entity) => {
         const out: Outcome[] = [];
+        if (group.length === 1) {
+          // A lone write: no savepoint, its failure is the transaction's.
+          const r = await this.attempt(group[0]!, () => group[0]!.op(q, entity));
+          if ('error' in r) throw r.error;
+          await this.deferred?.write(q);
+          return [r];
+        }
         // Each write's savepoint is set in the same round trip as the last one is let go.
         let between = 'SAVEPOINT grouped';
         for (const w of group) {
+          if (!w.entries) await this.deferred?.write(q);
           await q(between);
-          const r = await attempt(() => w.op(q, entity));
+          const r = await this.attempt(w, () => w.op(q, entity));
           between = 'RELEASE SAVEPOINT grouped; SAVEPOINT grouped';
           if ('error' in r) between = `ROLLBACK TO SAVEPOINT grouped; ${between}`;
           out.push(r);
         }
         // A write that failed last is undone before the group commits.
         if (between.startsWith('ROLLBACK')) await q('ROLLBACK TO SAVEPOINT grouped');
+        await this.deferred?.write(q);
         return out;
       });
     } catch (e) {
+      this.deferred?.totals.drop();
       for (const w of group) w.reject(e);
       return;
     }
@@ -77,6 +99,18 @@ export class PgGroupCommit {
       if ('ok' in r) w.resolve(r.ok as never);
       else w.reject(r.error);
     });
+  }
+
+  /** Runs one write of the group; its entries count in the group's totals only if it held. */
+  private async attempt(w: Waiting, op: () => Promise<unknown>): Promise<Outcome> {
+    this.current = w;
+    try {
+      const r = await attempt(op);
+      this.deferred?.totals.ended(!('error' in r));
+      return r;
+    } finally {
+      this.current = null;
+    }
   }
 }
 

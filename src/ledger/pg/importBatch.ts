@@ -4,7 +4,8 @@ import type { BatchWrites, EntityState, Facts, ImportStore } from '../journal/st
 import { journalHolds, type PgChart } from './chart.js';
 import { connection, type PgDb } from './db.js';
 import type { PgEntities } from './entity.js';
-import { entityRows, lastSeq, numberingOf } from './journal.js';
+import { lastSeq, numberingOf } from './journal.js';
+import { entityRows } from './entryRows.js';
 
 /**
  * Entries written per window: the import waits for the window before the last one to be written,

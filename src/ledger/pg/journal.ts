@@ -1,15 +1,14 @@
 import { seqOf, type JeSeq } from '../../domain/jeNumber.js';
 import { tagsOf } from '../../domain/tags.js';
 import { storedLine, type LineTags } from '../journal/storedLine.js';
-import { ADD_TOTALS, addTagTotals, addTotals } from './totalsSql.js';
-import { addTagTotalsOfEntries } from '../sql/tagTotals.js';
 import { Scope } from '../sql/dialect.js';
 import { FxTables } from '../sql/fxTables.js';
 import { FX_COLUMNS, type FxColumns } from '../../domain/fx.js';
 import { wantsOf, type UsedKey } from '../../domain/posting.js';
-import { EntryWriter, type RowTarget } from '../journal/entryRows.js';
+import { EntryWriter } from '../journal/entryRows.js';
 import type { EntryFilter } from '../port.js';
-import type { EntityState, NumberingFacts, StoredEntry } from '../journal/store.js';
+import type { EntityState, NumberingFacts, StoredEntry, WriteKind } from '../journal/store.js';
+import { GroupTotals } from '../journal/groupTotals.js';
 import type { FeatureStore, StoreReadTx, StoreWriteTx } from '../compose/storeLedger.js';
 import { lookupColumns, lookupParams, lookupsOf, wantsFx } from './chart.js';
 import type { LookupRow, PgChart } from './chart.js';
@@ -17,147 +16,14 @@ import { prepared, type PgDb, type Query } from './db.js';
 import type { PgEntities } from './entity.js';
 import { PgEntryReader } from './entries.js';
 import { PgGroupCommit } from './groupCommit.js';
+import { OneStatement } from './entryRows.js';
 import { PgImportStore } from './importBatch.js';
 import { pgRecon } from './recon.js';
-import { numbered, pgSql } from './tables.js';
+import { pgSql } from './tables.js';
 import { PlanTables } from '../sql/planTables.js';
 
 /** The database's clock in ms: every server reads the same one (decisions of the key's hour). */
 const DB_MS = `floor(extract(epoch FROM clock_timestamp()) * 1000)::int8`;
-
-/** The type of each column an EntryWriter writes, for the arrays a statement takes them in. */
-const TYPES: Record<string, string> = {
-  entity_id: 'text',
-  seq: 'int8',
-  id: 'text',
-  je_number: 'text',
-  je_seq: 'int8',
-  je_seq_uncounted: 'int8',
-  entry_date: 'text',
-  currency: 'text',
-  memo: 'text',
-  source: 'text',
-  status: 'text',
-  is_adjusting: 'int4',
-  manual_entry_reason: 'text',
-  total_atoms: 'int8',
-  line_count: 'int4',
-  original_seq: 'int8',
-  fingerprint: 'text',
-  created_at: 'text',
-  updated_at: 'text',
-  entry_seq: 'int8',
-  line_no: 'int4',
-  account_key: 'int4',
-  line_type: 'text',
-  amount_atoms: 'int8',
-  counterparty_id: 'text',
-  fx_currency: 'text',
-  fx_amount_atoms: 'int8',
-  fx_rate: 'text',
-  system: 'text',
-  tags: 'text',
-};
-
-/** Rows as one array per column: one statement, one parse, however many rows. */
-function columnsOf(values: unknown[], width: number, rows: number): unknown[][] {
-  const out = Array.from({ length: width }, () => new Array<unknown>(rows));
-  for (let r = 0; r < rows; r++)
-    for (let c = 0; c < width; c++) {
-      const v = values[r * width + c];
-      out[c]![r] = typeof v === 'bigint' ? v.toString() : v;
-    }
-  return out;
-}
-
-const statements = new Map<string, string>();
-/**
- * `INSERT … SELECT FROM unnest($at::t[], …)`: the rows of a table as arrays, one per column, the
- * arrays numbered from `at`.
- */
-function unnestInsert(table: string, columns: readonly string[], at = 1): string {
-  const key = `${table}(${columns.join()})${at}`;
-  let sql = statements.get(key);
-  if (sql === undefined) {
-    const arrays = columns.map((c, i) => `$${at + i}::${TYPES[c]}[]`).join(', ');
-    const list = columns.map((c) => (c === 'is_adjusting' ? `${c} <> 0` : c)).join(', ');
-    sql = `INSERT INTO ${table} (${columns.join(', ')})
-      SELECT ${list} FROM unnest(${arrays}) AS x(${columns.join(', ')})`;
-    statements.set(key, sql);
-  }
-  return sql;
-}
-
-/** Rows per statement of a database's import: large, as each statement is a round trip. */
-const ROWS_PER_ARRAY = 2000;
-
-/**
- * The statements of one entry's write as one (data-modifying WITH clauses, which PostgreSQL runs
- * all of, in one round trip, as one prepared statement per shape): a posting under its entity's
- * lock spent most of its time on round trips, a dozen per entry.
- */
-class OneStatement {
-  private readonly parts: string[] = [];
-  private readonly params: unknown[] = [];
-
-  /** Adds a statement whose parameters are numbered from `at`. */
-  add(sql: (at: number) => string, params: unknown[]): void {
-    this.parts.push(sql(this.params.length + 1));
-    this.params.push(...params);
-  }
-
-  /** The rows of an entry as an EntryWriter writes them, added here rather than run. */
-  target(entityId: string): RowTarget {
-    const unsupported = () => {
-      throw new Error('one entry’s write neither renumbers nor changes memos');
-    };
-    return {
-      scope: { column: 'entity_id', value: entityId },
-      perStatement: ROWS_PER_ARRAY,
-      insert: (table, columns, values, rows) =>
-        this.add((at) => unnestInsert(table, columns, at), columnsOf(values, columns.length, rows)),
-      renumber: unsupported,
-      setMemo: unsupported,
-      addTotals: (rows) => this.add(addTotals, columnsOf(rows.flat(), 7, rows.length)),
-      tagTotals: {
-        rows: (rows) => this.add(addTagTotals, columnsOf(rows.flat(), 9, rows.length)),
-      },
-    };
-  }
-
-  async run(q: Query): Promise<void> {
-    const last = this.parts.length - 1;
-    if (last < 0) return;
-    const withs = this.parts.slice(0, last).map((p, i) => `w${i} AS (${p})`);
-    const sql = withs.length ? `WITH ${withs.join(',\n')}\n${this.parts[last]}` : this.parts[0]!;
-    await q(prepared(sql), this.params);
-  }
-}
-
-/** An entity's tables as an EntryWriter writes them, on one connection. */
-export const entityRows = (q: Query, entityId: string): RowTarget => ({
-  scope: { column: 'entity_id', value: entityId },
-  perStatement: ROWS_PER_ARRAY,
-  insert: (table, columns, values, rows) =>
-    q(unnestInsert(table, columns), columnsOf(values, columns.length, rows)),
-  renumber: (from, to) =>
-    q(
-      `UPDATE journal_entries SET je_number = $3, je_seq = $4, je_seq_uncounted = $5
-       WHERE entity_id = $1 AND je_number = $2`,
-      [entityId, from, to.je_number, to.counted?.toString(), to.uncounted?.toString()],
-    ),
-  setMemo: (jeNumber, memo) =>
-    q(`UPDATE journal_entries SET memo = $3 WHERE entity_id = $1 AND je_number = $2`, [
-      entityId,
-      jeNumber,
-      memo,
-    ]),
-  addTotals: (rows) => q(ADD_TOTALS, columnsOf(rows.flat(), 7, rows.length)),
-  tagTotals: {
-    since: (after, through) =>
-      q(numbered(addTagTotalsOfEntries(new Scope(entityId))), [after, through]),
-  },
-});
 
 /** The largest storage sequence number of the entity; a writer that holds its lock goes on from it. */
 export async function lastSeq(q: Query, entityId: string): Promise<number> {
@@ -265,14 +131,20 @@ export class PgJournalStore implements FeatureStore {
   ) {
     this.reader = new PgEntryReader(db, entityId);
     this.commits = new PgGroupCommit(entities);
+    const totals = new GroupTotals(true);
+    this.commits.deferTotals(totals, async (q) => {
+      const one = new OneStatement();
+      totals.write(one.target(entityId), [entityId]);
+      await one.run(q);
+    });
   }
 
   now(): Date {
     return this.db.now();
   }
 
-  write<T>(fn: (tx: StoreWriteTx) => Promise<T>): Promise<T> {
-    return this.commits.run((q, entity) => fn(this.writeTx(q, entity)));
+  write<T>(fn: (tx: StoreWriteTx) => Promise<T>, kind?: WriteKind): Promise<T> {
+    return this.commits.run((q, entity) => fn(this.writeTx(q, entity)), kind === 'entries');
   }
 
   read<T>(fn: (tx: StoreReadTx) => Promise<T>): Promise<T> {
@@ -325,7 +197,9 @@ export class PgJournalStore implements FeatureStore {
       write: async (entry, numbered, meta, key) => {
         const e = this.entityId;
         const one = new OneStatement();
-        const sink = new EntryWriter(one.target(e), seq ?? (await lastSeq(q, e)), this.db.now);
+        const group = this.commits.groupTotals;
+        const last = seq ?? (await lastSeq(q, e));
+        const sink = new EntryWriter(one.target(e), last, this.db.now, undefined, group === null);
         const inserted = sink.write(entry, numbered, meta);
         await sink.flush();
         if (meta.originalSeq !== null)
@@ -344,6 +218,7 @@ export class PgJournalStore implements FeatureStore {
             [e, key.key, key.hash, inserted.id],
           );
         await one.run(q);
+        group?.wrote(entry);
         seq = inserted.seq;
         return inserted;
       },

@@ -9,7 +9,7 @@ import { reconProblems } from '../reconcile/reports.js';
 import type { Session, Tables } from '../sql/dialect.js';
 import type { PgDb, Query } from './db.js';
 import type { PgEntities } from './entity.js';
-import { entityRows } from './journal.js';
+import { entityRows } from './entryRows.js';
 import { pgRecon } from './recon.js';
 
 /** `books check`, `books rebuild`, dump and restore of one entity in a database. */

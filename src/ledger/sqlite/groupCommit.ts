@@ -1,9 +1,12 @@
 import type Database from 'better-sqlite3';
 import { errors } from '../../domain/errors.js';
+import type { GroupTotals } from '../journal/groupTotals.js';
 import { BUSY_TIMEOUT_MS, storageError } from './connection.js';
 
 interface Waiting {
   op: () => unknown;
+  /** Writes entries and reads no totals: their totals may wait for the group's end (GroupTotals). */
+  entries: boolean;
   resolve: (value: never) => void;
   reject: (e: unknown) => void;
 }
@@ -37,6 +40,10 @@ export class GroupCommit {
   /** The connection's busy timeout: how long writes may wait for the lock in all. */
   private timeout = BUSY_TIMEOUT_MS;
   private readonly statements = new Map<string, Database.Statement>();
+  /** The totals entry writes leave to the group, and how they are written. */
+  private deferred: { totals: GroupTotals; write: () => void } | null = null;
+  /** The write running in the group's transaction. */
+  private current: Waiting | null = null;
 
   constructor(
     private readonly db: Database.Database,
@@ -45,11 +52,21 @@ export class GroupCommit {
     private readonly guard: () => Error | null = () => null,
   ) {}
 
-  run<T>(op: () => T | Promise<T>): Promise<T> {
+  run<T>(op: () => T | Promise<T>, entries = false): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.waiting.push({ op, resolve: resolve as (value: never) => void, reject });
+      this.waiting.push({ op, entries, resolve: resolve as (value: never) => void, reject });
       this.schedule(0);
     });
+  }
+
+  /** Sums the totals of the group's entry writes in `totals`, written by `write` once per group. */
+  deferTotals(totals: GroupTotals, write: () => void): void {
+    this.deferred = { totals, write };
+  }
+
+  /** The group's sums, when the running write may leave its entries' totals to them. */
+  get groupTotals(): GroupTotals | null {
+    return this.current?.entries ? (this.deferred?.totals ?? null) : null;
   }
 
   private schedule(ms: number): void {
@@ -75,14 +92,23 @@ export class GroupCommit {
     const group = this.waiting;
     this.waiting = [];
     const results: Outcome[] = [];
-    for (const w of group) {
-      // A savepoint even for a lone write: one that fails half-way (a full disk) must leave nothing behind.
-      results.push(await this.inSavepoint(w.op));
-      if (!this.db.inTransaction) return this.lost(group, results[results.length - 1]!);
-    }
     try {
+      for (const w of group) {
+        if (!w.entries) this.deferred?.write();
+        this.current = w;
+        // A savepoint even for a lone write: one that fails half-way (a full disk) must leave nothing behind.
+        results.push(await this.inSavepoint(w.op));
+        this.current = null;
+        if (!this.db.inTransaction) {
+          this.deferred?.totals.drop();
+          return this.lost(group, results[results.length - 1]!);
+        }
+      }
+      this.deferred?.write();
       this.sql('COMMIT').run();
     } catch (e) {
+      this.current = null;
+      this.deferred?.totals.drop();
       if (this.db.inTransaction) this.db.exec('ROLLBACK');
       for (const w of group) w.reject(storageError(e, this.location));
       return;
@@ -146,6 +172,7 @@ export class GroupCommit {
     if (!this.db.inTransaction) return r;
     if ('error' in r) this.sql('ROLLBACK TO grouped').run();
     this.sql('RELEASE grouped').run();
+    this.deferred?.totals.ended(!('error' in r));
     return r;
   }
 

@@ -18,7 +18,9 @@ import { PlanTables } from '../sql/planTables.js';
 import type { ReconTables } from '../sql/reconTables.js';
 import type { GroupCommit } from './groupCommit.js';
 import { SqliteImportStore } from './importBatch.js';
-import { fileWriter, lastSeq, numberingFacts, runOn } from './writer.js';
+import { fileRows, fileWriter, lastSeq, numberingFacts, runOn } from './writer.js';
+import { GroupTotals } from '../journal/groupTotals.js';
+import type { WriteKind } from '../journal/store.js';
 
 /**
  * The journal's persistence in a ledger file: look-ups, transactions and rows. Posts and reversals
@@ -39,14 +41,17 @@ export class SqliteJournalStore implements FeatureStore {
     private readonly commits: GroupCommit,
   ) {
     this.reader = new EntryReader(db);
+    const totals = new GroupTotals(true);
+    const rows = fileRows(runOn(db));
+    commits.deferTotals(totals, () => void totals.write(rows));
   }
 
   now(): Date {
     return this.db.now();
   }
 
-  write<T>(fn: (tx: StoreWriteTx) => Promise<T>): Promise<T> {
-    return this.commits.run(() => fn((this.writeOps ??= this.writeTx())));
+  write<T>(fn: (tx: StoreWriteTx) => Promise<T>, kind?: WriteKind): Promise<T> {
+    return this.commits.run(() => fn((this.writeOps ??= this.writeTx())), kind === 'entries');
   }
 
   /**
@@ -110,11 +115,12 @@ export class SqliteJournalStore implements FeatureStore {
       ...this.readTx(recon),
       recon,
       write: async (entry, numbered, meta, key) => {
-        const sink = fileWriter(runOn(db), lastSeq(db), db.now, (seq, lines) =>
-          indexTailIfLong(db, seq, lines),
-        );
+        const group = this.commits.groupTotals;
+        const afterFlush = (seq: number, lines: number) => indexTailIfLong(db, seq, lines);
+        const sink = fileWriter(runOn(db), lastSeq(db), db.now, afterFlush, group === null);
         const inserted = sink.write(entry, numbered, meta);
         await sink.flush();
+        group?.wrote(entry);
         if (meta.originalSeq !== null) reversed.run(db.stamp(), meta.originalSeq);
         if (key) recordKey.run(key.key, key.hash, inserted.id, db.now().getTime());
         return inserted;

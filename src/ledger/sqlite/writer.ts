@@ -113,4 +113,5 @@ export const fileWriter = (
   last: number,
   now: () => Date,
   afterFlush?: (lastSeq: number, lines: number) => void,
-) => new EntryWriter(fileRows(run), last, now, afterFlush);
+  totals = true,
+) => new EntryWriter(fileRows(run), last, now, afterFlush, totals);
