@@ -27,6 +27,9 @@ function bump(s: PairSum, net: number, adjusting: boolean): void {
 const cmpPair = (a: [string, string], b: [string, string]): number =>
   a[0] !== b[0] ? (a[0] < b[0] ? -1 : 1) : a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0;
 
+/** Pairs a TagTotals keeps numbered between writes. */
+const MAX_PAIRS = 10_000;
+
 /** Months in an account-month's number: account keys stay exact below 2^36. */
 const MONTHS = 131_072;
 
@@ -103,13 +106,18 @@ export class TagTotals {
    * the table's key (key, value, account, month): an upsert then walks its index pages in order.
    */
   rows(): [number, string, string, string, bigint, number, bigint, number][] {
-    const byPair: [number, string, string, string, bigint, number, bigint, number][][] = [];
+    const byPair = new Map<
+      number,
+      [number, string, string, string, bigint, number, bigint, number][]
+    >();
     const cells = [...this.cells].sort((a, b) => a[0] - b[0]);
     for (const [, { account, month, sums }] of cells)
       for (const [id, s] of sums) {
         const [key, value] = this.pairs[id]!;
         const net = s.big + BigInt(s.net);
-        (byPair[id] ??= []).push([
+        let rows = byPair.get(id);
+        if (!rows) byPair.set(id, (rows = []));
+        rows.push([
           account,
           month,
           key,
@@ -120,12 +128,23 @@ export class TagTotals {
           s.adjCount,
         ]);
       }
-    const order = [...byPair.keys()].filter((id) => byPair[id]);
-    order.sort((a, b) => cmpPair(this.pairs[a]!, this.pairs[b]!));
-    return order.flatMap((id) => byPair[id]!);
+    const order = [...byPair.keys()].sort((a, b) => cmpPair(this.pairs[a]!, this.pairs[b]!));
+    return order.flatMap((id) => byPair.get(id)!);
+  }
+
+  /** How many key-value pairs it keeps numbered (bounded between writes: MAX_PAIRS). */
+  get numbered(): number {
+    return this.pairs.length;
   }
 
   clear(): void {
     this.cells.clear();
+    // A writer kept open (a server's) forgets the pairs it numbered once they grow many: numbers
+    // are only needed while cells hold them, and every cell is written by now.
+    if (this.pairs.length > MAX_PAIRS) {
+      this.pairs.length = 0;
+      this.pairIds.clear();
+      this.setIds.clear();
+    }
   }
 }

@@ -73,6 +73,8 @@ export function readTags(raw: unknown, path: string, problems: Problem[]): Tags 
     return null;
   }
   const entries = Object.entries(raw as Record<string, unknown>);
+  // No tags are none: stored as nothing, as when the field is absent.
+  if (entries.length === 0) return NONE;
   const given = givenKey(entries);
   const known = given === null ? undefined : byGiven.get(given);
   if (known) return known;

@@ -249,4 +249,49 @@ describe('posts requested together on PostgreSQL (one transaction, a savepoint e
       await pg.close();
     }
   });
+
+  it("writes the group's sums outside a failed write's savepoint when another kind of write follows", async () => {
+    const pg = await fromTemplate(pgFixture, 'standard');
+    try {
+      fault(`CREATE FUNCTION fault() RETURNS trigger LANGUAGE plpgsql AS $$
+               BEGIN RAISE EXCEPTION 'simulated fault'; END $$;
+             CREATE TRIGGER fault BEFORE INSERT ON journal_lines FOR EACH ROW
+               WHEN (NEW.amount_atoms = 777) EXECUTE FUNCTION fault()`);
+      // Posts that name their numbers are written one by one in the group commit, each in a
+      // savepoint; a refused one (in the rules, then in the database) is followed by a budget import.
+      const budget = (amount: number) =>
+        pg.ledger.budgets.import({
+          rows: [{ gl_account_id: 'rent', period: '2025-03', amount_atoms: amount }],
+        });
+      const rounds: (() => Promise<unknown>[])[] = [
+        () => [
+          pg.ledger.journal.post(entry(1, { je_number: 'JE-1' }), { idempotencyKey: 'a0' }),
+          pg.ledger.journal.post(entry(100, { je_number: 'JE-2', tags: { project: 'alpha' } }), {
+            idempotencyKey: 'a1',
+          }),
+          pg.ledger.journal.post(entry(0, { je_number: 'JE-3' }), { idempotencyKey: 'a2' }),
+          budget(5),
+        ],
+        () => [
+          pg.ledger.journal.post(entry(2, { je_number: 'JE-3' }), { idempotencyKey: 'b0' }),
+          pg.ledger.journal.post(entry(200, { je_number: 'JE-4', tags: { project: 'alpha' } }), {
+            idempotencyKey: 'b1',
+          }),
+          pg.ledger.journal.post(entry(777, { je_number: 'JE-5' }), { idempotencyKey: 'b2' }),
+          budget(6),
+        ],
+      ];
+      for (const requests of rounds)
+        expect((await Promise.allSettled(requests())).map((o) => o.status)).toEqual([
+          'fulfilled',
+          'fulfilled',
+          'rejected',
+          'fulfilled',
+        ]);
+      expect(await pg.check()).toEqual([]);
+    } finally {
+      fault('DROP TRIGGER IF EXISTS fault ON journal_lines; DROP FUNCTION IF EXISTS fault()');
+      await pg.close();
+    }
+  });
 });

@@ -77,7 +77,14 @@ export class PgGroupCommit {
         // Each write's savepoint is set in the same round trip as the last one is let go.
         let between = 'SAVEPOINT grouped';
         for (const w of group) {
-          if (!w.entries) await this.deferred?.write(q);
+          if (!w.entries && this.deferred) {
+            // A failed write is undone first: the sums go into the transaction, not its savepoint.
+            if (between.startsWith('ROLLBACK')) {
+              await q('ROLLBACK TO SAVEPOINT grouped');
+              between = 'RELEASE SAVEPOINT grouped; SAVEPOINT grouped';
+            }
+            await this.deferred.write(q);
+          }
           await q(between);
           const r = await this.attempt(w, () => w.op(q, entity));
           between = 'RELEASE SAVEPOINT grouped; SAVEPOINT grouped';

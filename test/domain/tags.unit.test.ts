@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { readTags, tagsText } from '../../src/domain/tags.js';
+import { TagTotals } from '../../src/domain/tagTotals.js';
+
+describe('tags as the ledger keeps them', () => {
+  it('stores no text for an empty set, as for none', () => {
+    expect(tagsText(readTags({}, 'tags', []))).toBeNull();
+    expect(tagsText(readTags(undefined, 'tags', []))).toBeNull();
+    expect(tagsText(readTags({ b: '2', a: '1' }, 'tags', []))).toBe('{"a":"1","b":"2"}');
+  });
+
+  it('sums by tag exactly, and a writer kept open forgets the pairs it numbered once written', () => {
+    const totals = new TagTotals();
+    const line = (n: number, amount: number) => ({
+      account: { key: 7 },
+      line_type: 'debit' as const,
+      amount_atoms: amount,
+      tags: readTags({ invoice: `inv-${n}`, project: 'alpha' }, 'tags', [])!,
+    });
+    for (let n = 0; n < 20_000; n++)
+      totals.add({ entry_date: '2025-03-02', is_adjusting: false, lines: [line(n, 1)] });
+    const rows = totals.rows();
+    expect(rows.length).toBe(20_001);
+    expect(rows.find((r) => r[2] === 'project')).toEqual([
+      7,
+      '2025-03',
+      'project',
+      'alpha',
+      20_000n,
+      20_000,
+      0n,
+      0,
+    ]);
+    totals.clear();
+    expect(totals.numbered).toBeLessThan(20_000);
+    totals.add({ entry_date: '2025-04-01', is_adjusting: true, lines: [line(3, 5)] });
+    expect(totals.rows()).toEqual([
+      [7, '2025-04', 'invoice', 'inv-3', 5n, 1, 5n, 1],
+      [7, '2025-04', 'project', 'alpha', 5n, 1, 5n, 1],
+    ]);
+  });
+});
