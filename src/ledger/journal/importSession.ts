@@ -167,32 +167,40 @@ export class ImportSession implements ImportBatch {
       await this.release();
       return;
     }
-    if (this.pending.length > 0 && !this.writes) {
-      const writes = (this.writes = await this.store.openWrites());
-      const entity = await writes.entity();
-      importGates(entity, rebuildRunning(entity, this.nowMs(), this.processes));
-      if (
-        entity.lock_date !== this.entity.lock_date ||
-        entity.books_start !== this.entity.books_start
-      )
-        throw errors.unavailable(
-          'the lock date or the First Month of Books changed while the import waited for the ledger; ' +
-            'nothing was posted: run it again',
-        );
-      const facts = await writes.numbering();
-      this.numbering = new JeNumbering(facts.last, facts.nextTaken);
-      this.sink = writes.sink();
-      // Another import may have posted some of the first entries while this one waited for the lock.
-      const taken = await writes.taken(this.pending.flatMap((p) => p.meta.fingerprint ?? []));
-      for (const { entry, meta, result } of this.pending) {
-        const posted = meta.fingerprint !== null && taken.has(meta.fingerprint);
-        if (!posted) this.write(entry, meta);
-        else if (this.options.allowDuplicates) this.write(entry, { ...meta, fingerprint: null });
-        else result.status = 'skipped';
-      }
-      this.pending = [];
-    }
+    if (this.pending.length > 0 && !this.writes)
+      await this.takeLock().catch(async (e: unknown) => {
+        // Refused once the lock was taken: it is given back at once, not when the caller rolls back.
+        await this.release().catch(() => {});
+        throw e;
+      });
     await this.writes?.ready();
+  }
+
+  /** Opens the batch's writes, checks the entity again under its lock, and writes what waited. */
+  private async takeLock(): Promise<void> {
+    const writes = (this.writes = await this.store.openWrites());
+    const entity = await writes.entity();
+    importGates(entity, rebuildRunning(entity, this.nowMs(), this.processes));
+    if (
+      entity.lock_date !== this.entity.lock_date ||
+      entity.books_start !== this.entity.books_start
+    )
+      throw errors.unavailable(
+        'the lock date or the First Month of Books changed while the import waited for the ledger; ' +
+          'nothing was posted: run it again',
+      );
+    const facts = await writes.numbering();
+    this.numbering = new JeNumbering(facts.last, facts.nextTaken);
+    this.sink = writes.sink();
+    // Another import may have posted some of the first entries while this one waited for the lock.
+    const taken = await writes.taken(this.pending.flatMap((p) => p.meta.fingerprint ?? []));
+    for (const { entry, meta, result } of this.pending) {
+      const posted = meta.fingerprint !== null && taken.has(meta.fingerprint);
+      if (!posted) this.write(entry, meta);
+      else if (this.options.allowDuplicates) this.write(entry, { ...meta, fingerprint: null });
+      else result.status = 'skipped';
+    }
+    this.pending = [];
   }
 
   /** Makes the batch visible (or, for a dry run or a failed batch, discards it). */

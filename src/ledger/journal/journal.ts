@@ -26,6 +26,7 @@ import type {
 import { accrualWrites } from './accrual.js';
 import type {
   EntryMeta,
+  GroupWriteTx,
   Inserted,
   JournalStore,
   ReadTx,
@@ -33,6 +34,15 @@ import type {
   WriteFacts,
   WriteTx,
 } from './store.js';
+import type { UsedKey } from '../../domain/posting.js';
+import { groupable, PostQueue, type PostOutcome, type WaitingPost } from './postGroup.js';
+
+/** What the posts of a group share, read once: the facts, the numbering, the keys as the group left them. */
+interface GroupFacts {
+  facts: WriteFacts;
+  numbering: JeNumbering;
+  keys: Map<string, UsedKey>;
+}
 
 /**
  * The journal of any store: posting, reversing and importing as the domain's rules say, over what
@@ -40,6 +50,8 @@ import type {
  * key, JE numbers) is read inside the write's own transaction, which holds the entity's write lock.
  */
 export class JournalFromStore implements JournalOps {
+  private readonly posts = new PostQueue((take) => this.postGroup(take));
+
   constructor(
     private readonly store: JournalStore,
     private readonly processes: Processes,
@@ -53,8 +65,63 @@ export class JournalFromStore implements JournalOps {
   async post(body: unknown, options: PostOptions): Promise<JournalEntry> {
     const keyProblem = idempotencyKeyProblem(options.idempotencyKey);
     if (keyProblem) throw errors.idempotencyKeyRefused(keyProblem);
+    if (this.store.groupsPosts && groupable(body, options))
+      return this.posts.add({ body, options });
     const post = (tx: ReadTx | WriteTx) => this.postWithin(tx, body, options);
     return options.dryRun ? this.store.read(post) : this.store.write(post, 'entries');
+  }
+
+  /**
+   * Posts a group in one write: one reading of the facts for all; each post's gates and rules on its
+   * own (a refusal fails it alone, before anything is written), the numbering and the keys carried
+   * from one post to the next in memory; every row in one round trip. A write the database refuses
+   * fails the group's transaction: its posts are then posted one by one, and the refused one fails
+   * alone. Each is answered after the commit that holds it. The group is taken once the transaction
+   * holds the entity's lock (PostQueue).
+   */
+  private async postGroup(take: () => WaitingPost[]): Promise<PostOutcome[]> {
+    let refused = false;
+    try {
+      return await this.store.write(async (wtx) => {
+        const tx = wtx as GroupWriteTx;
+        const group = take();
+        const facts = await tx.facts({
+          bodies: group.map((p) => p.body),
+          fingerprint: null,
+          idempotencyKeys: group.map((p) => p.options.idempotencyKey),
+          automatic: 2 * group.length,
+        });
+        const shared = { facts, numbering: numberingOf(facts), keys: new Map(facts.usedKeys) };
+        const batch = tx.batch();
+        const batched: WriteTx = { ...tx, write: async (...a) => batch.write(...a) };
+        const outcomes: PostOutcome[] = [];
+        for (const p of group)
+          outcomes.push(
+            await this.postWithin(batched, p.body, p.options, shared).then(
+              (ok) => ({ ok }),
+              (error: unknown) => ({ error }),
+            ),
+          );
+        await batch.flush().catch((e: unknown) => {
+          refused = true;
+          throw e;
+        });
+        return outcomes;
+      }, 'entries');
+    } catch (e) {
+      if (!refused) throw e;
+      const group = take();
+      const alone = (p: WaitingPost) =>
+        this.store.write((tx) => this.postWithin(tx, p.body, p.options), 'entries');
+      return Promise.all(
+        group.map((p) =>
+          alone(p).then(
+            (ok) => ({ ok }),
+            (error: unknown) => ({ error }),
+          ),
+        ),
+      );
+    }
   }
 
   /**
@@ -65,20 +132,29 @@ export class JournalFromStore implements JournalOps {
     tx: ReadTx | WriteTx,
     body: unknown,
     options: Omit<PostOptions, 'dryRun'>,
+    group?: GroupFacts,
   ): Promise<JournalEntry> {
     const source = options.source ?? 'manual_api';
     const hash = requestHash('POST /v1/journal-entries', body);
     const fingerprint = options.fingerprint ?? null;
     const key = { key: options.idempotencyKey, hash };
-    const facts = await tx.facts({ bodies: [body], idempotencyKey: key.key, fingerprint });
+    const facts = group
+      ? { ...group.facts, usedKey: group.keys.get(key.key), fingerprinted: undefined }
+      : await tx.facts({ bodies: [body], idempotencyKey: key.key, fingerprint });
     this.gates(facts, hash);
     // An earlier import posted this entry of the file (its key may have expired, or be another's).
     if (facts.fingerprinted) throw errors.idempotencyKeyUsed(facts.fingerprinted, true);
     const entry = await this.validated(tx, facts, body);
     const meta = { source, fingerprint, originalSeq: null };
-    const numbering = numberingOf(facts);
+    const numbering = group?.numbering ?? numberingOf(facts);
+    // The key counts as used for the group's later posts once this one is written.
+    const used = (e: JournalEntry) => {
+      const record = { request_hash: hash, journal_entry_id: e.id, je_number: e.je_number };
+      group?.keys.set(key.key, { ...record, created_at_ms: facts.nowMs });
+      return e;
+    };
     if (!entry.auto_reverse_on)
-      return (await this.written(tx, numbering, entry, meta, null, key)).entry;
+      return used((await this.written(tx, numbering, entry, meta, null, key)).entry);
     // An accrual and its reversal: written together, in this transaction, linked as a reversal is
     // (the reversal numbered next; the key names the accrual).
     const accrual = accrualWrites(entry, meta);
@@ -87,7 +163,7 @@ export class JournalFromStore implements JournalOps {
     const original = { id: posted.entry.id, date: posted.entry.entry_date };
     const reversal = await this.written(tx, numbering, mirror.entry, mirror.meta, original, null);
     if (posted.seq === null) return posted.entry;
-    return { ...posted.entry, reversed_by_journal_entry_ids: [reversal.entry.id] };
+    return used({ ...posted.entry, reversed_by_journal_entry_ids: [reversal.entry.id] });
   }
 
   async reverse(idOrNumber: string, options: ReverseOptions): Promise<JournalEntry> {

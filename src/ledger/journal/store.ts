@@ -29,6 +29,11 @@ export interface JournalStore<R extends ReadTx = ReadTx, W extends WriteTx = Wri
   get(idOrNumber: string): Promise<JournalEntry>;
   /** Entries in date order, streamed (memory does not grow with the ledger). */
   list(filter: EntryFilter): AsyncIterable<JournalEntry>;
+  /**
+   * Whether posts waiting together are checked against one reading of their facts and written in
+   * one round trip (journal/postGroup.ts): its write transactions are GroupWriteTx.
+   */
+  readonly groupsPosts?: boolean;
   /** What an import of a batch needs of the store (see ImportStore). */
   importStore(sizeHint: number | null | undefined): Promise<ImportStore>;
   now(): Date;
@@ -105,6 +110,10 @@ export interface FactsRequest {
   idempotencyKey?: string;
   /** An imported entry's fingerprint, to find the entry that carries it. */
   fingerprint: string | null;
+  /** The keys of a group of posts (GroupWriteTx), each to find used (WriteFacts.usedKeys). */
+  idempotencyKeys?: string[];
+  /** How many automatic numbers the write may take (2 unless said: an accrual and its reversal). */
+  automatic?: number;
 }
 
 /**
@@ -123,6 +132,8 @@ export interface WriteFacts {
   fingerprinted: { id: string; je_number: string } | undefined;
   lookups: Facts;
   numbering: NumberingFacts;
+  /** The earlier use of each of FactsRequest.idempotencyKeys that has one. */
+  usedKeys?: Map<string, UsedKey>;
 }
 
 export interface ReadTx {
@@ -144,6 +155,26 @@ export interface WriteTx extends ReadTx {
     meta: EntryMeta,
     key: { key: string; hash: string } | null,
   ): Promise<Inserted>;
+}
+
+/**
+ * Writes of several entries gathered into one pending write, sent in one round trip by `flush`: a
+ * group of posts checked together (journal/postGroup.ts). Each write is known (its seq, id, number)
+ * when it is buffered; nothing of it is in the ledger until flush and the commit after it.
+ */
+export interface EntryBatch {
+  write(
+    entry: ValidEntry,
+    numbered: NumberedEntry,
+    meta: EntryMeta,
+    key: { key: string; hash: string } | null,
+  ): Inserted;
+  flush(): Promise<void>;
+}
+
+/** A write transaction that also takes a group of posts' writes as one (EntryBatch). */
+export interface GroupWriteTx extends WriteTx {
+  batch(): EntryBatch;
 }
 
 /** Where a write of an entry came from, and what it links to. */

@@ -7,7 +7,13 @@ import { FX_COLUMNS, type FxColumns } from '../../domain/fx.js';
 import { wantsOf, type UsedKey } from '../../domain/posting.js';
 import { EntryWriter } from '../journal/entryRows.js';
 import type { EntryFilter } from '../port.js';
-import type { EntityState, NumberingFacts, StoredEntry, WriteKind } from '../journal/store.js';
+import type {
+  EntityState,
+  GroupWriteTx,
+  NumberingFacts,
+  StoredEntry,
+  WriteKind,
+} from '../journal/store.js';
 import { GroupTotals } from '../journal/groupTotals.js';
 import type { FeatureStore, StoreReadTx, StoreWriteTx } from '../compose/storeLedger.js';
 import { lookupColumns, lookupParams, lookupsOf, wantsFx } from './chart.js';
@@ -82,7 +88,7 @@ interface FactsRow extends LookupRow {
   ms: number;
   last: string | null;
   seq: number;
-  used: UsedKey | null;
+  used: UsedKey | (UsedKey & { key: string })[] | null;
   fingerprinted: { id: string; je_number: string } | null;
   taken: string[] | null;
 }
@@ -96,22 +102,55 @@ interface FactsRow extends LookupRow {
  * last - i free numbers lie below the i-th of them); a writer asks only about numbers below it, so
  * the answers are final under the entity's lock.
  */
-const factsSql = (fx: boolean) => `WITH top AS (
+const FINGERPRINTED = `(SELECT row_to_json(f) FROM (SELECT id, je_number FROM journal_entries
+  WHERE entity_id = $1 AND fingerprint = $3) f)`;
+const factsSql = (fx: boolean, group = false) => `WITH top AS (
     SELECT MAX(je_seq) AS last, COALESCE(MAX(seq), 0) AS seq FROM journal_entries WHERE entity_id = $1)
   SELECT ${DB_MS} AS ms, top.last::text AS last, top.seq,
-    (SELECT row_to_json(u) FROM (
-      SELECT k.request_hash, k.journal_entry_id, k.created_at_ms, j.je_number
+    (SELECT ${group ? 'json_agg(u)' : 'row_to_json(u)'} FROM (
+      SELECT ${group ? 'k.key, ' : ''}k.request_hash, k.journal_entry_id, k.created_at_ms, j.je_number
       FROM idempotency_keys k LEFT JOIN journal_entries j ON j.entity_id = k.entity_id AND j.id = k.journal_entry_id
-      WHERE k.entity_id = $1 AND k.key = $2) u) AS used,
-    (SELECT row_to_json(f) FROM (SELECT id, je_number FROM journal_entries
-      WHERE entity_id = $1 AND fingerprint = $3) f) AS fingerprinted,
+      WHERE k.entity_id = $1 AND k.key = ${group ? 'ANY($2::text[])' : '$2'}) u) AS used,
+    ${group ? 'NULL' : FINGERPRINTED} AS fingerprinted,
     ${lookupColumns(4, fx)},
     (SELECT json_agg(n::text ORDER BY n) FROM (${takenAbove('COALESCE(top.last, 0)')}) x
-      WHERE n - COALESCE(top.last, 0) - i < 2) AS taken
+      WHERE n - COALESCE(top.last, 0) - i < ${group ? '$3::int8' : '2'}) AS taken
   FROM top`;
-/** FACTS, and the same with the foreign look-ups (an entry with a foreign line to convert or settle). */
 const FACTS = prepared(factsSql(false));
 const FACTS_FX = prepared(factsSql(true));
+/** FACTS for a group of posts: every key's earlier use ($2, an array), numbers for $3 automatic ones. */
+const GROUP_FACTS = prepared(factsSql(false, true));
+const GROUP_FACTS_FX = prepared(factsSql(true, true));
+
+/**
+ * What a write adds after its rows, to the same statement: the entries it reverses marked, and the
+ * idempotency keys it was posted under (each key at most once: a group's later post under a key
+ * is refused before it is written).
+ */
+function marksAndKeys(
+  one: OneStatement,
+  entityId: string,
+  reversed: number[],
+  keys: [string, string, string][],
+  stamp: string,
+): void {
+  if (reversed.length)
+    one.add(
+      (at) => `UPDATE journal_entries SET status = 'reversed', updated_at = $${at + 2}
+        WHERE entity_id = $${at} AND seq = ANY($${at + 1}::int8[])`,
+      [entityId, reversed, stamp],
+    );
+  if (keys.length)
+    one.add(
+      (at) => `INSERT INTO idempotency_keys AS k
+          (entity_id, key, request_hash, journal_entry_id, created_at_ms)
+        SELECT $${at}, x.k, x.h, x.i, ${DB_MS}
+        FROM unnest($${at + 1}::text[], $${at + 2}::text[], $${at + 3}::text[]) AS x(k, h, i)
+        ON CONFLICT (entity_id, key) DO UPDATE SET request_hash = excluded.request_hash,
+          journal_entry_id = excluded.journal_entry_id, created_at_ms = excluded.created_at_ms`,
+      [entityId, ...[0, 1, 2].map((i) => keys.map((k) => k[i]))],
+    );
+}
 
 /**
  * The journal's persistence in a database, for one entity: a write is one transaction that takes the
@@ -120,6 +159,7 @@ const FACTS_FX = prepared(factsSql(true));
  * in another (OneStatement).
  */
 export class PgJournalStore implements FeatureStore {
+  readonly groupsPosts = true;
   private readonly reader: PgEntryReader;
   private readonly commits: PgGroupCommit;
 
@@ -162,21 +202,29 @@ export class PgJournalStore implements FeatureStore {
       facts: async (r) => {
         const wants = wantsOf(r.bodies);
         const fx = wantsFx(wants);
-        const [row] = await q<FactsRow>(fx ? FACTS_FX : FACTS, [
-          e,
-          r.idempotencyKey ?? null,
-          r.fingerprint,
-          ...lookupParams(wants, fx),
-        ]);
+        const keys = r.idempotencyKeys;
+        const [row] = await q<FactsRow>(
+          keys ? (fx ? GROUP_FACTS_FX : GROUP_FACTS) : fx ? FACTS_FX : FACTS,
+          [
+            e,
+            keys ?? r.idempotencyKey ?? null,
+            keys ? (r.automatic ?? 2) : r.fingerprint,
+            ...lookupParams(wants, fx),
+          ],
+        );
         const { ms, seq, used, fingerprinted, taken } = row!;
         onSeq?.(Number(seq));
+        const usedKeys = keys
+          ? new Map(((used ?? []) as (UsedKey & { key: string })[]).map((u) => [u.key, u]))
+          : undefined;
         return {
           nowMs: Number(ms),
           entity,
-          usedKey: used ?? undefined,
+          usedKey: keys ? undefined : ((used as UsedKey | null) ?? undefined),
           fingerprinted: fingerprinted ?? undefined,
           lookups: lookupsOf(row!),
           numbering: numberingFrom(row!.last, taken ?? []),
+          ...(usedKeys ? { usedKeys } : {}),
         };
       },
       resembling: (ref) => this.chart.resembling(ref, q),
@@ -187,7 +235,7 @@ export class PgJournalStore implements FeatureStore {
     };
   }
 
-  private writeTx(q: Query, entity: EntityState): StoreWriteTx {
+  private writeTx(q: Query, entity: EntityState): StoreWriteTx & GroupWriteTx {
     const recon = pgRecon(q, this.entityId);
     // The entity's largest sequence number, as this transaction's facts (or last write) left it.
     let seq: number | undefined;
@@ -202,25 +250,48 @@ export class PgJournalStore implements FeatureStore {
         const sink = new EntryWriter(one.target(e), last, this.db.now, undefined, group === null);
         const inserted = sink.write(entry, numbered, meta);
         await sink.flush();
-        if (meta.originalSeq !== null)
-          one.add(
-            (at) => `UPDATE journal_entries SET status = 'reversed', updated_at = $${at + 2}
-              WHERE entity_id = $${at} AND seq = $${at + 1}`,
-            [e, meta.originalSeq, this.db.stamp()],
-          );
-        if (key)
-          one.add(
-            (at) => `INSERT INTO idempotency_keys AS k
-                (entity_id, key, request_hash, journal_entry_id, created_at_ms)
-              VALUES ($${at}, $${at + 1}, $${at + 2}, $${at + 3}, ${DB_MS})
-              ON CONFLICT (entity_id, key) DO UPDATE SET request_hash = excluded.request_hash,
-                journal_entry_id = excluded.journal_entry_id, created_at_ms = excluded.created_at_ms`,
-            [e, key.key, key.hash, inserted.id],
-          );
+        const reversed = meta.originalSeq === null ? [] : [meta.originalSeq];
+        marksAndKeys(
+          one,
+          e,
+          reversed,
+          key ? [[key.key, key.hash, inserted.id]] : [],
+          this.db.stamp(),
+        );
         await one.run(q);
         group?.wrote(entry);
         seq = inserted.seq;
         return inserted;
+      },
+      batch: () => {
+        const e = this.entityId;
+        const one = new OneStatement();
+        let sink: EntryWriter | null = null;
+        let first = 0;
+        let last = 0;
+        const reversed: number[] = [];
+        const keys: [string, string, string][] = [];
+        return {
+          write: (entry, numbered, meta, key) => {
+            if (seq === undefined) throw new Error('a batch is written after the facts it read');
+            // The batch sums its own totals: it is one write of its group commit.
+            sink ??= new EntryWriter(one.target(e), (first = seq), this.db.now);
+            const inserted = sink.write(entry, numbered, meta);
+            // An accrual written in the batch is written reversed already: only earlier entries are marked.
+            if (meta.originalSeq !== null && meta.originalSeq <= first)
+              reversed.push(meta.originalSeq);
+            if (key) keys.push([key.key, key.hash, inserted.id]);
+            last = inserted.seq;
+            return inserted;
+          },
+          flush: async () => {
+            if (!sink) return;
+            await sink.flush();
+            marksAndKeys(one, e, reversed, keys, this.db.stamp());
+            await one.run(q);
+            seq = last;
+          },
+        };
       },
     };
   }
