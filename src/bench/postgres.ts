@@ -5,6 +5,7 @@ import { hasWrk, httpBench, serveStore, together, wrkPost, type HttpResult } fro
 import { bin, dataset, rounds, summary, time, type Timing } from './measure.js';
 import { matchedOn, reconcileOnce, statementOf } from './reconcile.js';
 import { matchServed, type MatchServed } from './hostile.js';
+import { pgbenchCeiling, type Ceiling } from './pgbench.js';
 
 /** The figures of a store, to print beside the ledger file's of the same run. */
 export interface StoreFigures {
@@ -17,6 +18,8 @@ export interface StoreFigures {
   firm: FirmFigures;
   /** An automatic match of 2,000 same-amount lines over books serve, another entity asked meanwhile. */
   match: MatchServed;
+  /** pgbench running a post's statements without books, on the same cluster (null: no pgbench). */
+  ceiling: Ceiling[] | null;
 }
 
 export interface FirmFigures {
@@ -106,7 +109,9 @@ export async function postgresFigures(
     const post = await httpBench(bin, dir, seconds, 8, ['--ledger', url, '--entity', 'http-bench']);
     const firm = await firmFigures(url, dir, seconds, file1m, importRounds);
     const match = await matchServed(url, dir);
-    return { import1m: summary(imports), reconcile, reports, post, firm, match };
+    // Last: it leaves its rows in bench-0.
+    const ceiling = pgbenchCeiling(url, 'bench-0');
+    return { import1m: summary(imports), reconcile, reports, post, firm, match, ceiling };
   } finally {
     cluster.stop();
   }

@@ -147,6 +147,12 @@ async function postgres(): Promise<void> {
     );
   posting('two books serve, 8 connections (4 each), one entity', f.oneEntity);
   posting('two books serve, eight entities, one connection each', f.eightEntities);
+  for (const c of pg.ceiling ?? [])
+    rows.push(
+      `| pgbench, a post's statements without books (posting.sh ${c.script}, 8 clients, 10 s); ` +
+        `books's two servers on one entity reach | ${c.entries.toFixed(0)} entries/s; books ` +
+        `${f.oneEntity ? ((100 * f.oneEntity.rate) / c.entries).toFixed(0) : '-'}% of it | |`,
+    );
   const left = (p: FirmFigures['posted'][number]) =>
     `${p.entity} ${p.entries} entries, ${p.gapless ? 'JE-1 to JE-n each once' : 'NOT GAPLESS'}` +
     `, books check ${p.checked ? 'clean' : 'FAILED'}`;
