@@ -150,13 +150,23 @@ export class PgDb {
     }
   };
 
-  /** Runs fn in one transaction on one connection; rolled back when fn throws. */
-  async tx<T>(fn: (q: Query) => Promise<T>, readOnly = false): Promise<T> {
+  /**
+   * Runs fn in one transaction on one connection; rolled back when fn throws. `first`, a statement
+   * without parameters (a lock), is sent with BEGIN in one round trip, and fn gets its rows.
+   */
+  async tx<T>(
+    fn: (q: Query, first: unknown[]) => Promise<T>,
+    readOnly = false,
+    first?: string,
+  ): Promise<T> {
     const { client, q, commit } = await connection(this);
     let broken = false;
     try {
-      await q(readOnly ? 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY' : 'BEGIN');
-      const result = await fn(q);
+      let rows: unknown[] = [];
+      if (first === undefined)
+        await q(readOnly ? 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY' : 'BEGIN');
+      else rows = await beginWith(client, this, readOnly, first);
+      const result = await fn(q, rows);
       await commit();
       return result;
     } catch (e) {
@@ -206,6 +216,22 @@ function queueOn(client: pg.PoolClient, db: PgDb) {
     last = run.catch(() => {});
     return run;
   };
+}
+
+/** BEGIN and a first statement in one simple query (several statements, no parameters): its rows. */
+async function beginWith(
+  client: pg.PoolClient,
+  db: PgDb,
+  readOnly: boolean,
+  first: string,
+): Promise<unknown[]> {
+  const begin = readOnly ? 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY' : 'BEGIN';
+  try {
+    const results = (await client.query(`${begin}; ${first}`)) as unknown as pg.QueryResult[];
+    return results[1]!.rows;
+  } catch (e) {
+    throw db.error(e);
+  }
 }
 
 const listened = new WeakSet<pg.PoolClient>();

@@ -32,13 +32,20 @@ export class PgEntities implements EntityOps {
       `SELECT ${ENTITY} FROM entities WHERE entity_id = $1 ${lock}`,
       [this.entityId],
     );
+    return this.found(rows);
+  }
+
+  private found(rows: EntityState[]): EntityState {
     if (!rows[0]) throw errors.notFound(`no entity '${this.entityId}' in ${this.db.location}`);
     return rows[0];
   }
 
   /** Runs fn in a transaction that holds the entity's write lock, with the entity as it then is. */
   write<T>(fn: (q: Query, entity: EntityState) => Promise<T>): Promise<T> {
-    return this.db.tx(async (q) => fn(q, await this.state(q, 'FOR UPDATE')));
+    // The lock goes with BEGIN, in one round trip: the id is the store's own (quoted all the same).
+    const id = `'${this.entityId.replaceAll("'", "''")}'`;
+    const lock = `SELECT ${ENTITY} FROM entities WHERE entity_id = ${id} FOR UPDATE`;
+    return this.db.tx(async (q, rows) => fn(q, this.found(rows as EntityState[])), false, lock);
   }
 
   async get(): Promise<Entity> {
