@@ -60,6 +60,33 @@ describe.each(FIXTURES.map((f) => [f.name, f] as const))(
       }
     });
 
+    it('a post that names its number and a reversal keep their place among grouped posts', async () => {
+      const L = await fromTemplate(fixture, 'standard');
+      try {
+        const post = (body: object, key: string) =>
+          L.ledger.journal.post(body, { idempotencyKey: key });
+        const outcomes = await Promise.allSettled([
+          post(entry(1), 'K'),
+          post(entry(2, '2025-03-02', { je_number: 'INV-1' }), 'K'),
+          post(entry(3), 'L'),
+          post(entry(4, '2025-03-02', { je_number: 'JE-2' }), 'M'),
+          L.ledger.journal.reverse('JE-1', { idempotencyKey: 'R' }),
+          post(entry(5), 'N'),
+        ]);
+        expect(outcomes.map(ended)).toEqual([
+          'JE-1',
+          'CAPI34 duplicate_idempotency_key',
+          'JE-2',
+          'CAPI33 duplicate_je_number',
+          'JE-3',
+          'JE-4',
+        ]);
+        expect(await L.check()).toEqual([]);
+      } finally {
+        await L.close();
+      }
+    });
+
     it('posts interleaved with an import and a lock-date change end as each alone would', async () => {
       const L = await fromTemplate(fixture, 'standard');
       try {

@@ -65,10 +65,12 @@ export class JournalFromStore implements JournalOps {
   async post(body: unknown, options: PostOptions): Promise<JournalEntry> {
     const keyProblem = idempotencyKeyProblem(options.idempotencyKey);
     if (keyProblem) throw errors.idempotencyKeyRefused(keyProblem);
-    if (this.store.groupsPosts && groupable(body, options))
-      return this.posts.add({ body, options });
     const post = (tx: ReadTx | WriteTx) => this.postWithin(tx, body, options);
-    return options.dryRun ? this.store.read(post) : this.store.write(post, 'entries');
+    if (options.dryRun) return this.store.read(post);
+    if (!this.store.groupsPosts) return this.store.write(post, 'entries');
+    // In the queue of the entity's posts, in the order asked: in a group, or on its own in its turn.
+    if (groupable(body, options)) return this.posts.add({ body, options });
+    return this.posts.addAlone(() => this.store.write(post, 'entries'));
   }
 
   /**
@@ -197,7 +199,9 @@ export class JournalFromStore implements JournalOps {
       const meta = { source: 'manual_api', fingerprint: null, originalSeq: original.seq };
       return (await this.written(tx, numberingOf(facts), entry, meta, link, key)).entry;
     };
-    return options.dryRun ? this.store.read(reverse) : this.store.write(reverse, 'entries');
+    if (options.dryRun) return this.store.read(reverse);
+    const write = () => this.store.write(reverse, 'entries');
+    return this.store.groupsPosts ? this.posts.addAlone(write) : write();
   }
 
   /** The checks before an entry's content, in the order docs/api.md gives ("Decisions"), over what its write read. */

@@ -32,26 +32,40 @@ export function groupable(body: unknown, options: PostOptions): boolean {
   );
 }
 
+/** A write of the queue: a post that may go in a group, or a write that runs on its own. */
+type Queued = {
+  resolve: (e: JournalEntry) => void;
+  reject: (e: unknown) => void;
+} & (WaitingPost | { alone: () => Promise<JournalEntry> });
+
 /**
- * Posts waiting for their entity's lock, taken as groups. A group is taken when its transaction has
- * the lock (`write` calls `take` then): every post that arrived while the lock was awaited (another
- * server's group holding it) goes in, at most MOST_POSTS; a lone post waits for nothing. `write`
- * checks and writes the group in that transaction and says how each post ended; a group that fails
- * as a whole fails each of its posts.
+ * An entity's posts and reversals in the order they were asked, the plain posts taken as groups. A
+ * group is taken when its transaction has the lock (`write` calls `take` then): the plain posts at
+ * the head of the queue at that moment (those that arrived while another server's group held the
+ * lock), at most MOST_POSTS; a lone post waits for nothing. A write that cannot go in a group (a
+ * post that names its number, a reversal) runs on its own when it comes to the head, so that no
+ * write overtakes one asked before it. `write` checks and writes a group in one transaction and says
+ * how each post ended; a group that fails as a whole fails each of its posts.
  */
 export class PostQueue {
-  private waiting: (WaitingPost & {
-    resolve: (e: JournalEntry) => void;
-    reject: (e: unknown) => void;
-  })[] = [];
+  private waiting: Queued[] = [];
   private running = false;
 
   constructor(private readonly write: (take: () => WaitingPost[]) => Promise<PostOutcome[]>) {}
 
   add(post: WaitingPost): Promise<JournalEntry> {
+    return this.queue(post);
+  }
+
+  /** A write that runs on its own, in its turn. */
+  addAlone(alone: () => Promise<JournalEntry>): Promise<JournalEntry> {
+    return this.queue({ alone });
+  }
+
+  private queue(item: WaitingPost | { alone: () => Promise<JournalEntry> }): Promise<JournalEntry> {
     return new Promise((resolve, reject) => {
-      this.waiting.push({ ...post, resolve, reject });
-      // The posts of one turn of the event loop (concurrent requests) go together.
+      this.waiting.push({ ...item, resolve, reject });
+      // The writes of one turn of the event loop (concurrent requests) go together.
       if (!this.running) {
         this.running = true;
         setImmediate(() => void this.drain());
@@ -62,8 +76,14 @@ export class PostQueue {
   private async drain(): Promise<void> {
     try {
       while (this.waiting.length) {
-        let group: typeof this.waiting | null = null;
-        const take = () => (group ??= this.waiting.splice(0, MOST_POSTS));
+        const head = this.waiting[0]!;
+        if ('alone' in head) {
+          this.waiting.shift();
+          await head.alone().then(head.resolve, head.reject);
+          continue;
+        }
+        let group: (WaitingPost & Queued)[] | null = null;
+        const take = () => (group ??= this.leadingPosts());
         let outcomes: PostOutcome[];
         try {
           outcomes = await this.write(take);
@@ -79,5 +99,12 @@ export class PostQueue {
     } finally {
       this.running = false;
     }
+  }
+
+  /** The plain posts at the head of the queue, at most MOST_POSTS, taken off it. */
+  private leadingPosts(): (WaitingPost & Queued)[] {
+    let n = 0;
+    while (n < this.waiting.length && n < MOST_POSTS && !('alone' in this.waiting[n]!)) n++;
+    return this.waiting.splice(0, n) as (WaitingPost & Queued)[];
   }
 }
