@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import pg from 'pg';
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { isBooksError } from '../../src/domain/errors.js';
@@ -294,4 +295,30 @@ describe('posts requested together on PostgreSQL (one transaction, a savepoint e
       await pg.close();
     }
   });
+
+  it('refuses as locked, after one lock wait, every write that queued behind a held lock', async () => {
+    const L = await fromTemplate(pgFixture, 'standard');
+    const holder = new pg.Client({ connectionString: databaseUrl() });
+    await holder.connect();
+    try {
+      await L.ledger.journal.post(entry(5), { idempotencyKey: 'first' });
+      const { entityId } = L.ledger as unknown as { entityId: string };
+      await holder.query('BEGIN');
+      await holder.query('SELECT 1 FROM entities WHERE entity_id = $1 FOR UPDATE', [entityId]);
+      // The lock is given back after 40 s: a write still waiting then would post.
+      const release = setTimeout(() => void holder.query('ROLLBACK'), 40_000);
+      const outcomes = await Promise.allSettled([
+        L.ledger.journal.reverse('JE-1', { idempotencyKey: 'r' }),
+        L.ledger.journal.post(entry(6, { je_number: 'INV-1' }), { idempotencyKey: 'n' }),
+        L.ledger.journal.post(entry(7), { idempotencyKey: 'p' }),
+      ]);
+      clearTimeout(release);
+      // As on a ledger file: each waited one lock wait at most, not one for each write ahead of it.
+      expect(codes(outcomes)).toEqual(['unavailable', 'unavailable', 'unavailable']);
+    } finally {
+      await holder.query('ROLLBACK').catch(() => {});
+      await holder.end();
+      await L.close();
+    }
+  }, 60_000);
 });

@@ -1,5 +1,7 @@
 import type { JournalEntry } from '../../domain/entry.js';
+import { errors } from '../../domain/errors.js';
 import type { PostOptions } from './port.js';
+import { LOCK_WAIT_MS } from './store.js';
 
 /** A post waiting for its group: the request and how to answer it. */
 export interface WaitingPost {
@@ -36,6 +38,8 @@ export function groupable(body: unknown, options: PostOptions): boolean {
 type Queued = {
   resolve: (e: JournalEntry) => void;
   reject: (e: unknown) => void;
+  /** When it was asked (ms). */
+  asked: number;
 } & (WaitingPost | { alone: () => Promise<JournalEntry> });
 
 /**
@@ -45,7 +49,9 @@ type Queued = {
  * lock), at most MOST_POSTS; a lone post waits for nothing. A write that cannot go in a group (a
  * post that names its number, a reversal) runs on its own when it comes to the head, so that no
  * write overtakes one asked before it. `write` checks and writes a group in one transaction and says
- * how each post ended; a group that fails as a whole fails each of its posts.
+ * how each post ended; a group that fails as a whole fails each of its posts. A write that has waited
+ * in the queue longer than a writer waits for the lock (LOCK_WAIT_MS) is refused as locked when it
+ * reaches the head, as on a ledger file: waits do not add up along the queue.
  */
 export class PostQueue {
   private waiting: Queued[] = [];
@@ -64,7 +70,7 @@ export class PostQueue {
 
   private queue(item: WaitingPost | { alone: () => Promise<JournalEntry> }): Promise<JournalEntry> {
     return new Promise((resolve, reject) => {
-      this.waiting.push({ ...item, resolve, reject });
+      this.waiting.push({ ...item, resolve, reject, asked: Date.now() });
       // The writes of one turn of the event loop (concurrent requests) go together.
       if (!this.running) {
         this.running = true;
@@ -76,7 +82,9 @@ export class PostQueue {
   private async drain(): Promise<void> {
     try {
       while (this.waiting.length) {
-        const head = this.waiting[0]!;
+        this.refuseStale();
+        const head = this.waiting[0];
+        if (!head) break;
         if ('alone' in head) {
           this.waiting.shift();
           await head.alone().then(head.resolve, head.reject);
@@ -101,8 +109,16 @@ export class PostQueue {
     }
   }
 
+  /** Refuses, as locked, the writes at the head that have waited longer than the lock wait. */
+  private refuseStale(): void {
+    const since = Date.now() - LOCK_WAIT_MS;
+    while (this.waiting.length && this.waiting[0]!.asked < since)
+      this.waiting.shift()!.reject(errors.locked());
+  }
+
   /** The plain posts at the head of the queue, at most MOST_POSTS, taken off it. */
   private leadingPosts(): (WaitingPost & Queued)[] {
+    this.refuseStale();
     let n = 0;
     while (n < this.waiting.length && n < MOST_POSTS && !('alone' in this.waiting[n]!)) n++;
     return this.waiting.splice(0, n) as (WaitingPost & Queued)[];
