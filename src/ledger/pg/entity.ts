@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { withoutUnset, type Entity, type EntityRecord } from '../../domain/accounts.js';
 import { booksStartRule, lockRule } from '../../domain/entityRules.js';
 import { errors } from '../../domain/errors.js';
@@ -42,8 +43,9 @@ export class PgEntities implements EntityOps {
 
   /** Runs fn in a transaction that holds the entity's write lock, with the entity as it then is. */
   write<T>(fn: (q: Query, entity: EntityState) => Promise<T>): Promise<T> {
-    // The lock goes with BEGIN, in one round trip: the id is the store's own (quoted all the same).
-    const id = `'${this.entityId.replaceAll("'", "''")}'`;
+    // The lock goes with BEGIN, in one round trip: a statement without parameters, the id quoted by
+    // pg (backslashes too, whatever standard_conforming_strings says).
+    const id = pg.escapeLiteral(this.entityId);
     const lock = `SELECT ${ENTITY} FROM entities WHERE entity_id = ${id} FOR UPDATE`;
     return this.db.tx(async (q, rows) => fn(q, this.found(rows as EntityState[])), false, lock);
   }
