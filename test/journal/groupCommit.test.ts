@@ -321,4 +321,14 @@ describe('posts requested together on PostgreSQL (one transaction, a savepoint e
       await L.close();
     }
   }, 60_000);
+
+  it('answers writes still queued when the ledger closes as unavailable, to retry', async () => {
+    const L = await fromTemplate(pgFixture, 'standard');
+    const queued = [
+      L.ledger.journal.post(entry(1), { idempotencyKey: 'a' }),
+      L.ledger.journal.post(entry(2, { je_number: 'INV-1' }), { idempotencyKey: 'b' }),
+    ];
+    await L.close();
+    expect(codes(await Promise.allSettled(queued))).toEqual(['unavailable', 'unavailable']);
+  });
 });

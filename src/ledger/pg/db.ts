@@ -269,10 +269,14 @@ export async function connection(
   };
 }
 
+/** What pg says, without a code, of a connection the server or the network ended. */
+const LOST = /^(Client has encountered a connection error|Connection terminated)/;
+
 /** Connection failures worth retrying: the network, a server starting, stopping or full. */
 const UNREACHABLE = [
   'ECONNREFUSED',
   'ECONNRESET',
+  'EPIPE',
   'ENOENT',
   'ETIMEDOUT',
   'EHOSTUNREACH',
@@ -294,8 +298,13 @@ export function dbError(e: unknown, location: string): unknown {
   const code = String((e as { code?: unknown }).code ?? '');
   const message = (e as Error).message;
   const where = redacted(location);
-  if (UNREACHABLE.includes(code) || code.startsWith('08'))
+  if (UNREACHABLE.includes(code) || code.startsWith('08') || LOST.test(message ?? ''))
     return errors.unavailable(`cannot reach the database at ${where}: ${message}`);
+  // The ledger was closed while a write waited for a connection: nothing of it was written.
+  if (/^Cannot use a pool after calling end/.test(message ?? ''))
+    return errors.unavailable(
+      `the ledger at ${where} was closed before this write; nothing was written`,
+    );
   if (code === '28P01' || code === '28000')
     return new BooksError(
       'database_auth',
