@@ -14,8 +14,6 @@ export class GroupTotals {
   private running: ValidEntry[] = [];
   private any = false;
 
-  constructor(private readonly byTag: boolean) {}
-
   /** An entry the running write wrote, its totals left to the group. */
   wrote(entry: ValidEntry): void {
     this.running.push(entry);
@@ -25,7 +23,8 @@ export class GroupTotals {
   ended(held: boolean): void {
     if (held)
       for (const e of this.running) {
-        this.sums.add(e, this.byTag);
+        // Summed by tag too: a group's totals are always written as rows (RowTarget.tagTotals.rows).
+        this.sums.add(e, true);
         this.any = true;
       }
     this.running = [];

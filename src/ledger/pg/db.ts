@@ -163,8 +163,7 @@ export class PgDb {
     let broken = false;
     try {
       let rows: unknown[] = [];
-      if (first === undefined)
-        await q(readOnly ? 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY' : 'BEGIN');
+      if (first === undefined) await q(readOnly ? BEGIN_READ : 'BEGIN');
       else rows = await beginWith(client, this, readOnly, first);
       const result = await fn(q, rows);
       await commit();
@@ -185,7 +184,7 @@ export class PgDb {
   async *snapshot<T>(read: (q: Query) => AsyncIterable<T>): AsyncGenerator<T> {
     const { client, q } = await connection(this);
     try {
-      await q('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      await q(BEGIN_READ);
       yield* read(q);
     } finally {
       await q('ROLLBACK').catch(() => {});
@@ -218,6 +217,9 @@ function queueOn(client: pg.PoolClient, db: PgDb) {
   };
 }
 
+/** A read transaction's BEGIN: one snapshot for all its statements. */
+const BEGIN_READ = 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY';
+
 /** BEGIN and a first statement in one simple query (several statements, no parameters): its rows. */
 async function beginWith(
   client: pg.PoolClient,
@@ -225,9 +227,10 @@ async function beginWith(
   readOnly: boolean,
   first: string,
 ): Promise<unknown[]> {
-  const begin = readOnly ? 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY' : 'BEGIN';
   try {
-    const results = (await client.query(`${begin}; ${first}`)) as unknown as pg.QueryResult[];
+    const results = (await client.query(
+      `${readOnly ? BEGIN_READ : 'BEGIN'}; ${first}`,
+    )) as unknown as pg.QueryResult[];
     return results[1]!.rows;
   } catch (e) {
     throw db.error(e);

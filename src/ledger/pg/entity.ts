@@ -22,10 +22,18 @@ export function publicOf(e: EntityState): Entity {
  * final until commit, and writers of other entities never wait.
  */
 export class PgEntities implements EntityOps {
+  /**
+   * The entity's row taken FOR UPDATE as a statement without parameters, to go with BEGIN in one
+   * round trip: the id quoted by pg (backslashes too, whatever standard_conforming_strings says).
+   */
+  private readonly lock: string;
+
   constructor(
     private readonly db: PgDb,
     readonly entityId: string,
-  ) {}
+  ) {
+    this.lock = `SELECT ${ENTITY} FROM entities WHERE entity_id = ${pg.escapeLiteral(entityId)} FOR UPDATE`;
+  }
 
   /** The entity's row in a transaction: FOR UPDATE takes its write lock. */
   async state(q: Query, lock: 'FOR UPDATE' | '' = ''): Promise<EntityState> {
@@ -43,11 +51,11 @@ export class PgEntities implements EntityOps {
 
   /** Runs fn in a transaction that holds the entity's write lock, with the entity as it then is. */
   write<T>(fn: (q: Query, entity: EntityState) => Promise<T>): Promise<T> {
-    // The lock goes with BEGIN, in one round trip: a statement without parameters, the id quoted by
-    // pg (backslashes too, whatever standard_conforming_strings says).
-    const id = pg.escapeLiteral(this.entityId);
-    const lock = `SELECT ${ENTITY} FROM entities WHERE entity_id = ${id} FOR UPDATE`;
-    return this.db.tx(async (q, rows) => fn(q, this.found(rows as EntityState[])), false, lock);
+    return this.db.tx(
+      async (q, rows) => fn(q, this.found(rows as EntityState[])),
+      false,
+      this.lock,
+    );
   }
 
   async get(): Promise<Entity> {

@@ -171,7 +171,7 @@ export class PgJournalStore implements FeatureStore {
   ) {
     this.reader = new PgEntryReader(db, entityId);
     this.commits = new PgGroupCommit(entities);
-    const totals = new GroupTotals(true);
+    const totals = new GroupTotals();
     this.commits.deferTotals(totals, async (q) => {
       const one = new OneStatement();
       totals.write(one.target(entityId), [entityId]);

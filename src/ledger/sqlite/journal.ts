@@ -41,7 +41,7 @@ export class SqliteJournalStore implements FeatureStore {
     private readonly commits: GroupCommit,
   ) {
     this.reader = new EntryReader(db);
-    const totals = new GroupTotals(true);
+    const totals = new GroupTotals();
     const rows = fileRows(runOn(db));
     commits.deferTotals(totals, () => void totals.write(rows));
   }
