@@ -6,7 +6,7 @@ import { isBooksError } from '../../src/domain/errors.js';
 import { SqliteLedger } from '../../src/ledger/sqlite/ledger.js';
 import { snapshot } from '../support/helpers.js';
 import { psqlPath } from '../../src/bench/cluster.js';
-import { databaseUrl, fromTemplate, pgFixture } from '../support/fixtures.js';
+import { databaseUrl, fromTemplate, pgFixture, type FixtureLedger } from '../support/fixtures.js';
 import { copyTemplate, exec } from '../support/ledgers.js';
 
 const entry = (amount: unknown, extra: Record<string, unknown> = {}) => ({
@@ -221,13 +221,23 @@ describe('posts requested together on PostgreSQL (one transaction, a savepoint e
   const fault = (sql: string) =>
     execFileSync(psqlPath(), [databaseUrl(), '-qc', sql], { encoding: 'utf8' });
 
-  it('keeps every post of a group whose last or middle one fails in the database, and none of the failed', async () => {
+  /** Runs a test on a new entity whose lines of 777 atoms the database refuses (a trigger). */
+  async function withFault(test: (pg: FixtureLedger) => Promise<void>): Promise<void> {
     const pg = await fromTemplate(pgFixture, 'standard');
     try {
       fault(`CREATE FUNCTION fault() RETURNS trigger LANGUAGE plpgsql AS $$
                BEGIN RAISE EXCEPTION 'simulated fault'; END $$;
              CREATE TRIGGER fault BEFORE INSERT ON journal_lines FOR EACH ROW
                WHEN (NEW.amount_atoms = 777) EXECUTE FUNCTION fault()`);
+      await test(pg);
+    } finally {
+      fault('DROP TRIGGER IF EXISTS fault ON journal_lines; DROP FUNCTION IF EXISTS fault()');
+      await pg.close();
+    }
+  }
+
+  it('keeps every post of a group whose last or middle one fails in the database, and none of the failed', async () => {
+    await withFault(async (pg) => {
       // The first post runs alone; the others wait for its transaction and share the next one.
       for (const amounts of [
         [1, 2, 3, 777],
@@ -245,19 +255,11 @@ describe('posts requested together on PostgreSQL (one transaction, a savepoint e
       const listed = (await pg.journal()).map((e) => e.je_number);
       expect(listed).toEqual(['JE-1', 'JE-2', 'JE-3', 'JE-4', 'JE-5', 'JE-6']);
       expect(await pg.check()).toEqual([]);
-    } finally {
-      fault('DROP TRIGGER IF EXISTS fault ON journal_lines; DROP FUNCTION IF EXISTS fault()');
-      await pg.close();
-    }
+    });
   });
 
   it("writes the group's sums outside a failed write's savepoint when another kind of write follows", async () => {
-    const pg = await fromTemplate(pgFixture, 'standard');
-    try {
-      fault(`CREATE FUNCTION fault() RETURNS trigger LANGUAGE plpgsql AS $$
-               BEGIN RAISE EXCEPTION 'simulated fault'; END $$;
-             CREATE TRIGGER fault BEFORE INSERT ON journal_lines FOR EACH ROW
-               WHEN (NEW.amount_atoms = 777) EXECUTE FUNCTION fault()`);
+    await withFault(async (pg) => {
       // Posts that name their numbers are written one by one in the group commit, each in a
       // savepoint; a refused one (in the rules, then in the database) is followed by a budget import.
       const budget = (amount: number) =>
@@ -290,10 +292,7 @@ describe('posts requested together on PostgreSQL (one transaction, a savepoint e
           'fulfilled',
         ]);
       expect(await pg.check()).toEqual([]);
-    } finally {
-      fault('DROP TRIGGER IF EXISTS fault ON journal_lines; DROP FUNCTION IF EXISTS fault()');
-      await pg.close();
-    }
+    });
   });
 
   it('refuses as locked, after one lock wait, every write that queued behind a held lock', async () => {

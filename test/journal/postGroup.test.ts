@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { isBooksError } from '../../src/domain/errors.js';
-import { FIXTURES, fromTemplate, pgFixture, sqliteFixture } from '../support/fixtures.js';
+import type { JournalEntry } from '../../src/domain/entry.js';
+import {
+  FIXTURES,
+  fromTemplate,
+  pgFixture,
+  sqliteFixture,
+  type FixtureLedger,
+  type LedgerFixture,
+} from '../support/fixtures.js';
 
 const LINES = (amount: number) => [
   { gl_account_id: 'rent', line_type: 'debit', amount_atoms: amount },
@@ -20,16 +28,29 @@ const ended = (o: PromiseSettledResult<{ je_number: string }>) =>
       ? `${o.reason.code} ${o.reason.errors[0]?.reason ?? ''}`.trim()
       : String(o.reason);
 
+/** Runs a test on a new ledger of the fixture, with a post under a key. */
+async function onLedger(
+  fixture: LedgerFixture,
+  test: (
+    L: FixtureLedger,
+    post: (body: object, key: string) => Promise<JournalEntry>,
+  ) => Promise<void>,
+): Promise<void> {
+  const L = await fromTemplate(fixture, 'standard');
+  try {
+    await test(L, (body, key) => L.ledger.journal.post(body, { idempotencyKey: key }));
+  } finally {
+    await L.close();
+  }
+}
+
 // Posts requested together on a database are checked against one reading of their facts and written
 // in one round trip (journal/postGroup.ts); on every store they must end as posted one by one would.
 describe.each(FIXTURES.map((f) => [f.name, f] as const))(
   'posts requested together on %s',
   (_n, fixture) => {
     it('a refused post fails alone, a key given twice posts once, numbers follow the order asked', async () => {
-      const L = await fromTemplate(fixture, 'standard');
-      try {
-        const post = (body: object, key: string) =>
-          L.ledger.journal.post(body, { idempotencyKey: key });
+      await onLedger(fixture, async (L, post) => {
         const outcomes = await Promise.allSettled([
           post(entry(100), 'a'),
           post(entry(0), 'b'), // an amount of zero is refused
@@ -55,16 +76,11 @@ describe.each(FIXTURES.map((f) => [f.name, f] as const))(
         expect(await L.check()).toEqual([]);
         // A key refused in the group was never recorded: the caller may use it.
         expect((await post(entry(7), 'b')).je_number).toBe('JE-7');
-      } finally {
-        await L.close();
-      }
+      });
     });
 
     it('a post that names its number and a reversal keep their place among grouped posts', async () => {
-      const L = await fromTemplate(fixture, 'standard');
-      try {
-        const post = (body: object, key: string) =>
-          L.ledger.journal.post(body, { idempotencyKey: key });
+      await onLedger(fixture, async (L, post) => {
         const outcomes = await Promise.allSettled([
           post(entry(1), 'K'),
           post(entry(2, '2025-03-02', { je_number: 'INV-1' }), 'K'),
@@ -82,16 +98,11 @@ describe.each(FIXTURES.map((f) => [f.name, f] as const))(
           'JE-4',
         ]);
         expect(await L.check()).toEqual([]);
-      } finally {
-        await L.close();
-      }
+      });
     });
 
     it('posts interleaved with an import and a lock-date change end as each alone would', async () => {
-      const L = await fromTemplate(fixture, 'standard');
-      try {
-        const post = (body: object, key: string) =>
-          L.ledger.journal.post(body, { idempotencyKey: key });
+      await onLedger(fixture, async (L, post) => {
         const imported = async () => {
           const batch = await L.ledger.journal.beginImport({
             dryRun: false,
@@ -140,9 +151,7 @@ describe.each(FIXTURES.map((f) => [f.name, f] as const))(
           Array.from({ length: stored.length }, (_, i) => `JE-${i + 1}`).sort(),
         );
         expect(await L.check()).toEqual([]);
-      } finally {
-        await L.close();
-      }
+      });
     });
   },
 );
@@ -151,8 +160,7 @@ describe.each([sqliteFixture, pgFixture].map((f) => [f.name, f] as const))(
   'an import refused under the lock on %s',
   (_n, fixture) => {
     it('gives the lock back at once, before its caller rolls back', async () => {
-      const L = await fromTemplate(fixture, 'standard');
-      try {
+      await onLedger(fixture, async (L) => {
         const batch = await L.ledger.journal.beginImport({ dryRun: false, allowDuplicates: false });
         // The lock date moves between the import's start and its first write.
         await L.ledger.entity.closeThrough('2025-01-31', false);
@@ -166,9 +174,7 @@ describe.each([sqliteFixture, pgFixture].map((f) => [f.name, f] as const))(
         );
         await batch.rollback();
         expect(await L.check()).toEqual([]);
-      } finally {
-        await L.close();
-      }
+      });
     });
   },
 );

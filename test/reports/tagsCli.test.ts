@@ -19,6 +19,10 @@ const ok = (r: RunResult) => {
   return r.stdout;
 };
 
+/** `je post --date …` through `run`, which must succeed: its output. */
+const posted = (run: Std['run'], ...args: string[]) =>
+  run(['je', 'post', '--date', ...args]).then(ok);
+
 /** A journal's CSV imported into a fresh ledger comes back out the same, byte for byte. */
 async function expectRoundTrip(csv: string): Promise<void> {
   const again = await standardLedger();
@@ -31,7 +35,7 @@ describe('tags through the command line', () => {
   let std: Std;
   beforeAll(async () => {
     std = await standardLedger();
-    const post = (...args: string[]) => std.run(['je', 'post', '--date', ...args]).then(ok);
+    const post = (...args: string[]) => posted(std.run, ...args);
     await post(
       '2025-01-05',
       '--tag',
@@ -72,20 +76,16 @@ describe('tags through the command line', () => {
     ) as JournalEntry;
     expect(imported.tags).toEqual({ project: 'alpha' });
     expect(imported.lines.map((l) => l.tags)).toEqual([{ location: 'nyc' }, undefined]);
-    const { dir, run } = await standardLedger();
-    ok(
-      await run([
-        'je',
-        'post',
-        '--date',
-        '2025-03-01',
-        '--tag',
-        'class=retail',
-        '--debit',
-        'rent=5#class=wholesale',
-        '--credit',
-        'checking=5',
-      ]),
+    const { run } = await standardLedger();
+    await posted(
+      run,
+      '2025-03-01',
+      '--tag',
+      'class=retail',
+      '--debit',
+      'rent=5#class=wholesale',
+      '--credit',
+      'checking=5',
     );
     ok(await run(['je', 'reverse', 'JE-1']));
     const reversal = JSON.parse(
@@ -107,7 +107,6 @@ describe('tags through the command line', () => {
         ]),
       ),
     ).toContain('"2025-03": 0');
-    void dir;
   });
 
   it('writes tag:KEY columns in je list --format csv, and the file imports back to the same journal', async () => {
@@ -117,33 +116,18 @@ describe('tags through the command line', () => {
   });
 
   it('keeps a key named as a property of every JavaScript object apart from the lines without it', async () => {
-    const { dir, run } = await standardLedger();
-    ok(
-      await run([
-        'je',
-        'post',
-        '--date',
-        '2025-01-02',
-        '--tag',
-        'constructor=x',
-        '--debit',
-        'office=1',
-        '--credit',
-        'checking=1',
-      ]),
+    const { run } = await standardLedger();
+    await posted(
+      run,
+      '2025-01-02',
+      '--tag',
+      'constructor=x',
+      '--debit',
+      'office=1',
+      '--credit',
+      'checking=1',
     );
-    ok(
-      await run([
-        'je',
-        'post',
-        '--date',
-        '2025-01-03',
-        '--debit',
-        'office=2',
-        '--credit',
-        'checking=2',
-      ]),
-    );
+    await posted(run, '2025-01-03', '--debit', 'office=2', '--credit', 'checking=2');
     const csv = ok(await run(['je', 'list', '--format', 'csv']));
     expect(
       csv
@@ -165,24 +149,19 @@ describe('tags through the command line', () => {
       ]),
     );
     expect(JSON.parse(without).totals.debit).toBe(200);
-    void dir;
   });
 
   it('check names a total by tag that is missing, or that no line has; rebuild mends both', async () => {
     const { ledger, run } = await standardLedger();
-    ok(
-      await run([
-        'je',
-        'post',
-        '--date',
-        '2025-01-02',
-        '--tag',
-        'project=alpha',
-        '--debit',
-        'office=1',
-        '--credit',
-        'checking=1',
-      ]),
+    await posted(
+      run,
+      '2025-01-02',
+      '--tag',
+      'project=alpha',
+      '--debit',
+      'office=1',
+      '--credit',
+      'checking=1',
     );
     const db = new Database(ledger);
     db.prepare(
@@ -288,21 +267,17 @@ describe('tags through the command line', () => {
     const file = join(std.dir, 'books.beancount');
     const { run } = await standardLedger();
     // A one-letter key, which Beancount's metadata cannot name, goes out as tag-KEY.
-    ok(
-      await run([
-        'je',
-        'post',
-        '--date',
-        '2025-01-04',
-        '--tag',
-        'p=x',
-        '--tag',
-        'project=alpha',
-        '--debit',
-        'rent=3#location=nyc',
-        '--credit',
-        'checking=3',
-      ]),
+    await posted(
+      run,
+      '2025-01-04',
+      '--tag',
+      'p=x',
+      '--tag',
+      'project=alpha',
+      '--debit',
+      'rent=3#location=nyc',
+      '--credit',
+      'checking=3',
     );
     ok(await run(['export', 'beancount', '--output', file]));
     const text = (await execa('cat', [file])).stdout;
