@@ -18,6 +18,7 @@ export const GROUPS: Record<string, string> = {
   rates: 'Exchange rates of foreign currencies, kept in the ledger',
   fx: 'Foreign currencies at period end: revaluation',
   tags: 'Tags of entries and lines (project, class, location)',
+  audit: 'The audit trail: who changed what, and proof that nobody rewrote it',
 };
 
 /** A group that is also a command of its own when no subcommand is named (the interactive screen). */
@@ -327,6 +328,22 @@ export const COMMANDS: readonly { path: string; summary: string; load: Load; ali
     summary:
       'Recompute the derived balance data and the general ledger index from the journal lines',
     load: () => import('../commands/rebuild.js'),
+  },
+  {
+    path: 'audit list',
+    summary: 'List the audit trail: who changed what, when and how',
+    load: () => import('../commands/auditList.js'),
+  },
+  {
+    path: 'audit verify',
+    summary:
+      "Recompute the audit trail's hash chain; exit 1 naming the first event that does not follow",
+    load: () => import('../commands/auditVerify.js'),
+  },
+  {
+    path: 'audit head',
+    summary: "Print the latest audit event's SEQ:HASH, to keep elsewhere",
+    load: () => import('../commands/auditHead.js'),
   },
   {
     path: 'check',

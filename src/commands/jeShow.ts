@@ -16,5 +16,11 @@ export default command({
     // A service without reconciliation marks nothing; a local ledger's failure is said.
     const states = ledger.capabilities.listsEntries ? await asked : await asked.catch(() => ({}));
     ctx.out(entryText(entry, currencyExponent(entry.currency) ?? 2, '', numbers, states));
+    // Who posted it, when and how: the audit event that wrote it.
+    const event = await ledger.audit.writerOf(entry.id).catch(() => null);
+    if (event)
+      ctx.out(
+        `Posted by ${event.actor} via ${event.via} at ${event.at} (audit event ${event.seq}, ${event.action})`,
+      );
   },
 });

@@ -1,3 +1,4 @@
+import { auditEventShaped, type AuditEvent } from './audit.js';
 import {
   ACCOUNT_TYPES,
   CASH_FLOW_KINDS,
@@ -87,6 +88,7 @@ export type DumpRecord =
     }
   | ReconRecord
   | PlanRecord
+  | ({ type: 'audit_event' } & AuditEvent)
   | { type: 'end'; counts: DumpCounts };
 
 import {
@@ -116,6 +118,7 @@ export const DUMP_ORDER = [
   'cleared_line',
   'budget',
   'recurring_template',
+  'audit_event',
   'end',
 ] as const;
 
@@ -227,17 +230,37 @@ export class DumpReader {
         this.ended = true;
         break;
       case 'budget':
+      case 'recurring_template':
+      case 'audit_event':
+        this.closing(r, ok);
+        break;
+      default:
+        this.recon(r, ok);
+    }
+  }
+
+  /** The records after the books and reconciliation: the plans, the audit trail. */
+  private closing(
+    r: PlanRecord | ({ type: 'audit_event' } & AuditEvent),
+    ok: (cond: boolean, what: string) => void,
+  ): void {
+    switch (r.type) {
+      case 'budget':
         ok(this.accounts.has(r.account_id), `names account ${r.account_id}, not in the dump`);
         ok(isPeriodId(r.period), `a budget's period ${String(r.period)} is not a report period`);
         ok(Number.isSafeInteger(r.amount_atoms), 'an amount is not whole atoms');
         this.counts.budgets!++;
         break;
       case 'recurring_template':
-        ok('template' in checkTemplate(r) && text(r.created_at), 'a recurring entry is malformed');
+        ok(
+          'template' in checkTemplate(r) && typeof r.created_at === 'string',
+          'a recurring entry is malformed',
+        );
         this.counts.recurring_templates!++;
         break;
-      default:
-        this.recon(r, ok);
+      case 'audit_event':
+        ok(auditEventShaped(r), 'an audit event is malformed');
+        ok(r.seq === ++this.counts.audit_events!, `audit event ${r.seq} is out of order`);
     }
   }
 

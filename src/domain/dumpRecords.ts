@@ -107,6 +107,8 @@ export interface DumpCounts {
   recurring_templates?: number;
   /** The rate table (absent from a dump written before it: none). */
   exchange_rates?: number;
+  /** The audit trail (absent from a dump written before it: none). */
+  audit_events?: number;
 }
 
 /** The counts of a dump before its first record. */
@@ -123,4 +125,5 @@ export const noCounts = (): DumpCounts => ({
   budgets: 0,
   recurring_templates: 0,
   exchange_rates: 0,
+  audit_events: 0,
 });

@@ -7,6 +7,7 @@ import type { FxOps } from './fx/port.js';
 import type { BudgetOps, RecurringOps } from './plans/port.js';
 import type { ReconcileOps } from './reconcile/port.js';
 import type { ReportOps } from './reports/port.js';
+import type { AuditOps } from './audit/port.js';
 
 export type * from './books/port.js';
 export type * from './fx/port.js';
@@ -14,6 +15,7 @@ export type * from './journal/port.js';
 export type * from './plans/port.js';
 export type * from './reconcile/port.js';
 export type * from './reports/port.js';
+export type * from './audit/port.js';
 
 /** The settings a new entity's books start with. */
 export interface LedgerInit {
@@ -44,6 +46,7 @@ export interface Ledger {
   readonly budgets: BudgetOps;
   readonly recurring: RecurringOps;
   readonly fx: FxOps;
+  readonly audit: AuditOps;
   close(): Promise<void>;
 }
 
@@ -83,7 +86,9 @@ export interface LedgerStore {
     records: AsyncIterable<unknown>,
   ): Promise<{ ledger: Ledger; counts: DumpCounts }>;
   /** The ledger of an API key's entity and the key's permissions, or null for a key not valid here. */
-  authenticate(key: string): Promise<{ ledger: Ledger; permissions: Permission[] } | null>;
+  authenticate(
+    key: string,
+  ): Promise<{ ledger: Ledger; permissions: Permission[]; name: string | null } | null>;
   /** A quick check of the store's storage before serving: damage is marked and said. */
   verify(): Promise<Problem[]>;
   close(): Promise<void>;

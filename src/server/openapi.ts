@@ -1,3 +1,4 @@
+import { MAX_AUDIT_LIMIT } from './auditPage.js';
 import { MAX_GL_LIMIT } from './generalLedgerPage.js';
 import type { Route } from './routes.js';
 import { arrayOf, bool, date, query, ref, SCHEMAS, str, type Schema } from './openapiSchemas.js';
@@ -139,6 +140,23 @@ export const OPERATIONS: Record<
     schema: 'GeneralLedgerPage',
   },
   'GET /v1/gl-accounts': { status: 200, schema: 'GlAccountList' },
+  'GET /v1/audit-events': {
+    parameters: [
+      query('since', date, 'events on or after this day (UTC)'),
+      query('until', date, 'events on or before this day (UTC)'),
+      query('actor', str, "one actor's events (key:ID NAME, cli:USER)"),
+      query('action', str, 'one kind of event (entry.posted, lock_date.set…)'),
+      query('object', str, 'events naming this id or number'),
+      query(
+        'limit',
+        { type: 'integer', minimum: 1, maximum: MAX_AUDIT_LIMIT },
+        'events per page (default 100)',
+      ),
+      query('cursor', str, 'next_cursor of the page before'),
+    ],
+    status: 200,
+    schema: 'AuditEventPage',
+  },
   'GET /v1/tags': { status: 200, schema: 'TagList' },
   'GET /v1/counterparties': { status: 200, schema: 'CounterpartyList' },
   'GET /v1/entity': { status: 200, schema: 'Entity' },

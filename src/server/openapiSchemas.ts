@@ -298,6 +298,25 @@ export const SCHEMAS: Record<string, Schema> = {
     next_cursor: strOrNull,
   }),
   GlAccountList: obj({ object: { const: 'list' }, data: arrayOf(glAccount) }),
+  AuditEventPage: obj({
+    object: { const: 'list' },
+    data: arrayOf(
+      obj({
+        seq: int,
+        at: str,
+        actor: str,
+        via: str,
+        action: str,
+        objects: arrayOf(str),
+        summary: str,
+        entries: int,
+        record: strOrNull,
+        amended: { type: ['object', 'null'] },
+        hash: str,
+      }),
+    ),
+    next_cursor: strOrNull,
+  }),
   CounterpartyList: obj({
     object: { const: 'list' },
     data: arrayOf(

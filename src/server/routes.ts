@@ -13,6 +13,7 @@ import {
 import type { AgingQueryArgs, Ledger } from '../ledger/port.js';
 import { generalLedgerPage, MAX_GL_LIMIT } from './generalLedgerPage.js';
 import { openApi } from './openapi.js';
+import { auditPage } from './auditPage.js';
 import { opRoutes } from './opRoutes.js';
 
 export const POST_PERMISSION: Permission = 'customer_api:post_journal_entries';
@@ -315,6 +316,16 @@ export const ROUTES: readonly Route[] = [
     handle: async ({ url, ledger }) => {
       const { query, limit, cursor } = generalLedgerQuery(url);
       return { status: 200, body: await generalLedgerPage(ledger.reports, query, limit, cursor) };
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/audit-events',
+    permission: READ_PERMISSION,
+    summary: 'The audit trail, oldest first, a page at a time',
+    handle: async ({ url, ledger }) => {
+      const names = ['since', 'until', 'actor', 'action', 'object', 'limit', 'cursor'];
+      return { status: 200, body: await auditPage(ledger.audit, queryOf(url, names)) };
     },
   }),
   route({

@@ -1,3 +1,5 @@
+import { keyId } from '../domain/keys.js';
+import { actingAs } from '../ledger/runtime/actor.js';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import {
   BooksError,
@@ -178,6 +180,8 @@ async function handle(
   }
   const needed = hit.route.permission;
   let ledger: Ledger | null = null;
+  // The audit trail's actor: the key's id and name.
+  let actor = 'key:none';
   if (needed) {
     // The scheme is case-insensitive (RFC 9110 11.1).
     const auth = /^Bearer +(\S+)$/i.exec(req.headers.authorization ?? '');
@@ -185,19 +189,23 @@ async function handle(
     if (!granted) throw errors.unauthenticated();
     if (!granted.permissions.includes(needed)) throw errors.forbidden(needed);
     ledger = granted.ledger;
+    actor = `key:${keyId(auth![1]!)}${granted.name ? ` ${granted.name}` : ''}`;
   }
   const done = ledger && turns ? await turns.take(ledger) : null;
+  const who = { actor, via: `${hit.route.method} ${hit.route.path}` };
   try {
     send(
       res,
-      await hit.route.handle({
-        req,
-        url,
-        params: hit.params,
-        // A route open to all (the API's description) acts on no entity: it has none to use.
-        ledger: ledger ?? NO_LEDGER,
-        body: () => readJson(req),
-      }),
+      await actingAs(who, () =>
+        hit.route.handle({
+          req,
+          url,
+          params: hit.params,
+          // A route open to all (the API's description) acts on no entity: it has none to use.
+          ledger: ledger ?? NO_LEDGER,
+          body: () => readJson(req),
+        }),
+      ),
     );
   } finally {
     done?.();

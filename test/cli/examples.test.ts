@@ -42,7 +42,13 @@ describe('the examples in every --help', () => {
       const help = await cli([...c.path.split(' '), '--help'], { cwd: dir, env });
       for (const example of spec.examples!) {
         expect(help.stdout).toContain(example);
-        const args = words(example).map((w) => (w === 'KEY_ID' ? keyId : (copyInto[w] ?? w)));
+        // An anchor is the head of the trail as books audit head printed it, kept elsewhere.
+        const head = example.includes('SEQ:HASH')
+          ? (await cli(['audit', 'head'], { cwd: dir, env })).stdout.trim()
+          : '';
+        const args = words(example).map((w) =>
+          w === 'KEY_ID' ? keyId : w === 'SEQ:HASH' ? head : (copyInto[w] ?? w),
+        );
         const runEnv = { ...env, ...(own[c.path] ? { BOOKS_LEDGER: own[c.path]! } : {}) };
         if (c.path === 'serve') {
           // A server runs until stopped: it must start (on a free port rather than 8080) and stop.

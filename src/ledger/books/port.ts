@@ -42,8 +42,14 @@ export interface KeyOps {
   list(): Promise<ApiKeyInfo[]>;
   /** Revokes a key at once; revoking twice is harmless. */
   revoke(id: string): Promise<ApiKeyInfo>;
-  /** The permissions of a valid, unrevoked key, or null. */
-  authenticate(key: string): Promise<Permission[] | null>;
+  /** The permissions and name of a valid, unrevoked key, or null. */
+  authenticate(key: string): Promise<KeyGrant | null>;
+}
+
+/** What a valid key grants, and its name (for the audit trail's actor). */
+export interface KeyGrant {
+  permissions: Permission[];
+  name: string | null;
 }
 
 export interface MaintenanceOps {

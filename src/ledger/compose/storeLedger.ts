@@ -1,5 +1,6 @@
 import type { Capabilities, Ledger } from '../port.js';
 import { FxFromStore } from '../fx/fx.js';
+import { AuditFromStore } from '../audit/audit.js';
 import type { FxReadTx, FxWriteTx } from '../fx/store.js';
 import type { ChartOps, MaintenanceOps } from '../books/port.js';
 import { JournalFromStore } from '../journal/journal.js';
@@ -32,6 +33,7 @@ export abstract class StoreLedger implements Pick<
   | 'budgets'
   | 'recurring'
   | 'fx'
+  | 'audit'
 > {
   readonly capabilities: Capabilities = {
     atomicImport: true,
@@ -46,6 +48,7 @@ export abstract class StoreLedger implements Pick<
   readonly budgets: BudgetsFromStore;
   readonly recurring: RecurringFromStore;
   readonly fx: FxFromStore;
+  readonly audit: AuditFromStore;
 
   constructor(
     store: FeatureStore,
@@ -60,6 +63,7 @@ export abstract class StoreLedger implements Pick<
     this.budgets = new BudgetsFromStore(store, sums);
     this.recurring = new RecurringFromStore(store, this.journal);
     this.fx = new FxFromStore(store, this.journal);
+    this.audit = new AuditFromStore(store);
     this.reconcile = new ReconcileFromStore(store, sums, this.journal);
     // Check proves every reconciliation too (see ReconReports.problems).
     const checked = checkingReconciliations(maintenance, this.reconcile);

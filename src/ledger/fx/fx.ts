@@ -148,6 +148,12 @@ export class FxFromStore implements FxOps {
         source: 'fx_revaluation',
         fingerprint: `fx-revaluation:${asOf}${n > 1 ? `:${n}` : ''}`,
       });
+      if ('event' in tx)
+        tx.event.name(
+          'fx.revalued',
+          [entry.id, entry.je_number],
+          `foreign balances revalued as of ${asOf}: ${entry.je_number}`,
+        );
       return {
         ...out,
         status: dryRun ? 'would_post' : 'posted',
@@ -214,6 +220,12 @@ export class FxFromStore implements FxOps {
       const unrealized = pick('fx_unrealized', entity.fx_unrealized);
       if (problems.length) throw refusal('invalid_parameters', problems);
       await tx.fx.setAccounts(realized, unrealized);
+      tx.event.name(
+        'fx.accounts_set',
+        [realized ?? current.realized, unrealized ?? current.unrealized],
+        `exchange gains and losses go to ${realized ?? current.realized} (realised) and ` +
+          `${unrealized ?? current.unrealized} (unrealised)`,
+      );
       return {
         fx_realized: realized ?? current.realized,
         fx_unrealized: unrealized ?? current.unrealized,
@@ -272,6 +284,12 @@ export class FxFromStore implements FxOps {
         rate,
       });
       await tx.fx.setRates([...fresh, ...replacing].map(strip), replacing.map(strip));
+      if (out.created + out.updated > 0)
+        tx.event.name(
+          'rates.imported',
+          [...new Set(rates.map((r) => r.currency))],
+          `exchange rates: ${out.created} created, ${out.updated} replaced, ${out.unchanged} unchanged`,
+        );
       return out;
     });
   }

@@ -1,3 +1,6 @@
+import { auditCursor, MAX_AUDIT_LIMIT } from '../../server/auditPage.js';
+import { GENESIS, pagedEvents, type AuditEvent } from '../../domain/audit.js';
+import type { AuditFilter, AuditOps } from '../audit/port.js';
 import type { Counterparty, Entity, EntityRecord, GlAccount } from '../../domain/accounts.js';
 import { tagParams, type TagSummary } from '../../domain/tags.js';
 import type { FxOps } from '../fx/port.js';
@@ -94,6 +97,7 @@ export class HttpLedger implements Ledger {
   readonly reconcile: ReconcileOps;
   readonly budgets: BudgetOps;
   readonly fx: FxOps;
+  readonly audit: AuditOps;
   readonly recurring: RecurringOps;
   private readonly client: ApiClient;
   private receipts: Receipts | null = null;
@@ -149,6 +153,27 @@ export class HttpLedger implements Ledger {
     this.budgets = remoteOps(this.client, 'budgets') as unknown as BudgetOps;
     this.recurring = remoteOps(this.client, 'recurring') as unknown as RecurringOps;
     this.fx = remoteOps(this.client, 'fx') as unknown as FxOps;
+    // The service keeps the trail: it is listed page by page; its entries are not, so it is not verified here.
+    const page = async (f: AuditFilter, after: number, limit: number) => {
+      const q = new URLSearchParams({ limit: String(Math.min(limit, MAX_AUDIT_LIMIT)) });
+      const cursor = auditCursor(after);
+      if (cursor) q.set('cursor', cursor);
+      for (const [k, v] of Object.entries(f)) if (typeof v === 'string') q.set(k, v);
+      const path = `/v1/audit-events?${q.toString()}`;
+      return (await this.remote<{ data: AuditEvent[] }>(path, 'audit list')).data;
+    };
+    this.audit = {
+      list: (f) => pagedEvents((after) => page(f, after, 1000), 1000),
+      page,
+      verify: no('audit verify'),
+      head: async () => {
+        let last = { seq: 0, hash: GENESIS };
+        for await (const e of pagedEvents((after) => page({}, after, 1000), 1000))
+          last = { seq: e.seq, hash: e.hash };
+        return last;
+      },
+      writerOf: async (id) => (await page({ object: id }, 0, 1))[0] ?? null,
+    };
     this.maintenance = {
       check: no('check'),
       rebuild: no('rebuild'),

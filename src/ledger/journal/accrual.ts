@@ -13,7 +13,7 @@ export function accrualWrites(
   meta: EntryMeta,
 ): {
   meta: EntryMeta;
-  reversal(accrual: { je_number: string; seq: number | null }): {
+  reversal(accrual: { je_number: string; seq: number | null; id: string }): {
     entry: ValidEntry;
     meta: EntryMeta;
   };
@@ -22,7 +22,12 @@ export function accrualWrites(
     meta: { ...meta, status: 'reversed' },
     reversal: (accrual) => ({
       entry: autoReversalOf(entry, accrual.je_number),
-      meta: { source: meta.source, fingerprint: null, originalSeq: accrual.seq },
+      meta: {
+        source: meta.source,
+        fingerprint: null,
+        originalSeq: accrual.seq,
+        originalId: accrual.id,
+      },
     }),
   };
 }

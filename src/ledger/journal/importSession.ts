@@ -8,6 +8,8 @@ import { BatchCheck } from './batchCheck.js';
 import { hintsFor } from './journal.js';
 import type { BatchResult, ImportBatch, ImportEntry, ImportOptions } from './port.js';
 import type { BatchWrites, EntityState, EntryMeta, EntrySink, ImportStore } from './store.js';
+import { Recording, recordingSink } from '../audit/recording.js';
+import { whoNow } from '../runtime/actor.js';
 
 /**
  * One all-or-nothing import into a ledger, on any store. The file comes in chunks; each chunk's
@@ -33,6 +35,8 @@ export class ImportSession implements ImportBatch {
   private readonly reversals = new Map<string, string>();
   /** What accounts unknown to the ledger resemble, for messages, asked once per reference. */
   private readonly hints = new Map<string, string[]>();
+  /** The import's one audit event, by whoever began it. */
+  private readonly event = new Recording(whoNow());
 
   private constructor(
     private readonly store: ImportStore,
@@ -150,11 +154,18 @@ export class ImportSession implements ImportBatch {
   private renumber(from: string, to: NumberedEntry): void {
     this.sink!.renumber(from, to);
     this.claimed.add(from);
+    // The event records the entries as written: it keeps their number and memo from then.
+    const amended = (this.event.amended ??= {});
+    const was = amended[from] ?? {};
+    delete amended[from];
+    amended[to.je_number] = { ...was, je_number: was.je_number ?? from };
     const reversal = this.reversals.get(from);
     if (reversal !== undefined) {
       this.reversals.delete(from);
       this.reversals.set(to.je_number, reversal);
       this.sink!.setMemo(reversal, reversalMemo(to.je_number));
+      const its = (amended[reversal] ??= {});
+      if (!('memo' in its)) its.memo = reversalMemo(from);
     }
     for (const [accrual, r] of this.reversals)
       if (r === from) this.reversals.set(accrual, to.je_number);
@@ -191,7 +202,8 @@ export class ImportSession implements ImportBatch {
       );
     const facts = await writes.numbering();
     this.numbering = new JeNumbering(facts.last, facts.nextTaken);
-    this.sink = writes.sink();
+    await writes.trail.start(this.event.who);
+    this.sink = recordingSink(writes.sink(), this.event);
     // Another import may have posted some of the first entries while this one waited for the lock.
     const taken = await writes.taken(this.pending.flatMap((p) => p.meta.fingerprint ?? []));
     for (const { entry, meta, result } of this.pending) {
@@ -213,6 +225,14 @@ export class ImportSession implements ImportBatch {
       return { alreadyPosted: [] };
     }
     try {
+      const { count, first, last } = this.event.entries;
+      const file = this.options.file ? ` from ${this.options.file}` : '';
+      this.event.name(
+        'entries.imported',
+        [...new Set([first!, last!])],
+        `${count} ${count === 1 ? 'entry' : 'entries'} imported (${first}…${last})${file}`,
+      );
+      if (count > 0) await this.writes.trail.append([this.event.draft()!]);
       await this.sink!.flush();
       await this.writes.commit();
     } catch (e) {

@@ -36,6 +36,11 @@ import type {
 } from './store.js';
 import type { UsedKey } from '../../domain/posting.js';
 import { groupable, PostQueue, type PostOutcome, type WaitingPost } from './postGroup.js';
+import { AsyncResource } from 'node:async_hooks';
+import type { EventDraft } from '../../domain/audit.js';
+import { Recording, recordingWrites } from '../audit/recording.js';
+import { postedEvent, reversedEvent } from './events.js';
+import { actingAs, whoNow } from '../runtime/actor.js';
 
 /** What the posts of a group share, read once: the facts, the numbering, the keys as the group left them. */
 interface GroupFacts {
@@ -65,12 +70,16 @@ export class JournalFromStore implements JournalOps {
   async post(body: unknown, options: PostOptions): Promise<JournalEntry> {
     const keyProblem = idempotencyKeyProblem(options.idempotencyKey);
     if (keyProblem) throw errors.idempotencyKeyRefused(keyProblem);
-    const post = (tx: ReadTx | WriteTx) => this.postWithin(tx, body, options);
-    if (options.dryRun) return this.store.read(post);
+    if (options.dryRun) return this.store.read((tx) => this.postWithin(tx, body, options));
+    const post = async (tx: WriteTx) => {
+      const entry = await this.postWithin(tx, body, options);
+      tx.event.name(...postedEvent(entry));
+      return entry;
+    };
     if (!this.store.groupsPosts) return this.store.write(post, 'entries');
     // In the queue of the entity's posts, in the order asked: in a group, or on its own in its turn.
-    if (groupable(body, options)) return this.posts.add({ body, options });
-    return this.posts.addAlone(() => this.store.write(post, 'entries'));
+    if (groupable(body, options)) return this.posts.add({ body, options, who: whoNow() });
+    return this.posts.addAlone(AsyncResource.bind(() => this.store.write(post, 'entries')));
   }
 
   /**
@@ -97,24 +106,40 @@ export class JournalFromStore implements JournalOps {
         const batch = tx.batch();
         const batched: WriteTx = { ...tx, write: async (...a) => batch.write(...a) };
         const outcomes: PostOutcome[] = [];
-        for (const p of group)
+        // Each post is an event of its own, by whoever asked for it.
+        const events: EventDraft[] = [];
+        for (const p of group) {
+          const rec = new Recording(p.who);
+          const mine = recordingWrites(batched, rec);
           outcomes.push(
-            await this.postWithin(batched, p.body, p.options, shared).then(
-              (ok) => ({ ok }),
+            await this.postWithin(mine, p.body, p.options, shared).then(
+              (ok) => {
+                rec.name(...postedEvent(ok));
+                events.push(rec.draft()!);
+                return { ok };
+              },
               (error: unknown) => ({ error }),
             ),
           );
+        }
         await batch.flush().catch((e: unknown) => {
           refused = true;
           throw e;
         });
+        await tx.trail.append(events);
         return outcomes;
       }, 'entries');
     } catch (e) {
       if (!refused) throw e;
       const group = take();
       const alone = (p: WaitingPost) =>
-        this.store.write((tx) => this.postWithin(tx, p.body, p.options), 'entries');
+        actingAs(p.who, () =>
+          this.store.write(async (tx) => {
+            const entry = await this.postWithin(tx, p.body, p.options);
+            tx.event.name(...postedEvent(entry));
+            return entry;
+          }, 'entries'),
+        );
       return Promise.all(
         group.map((p) =>
           alone(p).then(
@@ -161,7 +186,11 @@ export class JournalFromStore implements JournalOps {
     // (the reversal numbered next; the key names the accrual).
     const accrual = accrualWrites(entry, meta);
     const posted = await this.written(tx, numbering, entry, accrual.meta, null, key);
-    const mirror = accrual.reversal({ je_number: posted.entry.je_number, seq: posted.seq });
+    const mirror = accrual.reversal({
+      je_number: posted.entry.je_number,
+      seq: posted.seq,
+      id: posted.entry.id,
+    });
     const original = { id: posted.entry.id, date: posted.entry.entry_date };
     const reversal = await this.written(tx, numbering, mirror.entry, mirror.meta, original, null);
     if (posted.seq === null) return posted.entry;
@@ -196,11 +225,18 @@ export class JournalFromStore implements JournalOps {
         }),
       };
       const link = { id: original.id, date: original.entry_date };
-      const meta = { source: 'manual_api', fingerprint: null, originalSeq: original.seq };
-      return (await this.written(tx, numberingOf(facts), entry, meta, link, key)).entry;
+      const meta = {
+        source: 'manual_api',
+        fingerprint: null,
+        originalSeq: original.seq,
+        originalId: original.id,
+      };
+      const reversal = (await this.written(tx, numberingOf(facts), entry, meta, link, key)).entry;
+      if ('event' in tx) tx.event.name(...reversedEvent(original, reversal));
+      return reversal;
     };
     if (options.dryRun) return this.store.read(reverse);
-    const write = () => this.store.write(reverse, 'entries');
+    const write = AsyncResource.bind(() => this.store.write(reverse, 'entries'));
     return this.store.groupsPosts ? this.posts.addAlone(write) : write();
   }
 

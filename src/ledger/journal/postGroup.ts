@@ -2,11 +2,14 @@ import type { JournalEntry } from '../../domain/entry.js';
 import { errors } from '../../domain/errors.js';
 import type { PostOptions } from './port.js';
 import { LOCK_WAIT_MS } from './store.js';
+import type { Who } from '../../domain/audit.js';
 
 /** A post waiting for its group: the request and how to answer it. */
 export interface WaitingPost {
   body: unknown;
   options: PostOptions;
+  /** Who asked for it, for its audit event (the group is written in another's turn). */
+  who: Who;
 }
 
 export type PostOutcome = { ok: JournalEntry } | { error: unknown };

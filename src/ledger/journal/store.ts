@@ -4,6 +4,7 @@ import type { JeSeq, NumberedEntry } from '../../domain/jeNumber.js';
 import type { Reversible, UsedKey } from '../../domain/posting.js';
 import type { FxHistoryLine } from '../../domain/settlement.js';
 import type { EntryFilter } from './port.js';
+import type { EventNamer, Trail } from '../audit/trail.js';
 
 /** How long a write waits for a lock another writer holds before it is "unavailable" (exit 4, 503). */
 export const LOCK_WAIT_MS = 30_000;
@@ -137,6 +138,8 @@ export interface WriteFacts {
 }
 
 export interface ReadTx {
+  /** The entity's audit trail on this transaction's connection. */
+  trail: Trail;
   facts(request: FactsRequest): Promise<WriteFacts>;
   /** Accounts resembling a reference that names none, described for a message (an error's path). */
   resembling(ref: string): Promise<string[]>;
@@ -144,6 +147,11 @@ export interface ReadTx {
 }
 
 export interface WriteTx extends ReadTx {
+  /**
+   * The audit event this write makes (audit/recording.ts): the entries it writes feed it, and a
+   * feature names it. Given by the store-neutral layer around the store's own transaction.
+   */
+  event: EventNamer;
   /**
    * Writes one checked, numbered entry, the monthly totals it adds, and the idempotency key it was
    * posted under, if any (a reversal also marks its original reversed; an automatic reversal posts
@@ -182,6 +190,8 @@ export interface EntryMeta {
   source: string;
   fingerprint: string | null;
   originalSeq: number | null;
+  /** The id of the entry it reverses (as its audit event records it); null for none. */
+  originalId?: string | null;
   /** `reversed` for an entry written with its automatic reversal; `posted` otherwise. */
   status?: 'posted' | 'reversed';
 }
@@ -225,6 +235,8 @@ export interface ImportStore {
 
 /** The open write transaction of an import batch. */
 export interface BatchWrites {
+  /** The entity's audit trail, written in the batch's transaction. */
+  trail: Trail;
   entity(): Promise<EntityState>;
   /**
    * Which of these fingerprints entries already posted carry, read under the batch's lock: another

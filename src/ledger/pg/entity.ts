@@ -1,3 +1,7 @@
+import { recordBooksStart, recordLockDate } from '../sql/auditTables.js';
+import { whoNow } from '../runtime/actor.js';
+import { Scope, type Session } from '../sql/dialect.js';
+import { pgSql } from './tables.js';
 import pg from 'pg';
 import { withoutUnset, type Entity, type EntityRecord } from '../../domain/accounts.js';
 import { booksStartRule, lockRule } from '../../domain/entityRules.js';
@@ -80,7 +84,8 @@ export class PgEntities implements EntityOps {
   }
 
   async setBooksStart(month: string): Promise<Entity> {
-    return this.write(async (q) => {
+    const who = whoNow();
+    return this.write(async (q, entity) => {
       const [earlier] = await q<{ je_number: string; entry_date: string }>(
         `SELECT je_number, entry_date FROM journal_entries WHERE entity_id = $1 AND entry_date < $2
          ORDER BY entry_date LIMIT 1`,
@@ -92,6 +97,7 @@ export class PgEntities implements EntityOps {
         start,
         this.db.stamp(),
       ]);
+      await recordBooksStart(this.session(q), who, entity.books_start, start);
       return publicOf(await this.state(q));
     });
   }
@@ -100,6 +106,7 @@ export class PgEntities implements EntityOps {
     date: string,
     reopen: boolean,
   ): Promise<{ previous: string | null; entity: Entity }> {
+    const who = whoNow();
     return this.write(async (q, entity) => {
       const previous = entity.lock_date;
       lockRule(previous, date, reopen);
@@ -108,7 +115,13 @@ export class PgEntities implements EntityOps {
         date,
         this.db.stamp(),
       ]);
+      await recordLockDate(this.session(q), who, previous, date);
       return { previous, entity: publicOf(await this.state(q)) };
     });
+  }
+
+  /** The transaction as the store-neutral statements take it. */
+  private session(q: Query): Session {
+    return { sql: pgSql(q), scope: new Scope(this.entityId) };
   }
 }

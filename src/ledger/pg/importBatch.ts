@@ -1,3 +1,6 @@
+import { AuditTables } from '../sql/auditTables.js';
+import { Scope } from '../sql/dialect.js';
+import { pgSql } from './tables.js';
 import { wantsOf } from '../../domain/posting.js';
 import { EntryWriter } from '../journal/entryRows.js';
 import type { BatchWrites, EntityState, Facts, ImportStore } from '../journal/store.js';
@@ -75,6 +78,7 @@ export class PgImportStore implements ImportStore {
         return write(...args);
       };
       return {
+        trail: new AuditTables(pgSql(q), new Scope(this.entityId)),
         entity: async () => entity,
         taken: async (fingerprints) =>
           new Set((await q<{ v: string }>(TAKEN, [this.entityId, fingerprints])).map((r) => r.v)),

@@ -27,6 +27,9 @@ import { PgImportStore } from './importBatch.js';
 import { pgRecon } from './recon.js';
 import { pgSql } from './tables.js';
 import { PlanTables } from '../sql/planTables.js';
+import { recorded, type Unrecorded } from '../audit/recording.js';
+import { whoNow } from '../runtime/actor.js';
+import { AuditTables } from '../sql/auditTables.js';
 
 /** The database's clock in ms: every server reads the same one (decisions of the key's hour). */
 const DB_MS = `floor(extract(epoch FROM clock_timestamp()) * 1000)::int8`;
@@ -184,7 +187,11 @@ export class PgJournalStore implements FeatureStore {
   }
 
   write<T>(fn: (tx: StoreWriteTx) => Promise<T>, kind?: WriteKind): Promise<T> {
-    return this.commits.run((q, entity) => fn(this.writeTx(q, entity)), kind === 'entries');
+    const who = whoNow();
+    return this.commits.run(
+      (q, entity) => recorded(this.writeTx(q, entity), who, fn),
+      kind === 'entries',
+    );
   }
 
   read<T>(fn: (tx: StoreReadTx) => Promise<T>): Promise<T> {
@@ -227,6 +234,7 @@ export class PgJournalStore implements FeatureStore {
           ...(usedKeys ? { usedKeys } : {}),
         };
       },
+      trail: new AuditTables(pgSql(q), new Scope(e)),
       resembling: (ref) => this.chart.resembling(ref, q),
       entry: (idOrNumber) => this.stored(q, idOrNumber),
       recon,
@@ -235,7 +243,7 @@ export class PgJournalStore implements FeatureStore {
     };
   }
 
-  private writeTx(q: Query, entity: EntityState): StoreWriteTx & GroupWriteTx {
+  private writeTx(q: Query, entity: EntityState): Unrecorded<StoreWriteTx & GroupWriteTx> {
     const recon = pgRecon(q, this.entityId);
     // The entity's largest sequence number, as this transaction's facts (or last write) left it.
     let seq: number | undefined;

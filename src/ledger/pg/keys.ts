@@ -1,13 +1,14 @@
 import { keyId, keyPermissions, type Permission } from '../../domain/keys.js';
 import { KeyTables } from '../sql/keyTables.js';
 import type { Tables } from '../sql/dialect.js';
-import type { KeyOps } from '../port.js';
+import type { KeyGrant, KeyOps } from '../port.js';
 import { prepared, type PgDb } from './db.js';
 
 /** A key's row as authentication reads it: whose it is, its hash, permissions and revocation. */
 export interface KeyAuthRow {
   entity_id: string;
   slug: string;
+  name: string | null;
   key_hash: string;
   permissions: string;
   revoked_at: string | null;
@@ -23,7 +24,7 @@ export async function keyRow(db: PgDb, key: string): Promise<KeyAuthRow | undefi
 
 /** Every request's first statement: prepared. */
 const KEY_ROW = prepared(
-  `SELECT k.entity_id, e.slug, k.key_hash, k.permissions, k.revoked_at
+  `SELECT k.entity_id, e.slug, k.name, k.key_hash, k.permissions, k.revoked_at
      FROM api_keys k JOIN entities e ON e.entity_id = k.entity_id WHERE k.id = $1`,
 );
 
@@ -49,8 +50,9 @@ export class PgKeys extends KeyTables implements KeyOps {
     super(tables);
   }
 
-  async authenticate(key: string): Promise<Permission[] | null> {
+  async authenticate(key: string): Promise<KeyGrant | null> {
     const row = await keyRow(this.db, key);
-    return row?.entity_id === this.entityId ? permissionsOf(key, row) : null;
+    const permissions = row?.entity_id === this.entityId ? permissionsOf(key, row) : null;
+    return permissions && { permissions, name: row!.name };
   }
 }

@@ -1,3 +1,7 @@
+import { AuditTables } from '../sql/auditTables.js';
+import { Scope } from '../sql/dialect.js';
+import { whoNow } from '../runtime/actor.js';
+import { pgSql } from './tables.js';
 import { errors } from '../../domain/errors.js';
 import type { Query } from './db.js';
 
@@ -276,7 +280,33 @@ export const PG_MIGRATIONS: string[] = [
     PRIMARY KEY (entity_id, tag_key, tag_value, account_key, month)
   );
   `,
+  `
+  -- The audit trail (docs/reliability.md): one event per change, gapless per entity, each hashing
+  -- the one before it and the entries it wrote. Nothing changes or deletes an event.
+  CREATE TABLE audit_events (
+    entity_id text COLLATE "C" NOT NULL,
+    seq bigint NOT NULL,
+    at text COLLATE "C" NOT NULL,
+    actor text COLLATE "C" NOT NULL,
+    via text COLLATE "C" NOT NULL,
+    action text COLLATE "C" NOT NULL,
+    objects text COLLATE "C" NOT NULL,
+    summary text COLLATE "C" NOT NULL,
+    entries bigint NOT NULL,
+    record text COLLATE "C",
+    amended text COLLATE "C",
+    hash text COLLATE "C" NOT NULL,
+    PRIMARY KEY (entity_id, seq)
+  );
+  CREATE FUNCTION audit_events_kept() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN RAISE EXCEPTION 'audit events are never changed or deleted'; END $$;
+  CREATE TRIGGER audit_events_kept BEFORE UPDATE OR DELETE ON audit_events
+    FOR EACH ROW EXECUTE FUNCTION audit_events_kept();
+  `,
 ];
+
+/** The schema version whose migration made the audit trail's table (a database below it has none). */
+const AUDIT_VERSION = 8;
 
 /** The schema's version, without a lock (0 for a database books has not written yet). */
 export async function schemaVersion(q: Query): Promise<number> {
@@ -299,6 +329,10 @@ export async function migrate(q: Query, location: string): Promise<void> {
     );
   if (version === PG_MIGRATIONS.length) return;
   for (let v = version; v < PG_MIGRATIONS.length; v++) await q(PG_MIGRATIONS[v]!);
+  // Entities whose entries predate the audit trail: a trail.started event records them.
+  if (version < AUDIT_VERSION)
+    for (const { id } of await q<{ id: string }>(`SELECT entity_id AS id FROM entities`))
+      await new AuditTables(pgSql(q), new Scope(id)).start(whoNow(), true);
   await q(`DELETE FROM books_schema`);
   await q(`INSERT INTO books_schema VALUES ($1)`, [PG_MIGRATIONS.length]);
 }

@@ -161,7 +161,7 @@ export class PgStore implements LedgerStore {
     const row = await keyRow(this.db, key);
     const permissions = permissionsOf(key, row);
     return row && permissions
-      ? { ledger: this.ledgerOf(row.entity_id, row.slug), permissions }
+      ? { ledger: this.ledgerOf(row.entity_id, row.slug), permissions, name: row.name }
       : null;
   }
 

@@ -73,6 +73,12 @@ export class BudgetsFromStore implements BudgetOps {
         else counts.updated++;
       }
       await tx.plans.setBudgets(cells);
+      if (counts.created + counts.updated > 0)
+        tx.event.name(
+          'budgets.imported',
+          [...new Set(refs)].slice(0, 20),
+          `budget cells: ${counts.created} created, ${counts.updated} updated, ${counts.unchanged} unchanged`,
+        );
       return counts;
     });
   }
@@ -147,6 +153,11 @@ export class RecurringFromStore implements RecurringOps {
         );
       const template = { ...t, created_at: this.store.now().toISOString() };
       await tx.plans.addTemplate(template);
+      tx.event.name(
+        'recurring.added',
+        [t.name],
+        `recurring entry '${t.name}' added, every ${t.every} from ${t.start_date}`,
+      );
       return template;
     });
   }
@@ -161,6 +172,7 @@ export class RecurringFromStore implements RecurringOps {
       const t = (await tx.plans.templates()).find((x) => x.name === name);
       if (!t || !(await tx.plans.removeTemplate(name)))
         throw errors.notFound(`no recurring entry named '${name}'`);
+      tx.event.name('recurring.removed', [name], `recurring entry '${name}' removed`);
       return t;
     });
   }
@@ -232,6 +244,12 @@ export class RecurringFromStore implements RecurringOps {
           entry_id: dryRun ? null : entry.id,
         });
       }
+      if ('event' in tx && out.posted.length)
+        tx.event.name(
+          'recurring.run',
+          out.posted.flatMap((p) => (p.je_number ? [p.je_number] : [])),
+          `recurring entries through ${through}: ${out.posted.length} posted, ${out.skipped.length} skipped`,
+        );
       return out;
     };
     return dryRun ? this.store.read(go) : this.store.write(go);

@@ -96,6 +96,11 @@ export class ReconFinishing {
         finished_at: this.store.now().toISOString(),
       };
       row.line_count = await tx.recon.finish(row);
+      tx.event.name(
+        'reconcile.finished',
+        [acct.external_id, row.id],
+        `${acct.external_id}: reconciled through ${row.statement_date}, ${row.line_count} lines`,
+      );
       return reconciliationOf(acct, row);
     });
   }

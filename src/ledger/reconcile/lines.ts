@@ -1,3 +1,4 @@
+import { dateOfDay, dayNumber, FIRST_DATE, LAST_DATE } from '../../domain/dates.js';
 import type { AccountRef } from '../../domain/entry.js';
 import type { GlLineRow } from '../../domain/generalLedger.js';
 import { BooksError, errors } from '../../domain/errors.js';
@@ -233,4 +234,31 @@ export async function reversalPartners(
     const m = marks.get(i);
     return ticked ? m !== undefined && !m.statement_line_id && !m.reconciliation_id : !m;
   });
+}
+
+/** A date moved by whole days, kept within the dates a ledger holds. */
+export function shift(date: string, days: number): string {
+  const n = dayNumber(date) + days;
+  if (n <= dayNumber(FIRST_DATE)) return FIRST_DATE;
+  if (n >= dayNumber(LAST_DATE)) return LAST_DATE;
+  return dateOfDay(n);
+}
+
+/** A match's mark: the ledger line cleared as of its statement line's date. */
+export function markOf(
+  acct: ReconAccount,
+  l: ReconLine,
+  s: { id: string; line_date: string },
+): LineMark {
+  const ref = parseLineId(l.line_id)!;
+  return {
+    entry_seq: ref.seq,
+    line_no: ref.line_no,
+    account_key: acct.key,
+    entry_date: l.entry_date,
+    net_atoms: l.amount_atoms,
+    cleared_date: s.line_date,
+    statement_line_id: s.id,
+    reconciliation_id: null,
+  };
 }

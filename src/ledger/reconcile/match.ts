@@ -1,4 +1,4 @@
-import { dateOfDay, dayNumber, FIRST_DATE, LAST_DATE } from '../../domain/dates.js';
+import { dayNumber } from '../../domain/dates.js';
 import { BooksError, errors } from '../../domain/errors.js';
 import type { Pair } from '../../domain/matching.js';
 import { pairsOnThread, sameView, type MatchView } from './matchThread.js';
@@ -20,14 +20,15 @@ import {
   lineIdsNamed,
   reversalPartners,
   markKey,
+  markOf,
   marksOf,
   reconAccount,
+  shift,
   statementLine,
   statementLinesOf,
   type ReconAccount,
 } from './lines.js';
-import type { LineMark, ReconReads } from './store.js';
-import type { ReconReadTx, ReconStore, ReconWriteTx } from './store.js';
+import type { LineMark, ReconReads, ReconReadTx, ReconStore, ReconWriteTx } from './store.js';
 
 const withPartners = (named: unknown, also: string[]) =>
   Array.isArray(named) ? [...(named as unknown[]), ...also] : named;
@@ -105,6 +106,11 @@ export class ReconMatching {
       await tx.recon.setState(
         pairs.map((p) => open[p.statement]!.id),
         'matched',
+      );
+      tx.event.name(
+        'reconcile.matched',
+        [acct.external_id, ...pairs.slice(0, 20).map((p) => open[p.statement]!.id)],
+        `${acct.external_id}: ${pairs.length} statement lines matched`,
       );
     }
     const pairedS = new Set(pairs.map((p) => p.statement));
@@ -191,6 +197,11 @@ export class ReconMatching {
           })),
         );
         await tx.recon.setState([sl.id], 'matched');
+        tx.event.name(
+          'reconcile.matched',
+          [acct.external_id, sl.id, ...lines.map((l) => l.id)],
+          `${acct.external_id}: statement line ${sl.id} matched by hand to ${lines.length} ledger lines`,
+        );
       }
       const far = lines.reduce(
         (m, l) => Math.max(m, Math.abs(dayNumber(l.mark.entry_date) - dayNumber(sl.line_date))),
@@ -283,6 +294,11 @@ export class ReconMatching {
       const marks = await tx.recon.marksOf({ statementLines: [sl.id] });
       await tx.recon.removeMarks(marks.map((m) => ({ seq: m.entry_seq, line_no: m.line_no })));
       await tx.recon.setState([sl.id], 'unmatched');
+      tx.event.name(
+        'reconcile.unmatched',
+        [acct.external_id, sl.id],
+        `${acct.external_id}: statement line ${sl.id} back to unmatched (was ${sl.state})`,
+      );
       const [line] = await statementLinesOf(tx.recon, acct, [{ ...sl, state: 'unmatched' }]);
       return line!;
     });
@@ -301,6 +317,12 @@ export class ReconMatching {
       if (a.unclear) {
         const ids = await this.tickedLines(tx.recon, acct, withPartners(named, also));
         await tx.recon.removeMarks(ids.map((i) => parseLineId(i)!));
+        if (ids.length)
+          tx.event.name(
+            'reconcile.uncleared',
+            [acct.external_id, ...ids.slice(0, 20)],
+            `${acct.external_id}: ${ids.length} ledger lines unticked`,
+          );
         return { line_ids: ids, state: 'uncleared' as const };
       }
       const lines = await this.ledgerLinesNamed(tx.recon, acct, withPartners(named, also), 'clear');
@@ -313,6 +335,11 @@ export class ReconMatching {
           'statement_closed',
         );
       await tx.recon.addMarks(lines.map((l) => l.mark));
+      tx.event.name(
+        'reconcile.cleared',
+        [acct.external_id, ...lines.slice(0, 20).map((l) => l.id)],
+        `${acct.external_id}: ${lines.length} ledger lines ticked as cleared`,
+      );
       return { line_ids: lines.map((l) => l.id), state: 'cleared' as const };
     });
   }
@@ -361,31 +388,13 @@ export class ReconMatching {
           'not_unmatched',
         );
       await tx.recon.setState([sl.id], 'ignored');
+      tx.event.name(
+        'reconcile.ignored',
+        [acct.external_id, sl.id],
+        `${acct.external_id}: statement line ${sl.id} set aside`,
+      );
       const [line] = await statementLinesOf(tx.recon, acct, [{ ...sl, state: 'ignored' }]);
       return line!;
     });
   }
-}
-
-/** A date moved by whole days, kept within the dates a ledger holds. */
-function shift(date: string, days: number): string {
-  const n = dayNumber(date) + days;
-  if (n <= dayNumber(FIRST_DATE)) return FIRST_DATE;
-  if (n >= dayNumber(LAST_DATE)) return LAST_DATE;
-  return dateOfDay(n);
-}
-
-/** A match's mark: the ledger line cleared as of its statement line's date. */
-function markOf(acct: ReconAccount, l: ReconLine, s: { id: string; line_date: string }): LineMark {
-  const ref = parseLineId(l.line_id)!;
-  return {
-    entry_seq: ref.seq,
-    line_no: ref.line_no,
-    account_key: acct.key,
-    entry_date: l.entry_date,
-    net_atoms: l.amount_atoms,
-    cleared_date: s.line_date,
-    statement_line_id: s.id,
-    reconciliation_id: null,
-  };
 }

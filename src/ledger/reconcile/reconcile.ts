@@ -131,6 +131,12 @@ export class ReconcileFromStore implements ReconcileOps {
         const remembered = layout && !isEmptyLayout(layout) ? layout : kept.layout;
         if (known !== kept.known || remembered !== kept.layout)
           await tx.recon.setSource(acct.key, { layout: remembered, known });
+        tx.event.name(
+          'reconcile.statement_imported',
+          [acct.external_id],
+          `${acct.external_id}: ${fresh.length} statement lines imported from ${file}, ` +
+            `${st.lines.length - fresh.length} already there`,
+        );
       }
       // A statement of no lines spans its closing balance's day.
       const dates = st.lines.length ? st.lines.map((l) => l.date).sort() : [st.closing!.date];
@@ -159,7 +165,14 @@ export class ReconcileFromStore implements ReconcileOps {
     return this.store.write(async (tx) => {
       const acct = await reconAccount(tx, a.account);
       const kept = await tx.recon.source(acct.key);
-      if (kept.layout) await tx.recon.setSource(acct.key, { layout: null, known: kept.known });
+      if (kept.layout) {
+        await tx.recon.setSource(acct.key, { layout: null, known: kept.known });
+        tx.event.name(
+          'reconcile.layout_forgotten',
+          [acct.external_id],
+          `${acct.external_id}: the statement layout kept for it is forgotten`,
+        );
+      }
       return {
         account_id: acct.id,
         layout: null,
@@ -221,6 +234,12 @@ export class ReconcileFromStore implements ReconcileOps {
           await tx.recon.setState([t.line.id], 'matched');
         }
       }
+      if ('write' in tx && created.length)
+        tx.event.name(
+          'reconcile.entries_created',
+          [acct.external_id, ...created.slice(0, 20).map((c) => c.je_number)],
+          `${acct.external_id}: ${created.length} entries posted for unmatched statement lines`,
+        );
       return { created, left: targets.left };
     };
     return a.dry_run ? this.store.read(run) : this.store.write(run);
@@ -254,6 +273,11 @@ export class ReconcileFromStore implements ReconcileOps {
       const refusal = undoRefusal(last, a.id, acct.external_id);
       if (refusal) throw refusal;
       await tx.recon.undo(last!);
+      tx.event.name(
+        'reconcile.undone',
+        [acct.external_id, last!.id],
+        `${acct.external_id}: the reconciliation through ${last!.statement_date} is undone`,
+      );
       return reconciliationOf(acct, last!);
     });
   }

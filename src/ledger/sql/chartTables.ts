@@ -1,3 +1,5 @@
+import { recordChange } from './auditTables.js';
+import { whoNow } from '../runtime/actor.js';
 import { glAccountOf, type Counterparty, type GlAccount } from '../../domain/accounts.js';
 import {
   changedRows,
@@ -63,6 +65,7 @@ export class ChartTables {
 
   async importAccounts(load: () => Promise<ChartFile>): Promise<ImportCounts> {
     const file = await load();
+    const who = whoNow();
     return this.tables.write(async (s, entity) => {
       // Checked under the write lock, as the chart the file leaves behind when it is applied.
       const { rows, problems } = checkChart(
@@ -72,7 +75,16 @@ export class ChartTables {
         entity.currency,
       );
       if (problems.length > 0) throw chartRefused(file.name, problems);
-      return this.upsertAccounts(s, rows);
+      const counts = await this.upsertAccounts(s, rows);
+      if (counts.created + counts.updated > 0)
+        await recordChange(
+          s,
+          who,
+          'chart.imported',
+          [file.name],
+          `chart of accounts from ${file.name}: ${counts.created} created, ${counts.updated} updated`,
+        );
+      return counts;
     });
   }
 
@@ -149,7 +161,9 @@ export class ChartTables {
 
   async importCounterparties(load: () => Promise<CounterpartyRow[]>): Promise<ImportCounts> {
     const rows = await load();
-    return this.tables.write(async ({ sql, scope }) => {
+    const who = whoNow();
+    return this.tables.write(async (s) => {
+      const { sql, scope } = s;
       const ts = this.tables.stamp();
       const name = (type: string, id: string) => `${type}\u0000${id}`;
       const had = new Map(
@@ -189,6 +203,14 @@ export class ChartTables {
             [r.name, +r.is_active, ts, r.counterparty_type, r.external_id],
           );
       }
+      if (counts.created + counts.updated > 0)
+        await recordChange(
+          s,
+          who,
+          'counterparties.imported',
+          [],
+          `counterparties: ${counts.created} created, ${counts.updated} updated`,
+        );
       return counts;
     });
   }

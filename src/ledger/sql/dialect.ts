@@ -120,6 +120,21 @@ export class Scope {
       : `(${column}::jsonb ->> '${key}')`;
   }
 
+  /**
+   * The database's clock now, as ISO 8601 text in UTC with milliseconds (the time of the statement,
+   * not of the transaction's start: events numbered under the lock then never go back in time).
+   */
+  get clock(): string {
+    return this.entityId === null
+      ? `strftime('%Y-%m-%dT%H:%M:%fZ', 'now')`
+      : `to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+  }
+
+  /** Where a parameter's text first occurs in a text column (0: nowhere). */
+  contains(column: string): string {
+    return this.entityId === null ? `instr(${column}, ?)` : `strpos(${column}, ?)`;
+  }
+
   /** An insert's columns and a row's values, the entity's id first where rows carry it. */
   columns(columns: readonly Column[]): Column[] {
     return this.entityId === null

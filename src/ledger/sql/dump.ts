@@ -1,3 +1,4 @@
+import { AuditTables } from './auditTables.js';
 import { tagsOf } from '../../domain/tags.js';
 import type { CashFlowKind } from '../../domain/accounts.js';
 import { noCounts, type DumpCounts, type DumpEntry, type DumpRecord } from '../../domain/dump.js';
@@ -91,6 +92,7 @@ export async function* dumpRecords(s: Session): AsyncGenerator<DumpRecord> {
     },
     counts,
   );
+  yield* auditRecords(s, counts);
   yield { type: 'end', counts };
 }
 
@@ -114,7 +116,7 @@ async function entityRecord({ sql, scope }: Session): Promise<DumpRecord> {
 }
 
 /** The entries in storage order, a page at a time, each with its lines. */
-async function* entryRecords(
+export async function* entryRecords(
   { sql, scope }: Session,
   counts: DumpCounts,
 ): AsyncGenerator<DumpRecord> {
@@ -164,3 +166,11 @@ async function* entryRecords(
 
 type DumpLineRow = Omit<DumpEntry['lines'][number], 'fx' | 'system' | 'tags'> &
   FxColumns & { entry_seq: number; tags: string | null };
+
+/** The audit trail, in seq order. */
+async function* auditRecords(s: Session, counts: DumpCounts): AsyncGenerator<DumpRecord> {
+  for await (const e of new AuditTables(s.sql, s.scope).events()) {
+    counts.audit_events!++;
+    yield { type: 'audit_event', ...e };
+  }
+}

@@ -1,3 +1,5 @@
+import { recordChange } from './auditTables.js';
+import { whoNow } from '../runtime/actor.js';
 import { errors } from '../../domain/errors.js';
 import { mintKey, type ApiKeyInfo, type Permission } from '../../domain/keys.js';
 import type { Session, Tables } from './dialect.js';
@@ -18,13 +20,23 @@ export class KeyTables {
     const { id, key, hash } = mintKey();
     const created = this.tables.stamp();
     const perms = [...new Set(permissions)].sort() as Permission[];
-    await this.tables.write(({ sql, scope }) =>
-      sql.insert(
+    const who = whoNow();
+    await this.tables.write(async (s) => {
+      const { sql, scope } = s;
+      await sql.insert(
         'api_keys',
         scope.columns(['id', 'name', 'key_hash', 'permissions', 'created_at'].map(text)),
         [scope.row([id, name, hash, JSON.stringify(perms), created])],
-      ),
-    );
+      );
+      const named = name ? ` '${name}'` : '';
+      await recordChange(
+        s,
+        who,
+        'key.created',
+        [id],
+        `API key ${id}${named} created: ${perms.join(', ')}`,
+      );
+    });
     return { id, name, permissions: perms, created_at: created, revoked_at: null, key };
   }
 
@@ -33,16 +45,23 @@ export class KeyTables {
   }
 
   revoke(id: string): Promise<ApiKeyInfo> {
+    const who = whoNow();
     return this.tables.write(async (s) => {
       const { sql, scope } = s;
       const ofKey = `${scope.of('api_keys')}id = ?`;
-      const found = await sql.all(`SELECT 1 FROM api_keys WHERE ${ofKey}`, [id]);
+      const found = await sql.all<{ revoked_at: string | null }>(
+        `SELECT revoked_at FROM api_keys WHERE ${ofKey}`,
+        [id],
+      );
       if (!found.length) throw errors.notFound(`no API key '${id}'`);
       await sql.run(`UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE ${ofKey}`, [
         this.tables.stamp(),
         id,
       ]);
-      return (await listed(s)).find((k) => k.id === id)!;
+      const key = (await listed(s)).find((k) => k.id === id)!;
+      if (found[0]!.revoked_at === null)
+        await recordChange(s, who, 'key.revoked', [id], `API key ${id} revoked`);
+      return key;
     });
   }
 }

@@ -1,3 +1,5 @@
+import { recordChange } from './auditTables.js';
+import { whoNow } from '../runtime/actor.js';
 import { errors } from '../../domain/errors.js';
 import { rebuildRunning } from '../../domain/rebuild.js';
 import { localProcesses, thisProcess } from '../runtime/processes.js';
@@ -25,8 +27,19 @@ export async function rebuildMarked<R>(
     await mark(s, tables.stamp(), thisProcess());
   });
   const clear = (s: Session) => mark(s, null, null);
+  const who = whoNow();
+  const done = async (s: Session) => {
+    await clear(s);
+    await recordChange(
+      s,
+      who,
+      'ledger.rebuilt',
+      [],
+      'derived totals computed again from the lines',
+    );
+  };
   try {
-    return await rewrite(clear);
+    return await rewrite(done);
   } catch (e) {
     await tables.write(clear);
     throw e;

@@ -1,3 +1,6 @@
+import { sealed, type AuditEvent } from '../../domain/audit.js';
+import { AuditTables, verifiedTrail } from './auditTables.js';
+import { whoNow } from '../runtime/actor.js';
 import { DumpReader, type DumpCounts, type DumpEntry, type DumpRecord } from '../../domain/dump.js';
 import { tagsText } from '../../domain/tags.js';
 import { rewriteTagTotals } from './tagTotals.js';
@@ -101,12 +104,17 @@ class Restore {
   private readonly recon: ReconRestore;
   private readonly entryColumns: string[];
   private readonly lineColumns: string[];
+  /** The dump's audit trail, inserted as it was, then verified against the entries restored. */
+  private readonly trail: AuditTables;
+  private events: AuditEvent[] = [];
+  private anyEvents = false;
 
   constructor(
     private readonly s: Session,
     private readonly target: RestoreTarget,
   ) {
     this.recon = new ReconRestore(s.sql, s.scope.reconId);
+    this.trail = new AuditTables(s.sql, s.scope);
     const lead = s.scope.entityId === null ? [] : ['entity_id'];
     this.entryColumns = [...lead, ...ENTRY_COLUMNS];
     this.lineColumns = [...lead, ...LINE_COLUMNS];
@@ -184,9 +192,21 @@ class Restore {
           ...[r.id, r.name, r.key_hash, permissions, r.created_at, r.revoked_at],
         ]);
       }
+      case 'audit_event': {
+        const { type: _type, ...event } = r;
+        this.anyEvents = true;
+        this.events.push(event);
+        if (this.events.length >= 1000) await this.flushEvents();
+        return;
+      }
       default:
         this.recon.add(r);
     }
+  }
+
+  private async flushEvents(): Promise<void> {
+    await this.trail.insert(this.events);
+    this.events = [];
   }
 
   private async entry(r: DumpEntry): Promise<void> {
@@ -253,6 +273,39 @@ class Restore {
       (id) => this.accountKeys.get(id)!,
       (id) => this.entrySeqs.get(id)!,
     );
+    await this.finishTrail();
+  }
+
+  /**
+   * The dump's trail must verify against the entries restored (else the dump is refused); a dump
+   * written before the trail starts one that records its entries. A `ledger.migrated` event follows.
+   */
+  private async finishTrail(): Promise<void> {
+    const who = whoNow();
+    await this.flushEvents();
+    if (!this.anyEvents) {
+      const head = await this.trail.head();
+      await this.trail.insert(sealed(head, head.at, await this.trail.startOf(who)));
+    }
+    const verified = await verifiedTrail(this.s);
+    if (verified.problems.length) {
+      const first = verified.problems[0]!;
+      throw new BooksError(
+        'invalid_input',
+        `the dump's audit trail does not verify: ${first.message}; nothing was restored`,
+        verified.problems,
+      );
+    }
+    await this.trail.append([
+      {
+        who,
+        action: 'ledger.migrated',
+        objects: [],
+        summary: `restored from a dump: ${this.entrySeqs.size} entries, ${verified.events} audit events`,
+        entries: 0,
+        record: null,
+      },
+    ]);
   }
 }
 

@@ -1,3 +1,6 @@
+import { recordBooksStart, recordLockDate } from '../sql/auditTables.js';
+import { whoNow } from '../runtime/actor.js';
+import { fileTables } from './tables.js';
 import type { Entity, EntityRecord } from '../../domain/accounts.js';
 import { booksStartRule, lockRule } from '../../domain/entityRules.js';
 import type { EntityOps } from '../port.js';
@@ -32,7 +35,8 @@ export class SqliteEntity implements EntityOps {
   }
 
   async setBooksStart(month: string): Promise<Entity> {
-    return this.db.write(() => {
+    const who = whoNow();
+    return fileTables(this.db).write(async (s, entity) => {
       const earlier = this.db
         .prep(
           `SELECT je_number, entry_date FROM journal_entries WHERE entry_date < ? ORDER BY entry_date LIMIT 1`,
@@ -40,6 +44,7 @@ export class SqliteEntity implements EntityOps {
         .get(`${month}-01`) as { je_number: string; entry_date: string } | undefined;
       const start = booksStartRule(month, earlier);
       this.db.prep(`UPDATE entity SET books_start = ?, updated_at = ?`).run(start, this.db.stamp());
+      await recordBooksStart(s, who, entity.books_start, start);
       return publicEntity(this.db.entity());
     });
   }
@@ -48,10 +53,12 @@ export class SqliteEntity implements EntityOps {
     date: string,
     reopen: boolean,
   ): Promise<{ previous: string | null; entity: Entity }> {
-    return this.db.write(() => {
+    const who = whoNow();
+    return fileTables(this.db).write(async (s) => {
       const previous = this.db.entity().lock_date;
       lockRule(previous, date, reopen);
       this.db.prep(`UPDATE entity SET lock_date = ?, updated_at = ?`).run(date, this.db.stamp());
+      await recordLockDate(s, who, previous, date);
       return { previous, entity: publicEntity(this.db.entity()) };
     });
   }

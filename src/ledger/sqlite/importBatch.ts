@@ -1,3 +1,5 @@
+import { AuditTables } from '../sql/auditTables.js';
+import { FILE, sqliteSql } from './tables.js';
 import type Database from 'better-sqlite3';
 import type { BatchWrites, EntityState, Facts, ImportStore } from '../journal/store.js';
 import type { SqliteChart } from './chart.js';
@@ -58,6 +60,12 @@ export class SqliteImportStore implements ImportStore {
     // The lock is held: what the ledger's connection reads now is what the batch writes after.
     const sink = fileWriter(channel.run, lastSeq(db), db.now);
     return {
+      // Read on the ledger's connection (under the batch's lock), written on the batch's.
+      trail: new AuditTables(
+        sqliteSql((text) => db.prep(text)),
+        FILE,
+        channel.run,
+      ),
       entity: async () => db.entity(),
       // Read on the ledger's connection, which sees every commit: the batch holds the lock now.
       taken: async (fingerprints) => {

@@ -21,6 +21,10 @@ import { SqliteImportStore } from './importBatch.js';
 import { fileRows, fileWriter, lastSeq, numberingFacts, runOn } from './writer.js';
 import { GroupTotals } from '../journal/groupTotals.js';
 import type { WriteKind } from '../journal/store.js';
+import { recorded, type Unrecorded } from '../audit/recording.js';
+import { whoNow } from '../runtime/actor.js';
+import { AuditTables } from '../sql/auditTables.js';
+import { FILE } from './tables.js';
 
 /**
  * The journal's persistence in a ledger file: look-ups, transactions and rows. Posts and reversals
@@ -33,7 +37,7 @@ export class SqliteJournalStore implements FeatureStore {
    * needed, after the schema is brought up to date.
    */
   private readOps: StoreReadTx | null = null;
-  private writeOps: StoreWriteTx | null = null;
+  private writeOps: Unrecorded<StoreWriteTx> | null = null;
 
   constructor(
     private readonly db: Db,
@@ -51,7 +55,11 @@ export class SqliteJournalStore implements FeatureStore {
   }
 
   write<T>(fn: (tx: StoreWriteTx) => Promise<T>, kind?: WriteKind): Promise<T> {
-    return this.commits.run(() => fn((this.writeOps ??= this.writeTx())), kind === 'entries');
+    const who = whoNow();
+    return this.commits.run(
+      () => recorded((this.writeOps ??= this.writeTx()), who, fn),
+      kind === 'entries',
+    );
   }
 
   /**
@@ -86,6 +94,10 @@ export class SqliteJournalStore implements FeatureStore {
         lookups: this.chart.facts(),
         numbering: numberingFacts(db),
       }),
+      trail: new AuditTables(
+        sqliteSql((text) => db.prep(text)),
+        FILE,
+      ),
       resembling: (ref) => this.chart.resembling(ref),
       entry: async (idOrNumber) => this.stored(idOrNumber),
       recon,
@@ -100,7 +112,7 @@ export class SqliteJournalStore implements FeatureStore {
     };
   }
 
-  private writeTx(): StoreWriteTx {
+  private writeTx(): Unrecorded<StoreWriteTx> {
     const db = this.db;
     const reversed = db.prep(
       `UPDATE journal_entries SET status = 'reversed', updated_at = ? WHERE seq = ?`,

@@ -1,10 +1,15 @@
 import { keyId, keyPermissions, type Permission } from '../../domain/keys.js';
 import { KeyTables } from '../sql/keyTables.js';
-import type { KeyOps } from '../port.js';
+import type { KeyGrant, KeyOps } from '../port.js';
 import type { Db } from './db.js';
 import { fileTables } from './tables.js';
 
-type KeyAuthRow = { key_hash: string; permissions: string; revoked_at: string | null };
+type KeyAuthRow = {
+  name: string | null;
+  key_hash: string;
+  permissions: string;
+  revoked_at: string | null;
+};
 
 /** API keys of a local ledger, for books serve: only a SHA-256 of each key is stored. */
 export class SqliteKeys extends KeyTables implements KeyOps {
@@ -19,13 +24,13 @@ export class SqliteKeys extends KeyTables implements KeyOps {
     let row = kept.get(id);
     if (row) return row;
     row = this.db
-      .prep(`SELECT key_hash, permissions, revoked_at FROM api_keys WHERE id = ?`)
+      .prep(`SELECT name, key_hash, permissions, revoked_at FROM api_keys WHERE id = ?`)
       .get(id) as KeyAuthRow | undefined;
     if (row) kept.set(id, row);
     return row;
   }
 
-  async authenticate(key: string): Promise<Permission[] | null> {
+  async authenticate(key: string): Promise<KeyGrant | null> {
     const id = keyId(key);
     const row = id ? this.keyRow(id) : undefined;
     const stored = row && {
@@ -33,6 +38,7 @@ export class SqliteKeys extends KeyTables implements KeyOps {
       permissions: JSON.parse(row.permissions) as Permission[],
       revoked_at: row.revoked_at,
     };
-    return keyPermissions(key, stored);
+    const permissions = keyPermissions(key, stored);
+    return permissions && { permissions, name: row!.name };
   }
 }

@@ -303,4 +303,25 @@ export const MIGRATIONS: string[] = [
     PRIMARY KEY (tag_key, tag_value, account_key, month)
   ) WITHOUT ROWID;
   `,
+  `
+  -- The audit trail (docs/reliability.md): one event per change, gapless, each hashing the one
+  -- before it and the entries it wrote. Nothing changes or deletes an event.
+  CREATE TABLE IF NOT EXISTS audit_events (
+    seq INTEGER PRIMARY KEY,
+    at TEXT NOT NULL,
+    actor TEXT NOT NULL,
+    via TEXT NOT NULL,
+    action TEXT NOT NULL,
+    objects TEXT NOT NULL,
+    summary TEXT NOT NULL,
+    entries INTEGER NOT NULL,
+    record TEXT,
+    amended TEXT,
+    hash TEXT NOT NULL
+  );
+  CREATE TRIGGER IF NOT EXISTS audit_events_kept_on_update BEFORE UPDATE ON audit_events
+  BEGIN SELECT RAISE(ABORT, 'audit events are never changed'); END;
+  CREATE TRIGGER IF NOT EXISTS audit_events_kept_on_delete BEFORE DELETE ON audit_events
+  BEGIN SELECT RAISE(ABORT, 'audit events are never deleted'); END;
+  `,
 ];

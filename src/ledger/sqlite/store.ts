@@ -41,8 +41,8 @@ export class SqliteStore implements LedgerStore {
   }
 
   async authenticate(key: string) {
-    const permissions = await this.ledger.keys.authenticate(key);
-    return permissions ? { ledger: this.ledger, permissions } : null;
+    const granted = await this.ledger.keys.authenticate(key);
+    return granted ? { ledger: this.ledger, ...granted } : null;
   }
 
   verify() {

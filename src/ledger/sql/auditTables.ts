@@ -1,0 +1,301 @@
+import type { AuditFilter, Trail } from '../audit/trail.js';
+import {
+  EntriesDigest,
+  GENESIS,
+  pagedEvents,
+  sealed,
+  storedEntryText,
+  verifyTrail,
+  type Anchor,
+  type AuditEvent,
+  type EventDraft,
+  type RecordedLine,
+  type StoredRecord,
+  type Verified,
+  type Who,
+} from '../../domain/audit.js';
+import type { RunWrite } from '../journal/entryRows.js';
+import { flag, type Column, type Scope, type Session, type Sql } from './dialect.js';
+
+/** The columns of an audit event's row, in order. */
+const COLUMNS: Column[] = [
+  { name: 'seq', type: 'int8' },
+  ...['at', 'actor', 'via', 'action', 'objects', 'summary'].map((name) => ({
+    name,
+    type: 'text' as const,
+  })),
+  { name: 'entries', type: 'int8' },
+  ...['record', 'amended', 'hash'].map((name) => ({ name, type: 'text' as const })),
+];
+
+type Row = Omit<AuditEvent, 'objects' | 'amended'> & { objects: string; amended: string | null };
+
+const eventOf = (r: Row): AuditEvent => ({
+  seq: Number(r.seq),
+  at: r.at,
+  actor: r.actor,
+  via: r.via,
+  action: r.action,
+  objects: JSON.parse(r.objects) as string[],
+  summary: r.summary,
+  entries: Number(r.entries),
+  record: r.record,
+  amended: r.amended === null ? null : (JSON.parse(r.amended) as AuditEvent['amended']),
+  hash: r.hash,
+});
+
+const SELECTED = 'seq, at, actor, via, action, objects, summary, entries, record, amended, hash';
+
+/**
+ * The entity's audit events as every store keeps them, on a transaction's connection: the chain's
+ * head, appending under the entity's write lock (which makes `seq` gapless), and reading in order.
+ * `run`, when given, writes instead of `sql` (an import's writer thread), which then only reads.
+ */
+export class AuditTables implements Trail {
+  constructor(
+    private readonly sql: Sql,
+    private readonly scope: Scope,
+    private readonly run?: RunWrite,
+  ) {}
+
+  /** The last event this writes through `run`, which `sql` does not see until commit. */
+  private wrote: { seq: number; hash: string } | null = null;
+
+  /** The last event's seq and hash (0 and GENESIS before the first), and the database's time. */
+  async head(): Promise<{ seq: number; hash: string; at: string }> {
+    const [r] = await this.sql.all<{ seq: number | null; hash: string | null; at: string }>(
+      `SELECT h.seq, h.hash, ${this.scope.clock} AS at FROM (SELECT 1 AS one) x LEFT JOIN (
+         SELECT seq, hash FROM audit_events a WHERE ${this.scope.of('a')}TRUE ORDER BY seq DESC LIMIT 1
+       ) h ON TRUE`,
+      [],
+    );
+    if (this.wrote) return { ...this.wrote, at: r!.at };
+    return { seq: Number(r!.seq ?? 0), hash: r!.hash ?? GENESIS, at: r!.at };
+  }
+
+  /** Appends events after the head, in order; the caller holds the entity's write lock. */
+  async append(drafts: EventDraft[]): Promise<AuditEvent[]> {
+    if (drafts.length === 0) return [];
+    const head = await this.head();
+    const events = sealed(head, head.at, drafts);
+    await this.insert(events);
+    return events;
+  }
+
+  /** Whether the trail is known started (events are never deleted: it stays so). */
+  private started = false;
+
+  /**
+   * Starts the trail of a ledger file whose entries predate it (written by an older books): a
+   * `trail.started` event records them, so that from then on each entry is in an event. A write
+   * calls it before it writes, under the lock. A database's entities are started by the schema's
+   * upgrade (pg/schema.ts, with `upgrade`), and a restore starts its own.
+   */
+  async start(who: Who, upgrade = false): Promise<void> {
+    if (this.started || (this.scope.entityId !== null && !upgrade)) return;
+    const head = await this.head();
+    if (head.seq === 0) await this.insert(sealed(head, head.at, await this.startOf(who)));
+    this.started = true;
+  }
+
+  /** The `trail.started` event of a ledger with entries and no events yet, or nothing. */
+  async startOf(who: Who): Promise<EventDraft[]> {
+    const [n] = await this.sql.all<{ n: number }>(
+      `SELECT COUNT(*) AS n FROM journal_entries e WHERE ${this.scope.of('e')}TRUE`,
+      [],
+    );
+    if (Number(n!.n) === 0) return [];
+    const digest = new EntriesDigest();
+    let first = '';
+    let last = '';
+    for await (const r of storedRecords({ sql: this.sql, scope: this.scope })) {
+      digest.add(storedEntryText(r));
+      first ||= r.je_number;
+      last = r.je_number;
+    }
+    return [
+      {
+        who,
+        action: 'trail.started',
+        objects: [first, last],
+        summary: `the audit trail starts; it records the ${digest.count} entries written before it (${first}…${last})`,
+        entries: digest.count,
+        record: digest.hex(),
+      },
+    ];
+  }
+
+  /** Inserts sealed events (a restore's, as the dump carries them). */
+  async insert(events: AuditEvent[]): Promise<void> {
+    if (events.length === 0) return;
+    const rows = events.map((e) =>
+      this.scope.row([
+        e.seq,
+        e.at,
+        e.actor,
+        e.via,
+        e.action,
+        JSON.stringify(e.objects),
+        e.summary,
+        e.entries,
+        e.record,
+        e.amended === null ? null : JSON.stringify(e.amended),
+        e.hash,
+      ]),
+    );
+    const columns = this.scope.columns(COLUMNS);
+    if (!this.run) return this.sql.insert('audit_events', columns, rows);
+    const names = columns.map((c) => c.name).join(', ');
+    const marks = columns.map(() => '?').join(', ');
+    for (const row of rows)
+      await this.run(`INSERT INTO audit_events (${names}) VALUES (${marks})`, row);
+    const last = events[events.length - 1]!;
+    this.wrote = { seq: last.seq, hash: last.hash };
+  }
+
+  /** Events in seq order after `after`, at most `limit`, as a filter keeps them. */
+  async page(filter: AuditFilter, after: number, limit: number): Promise<AuditEvent[]> {
+    const where = [`${this.scope.of('a')}a.seq > ?`];
+    const params: unknown[] = [after];
+    if (filter.since) {
+      where.push('a.at >= ?');
+      params.push(filter.since);
+    }
+    if (filter.until) {
+      // A date takes its whole day.
+      where.push('a.at < ?');
+      params.push(/^\d{4}-\d{2}-\d{2}$/.test(filter.until) ? `${filter.until}T99` : filter.until);
+    }
+    if (filter.actor) {
+      where.push('a.actor = ?');
+      params.push(filter.actor);
+    }
+    if (filter.action) {
+      where.push('a.action = ?');
+      params.push(filter.action);
+    }
+    if (filter.object) {
+      where.push(`${this.scope.contains('a.objects')} > 0`);
+      params.push(JSON.stringify(filter.object));
+    }
+    const rows = await this.sql.all<Row>(
+      `SELECT ${SELECTED} FROM audit_events a WHERE ${where.join(' AND ')} ORDER BY a.seq LIMIT ${limit}`,
+      params,
+    );
+    return rows.map(eventOf);
+  }
+
+  /** Every event in seq order, a page at a time. */
+  events(filter: AuditFilter = {}): AsyncGenerator<AuditEvent> {
+    return pagedEvents((after) => this.page(filter, after, 1000), 1000);
+  }
+
+  /** The chain recomputed over this transaction's reading (domain/audit.ts verifyTrail). */
+  verified(anchor?: Anchor): Promise<Verified> {
+    return verifiedTrail({ sql: this.sql, scope: this.scope }, anchor);
+  }
+
+  /** The event that wrote an entry (by its position in storage order), for `je show`. */
+  async writerOf(entrySeq: number): Promise<AuditEvent | null> {
+    const rows = await this.sql.all<Row & { upto: number }>(
+      `SELECT ${SELECTED} FROM (
+         SELECT a.*, SUM(a.entries) OVER (ORDER BY a.seq) AS upto FROM audit_events a
+         WHERE ${this.scope.of('a')}a.entries > 0
+       ) x WHERE x.upto >= (SELECT COUNT(*) FROM journal_entries e WHERE ${this.scope.of('e')}e.seq <= ?)
+       ORDER BY x.seq LIMIT 1`,
+      [entrySeq],
+    );
+    const r = rows[0];
+    return r ? eventOf(r) : null;
+  }
+}
+
+/** Entries read per page while the trail is verified: their lines come in one range read. */
+const PAGE = 1000;
+
+/**
+ * The entity's entries in storage order, each with its lines, as the trail records them: the columns
+ * as they are kept (a damaged value is read, never converted, so that it is named, not stumbled on).
+ */
+async function* storedRecords({ sql, scope }: Session): AsyncGenerator<StoredRecord> {
+  for (let after = 0; ;) {
+    const rows = await sql.all<StoredRecord & { seq: number }>(
+      `SELECT e.seq, e.id, e.je_number, e.entry_date, e.currency, e.memo, e.source, e.is_adjusting,
+              e.manual_entry_reason, e.total_atoms, o.id AS original_id, e.fingerprint, e.created_at,
+              e.tags
+       FROM journal_entries e LEFT JOIN journal_entries o ON ${scope.joined('o', 'e')}o.seq = e.original_seq
+       WHERE ${scope.of('e')}e.seq > ? ORDER BY e.seq LIMIT ${PAGE}`,
+      [after],
+    );
+    if (rows.length === 0) return;
+    const last = Number(rows[rows.length - 1]!.seq);
+    const lines = await sql.all<LineRow>(
+      `SELECT l.entry_seq, a.id AS account_id, l.line_type, l.amount_atoms, l.memo, l.counterparty_id,
+              l.fx_currency, l.fx_amount_atoms, l.fx_rate, l.system, l.tags
+       FROM journal_lines l LEFT JOIN accounts a ON ${scope.joined('a', 'l')}a.key = l.account_key
+       WHERE ${scope.of('l')}l.entry_seq > ? AND l.entry_seq <= ? ORDER BY l.entry_seq, l.line_no`,
+      [after, last],
+    );
+    const bySeq = new Map<number, RecordedLine[]>();
+    for (const l of lines) {
+      let list = bySeq.get(Number(l.entry_seq));
+      if (!list) bySeq.set(Number(l.entry_seq), (list = []));
+      const fx =
+        l.fx_currency === null
+          ? null
+          : { currency: l.fx_currency, amount_atoms: l.fx_amount_atoms!, rate: l.fx_rate! };
+      list.push({ ...l, fx });
+    }
+    for (const r of rows)
+      yield { ...r, is_adjusting: flag(r.is_adjusting), lines: bySeq.get(Number(r.seq)) ?? [] };
+    after = last;
+  }
+}
+
+type LineRow = Omit<RecordedLine, 'fx'> & {
+  entry_seq: number;
+  fx_currency: string | null;
+  fx_amount_atoms: number | null;
+  fx_rate: string | null;
+};
+
+/** The trail recomputed over the session's reading (domain/audit.ts verifyTrail). */
+export function verifiedTrail(s: Session, anchor?: Anchor): Promise<Verified> {
+  return verifyTrail(new AuditTables(s.sql, s.scope).events(), storedRecords(s), anchor);
+}
+
+/**
+ * Appends the event of a change that writes no entries (the chart, keys, settings), in the session's
+ * write transaction: what the neutral code of every store calls beside its change.
+ */
+export async function recordChange(
+  s: Session,
+  who: Who,
+  action: string,
+  objects: string[],
+  summary: string,
+): Promise<void> {
+  const trail = new AuditTables(s.sql, s.scope);
+  await trail.start(who);
+  await trail.append([{ who, action, objects, summary, entries: 0, record: null }]);
+}
+
+/** The event of a First Month of Books set. */
+export const recordBooksStart = (s: Session, who: Who, was: string | null, now: string | null) =>
+  recordChange(
+    s,
+    who,
+    'books_start.set',
+    [],
+    `First Month of Books ${was ?? 'unset'} → ${now ?? 'unset'}`,
+  );
+
+/** The event of a lock date moved (a close, or a reopening). */
+export const recordLockDate = (s: Session, who: Who, was: string | null, now: string) =>
+  recordChange(
+    s,
+    who,
+    'lock_date.set',
+    [],
+    `lock date ${was ?? 'none'} → ${now}${was !== null && now < was ? ' (reopened)' : ''}`,
+  );
