@@ -1,39 +1,12 @@
-import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { psqlPath } from '../../src/bench/cluster.js';
-import type { PgLedger } from '../../src/ledger/pg/ledger.js';
-import { databaseUrl, FIXTURES, fromTemplate, type FixtureLedger } from '../support/fixtures.js';
+import { FIXTURES, fromTemplate } from '../support/fixtures.js';
+import { tamper } from '../support/tamper.js';
 
 /**
  * What someone with the tables (sqlite3 on a file, psql on a database) can write that no command
  * writes: books check names it, and no command reads it as if it were sound.
  */
-
-/** Runs SQL on the store's own tables: `{entity}` is the entity's id on a database, '' in a file. */
-function tamper(L: FixtureLedger, sql: string, params: Record<string, string | bigint> = {}): void {
-  if (L.file) {
-    const db = new Database(L.file);
-    try {
-      db.prepare(
-        sql.replace(
-          / WHERE entity_id = '\{entity\}'$| AND entity_id = '\{entity\}'|entity_id = '\{entity\}' AND /g,
-          '',
-        ),
-      ).run(params);
-    } finally {
-      db.close();
-    }
-    return;
-  }
-  const entity = (L.store as PgLedger).entityId;
-  const text = sql.replaceAll('{entity}', entity).replace(/@(\w+)/g, (_m, k: string) => {
-    const v = params[k]!;
-    return typeof v === 'bigint' ? String(v) : `'${v.replaceAll("'", "''")}'`;
-  });
-  execFileSync(psqlPath(), [databaseUrl(), '-qc', text]);
-}
 
 const STORES = FIXTURES.filter((f) => f.name !== 'served').map((f) => [f.name, f] as const);
 
