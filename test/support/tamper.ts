@@ -5,7 +5,11 @@ import type { PgLedger } from '../../src/ledger/pg/ledger.js';
 import { databaseUrl, type FixtureLedger } from './fixtures.js';
 
 /** Runs SQL on the store's own tables: `{entity}` is the entity's id on a database, '' in a file. */
-export function tamper(L: FixtureLedger, sql: string, params: Record<string, string | bigint> = {}): void {
+export function tamper(
+  L: FixtureLedger,
+  sql: string,
+  params: Record<string, string | bigint> = {},
+): void {
   if (L.file) {
     const db = new Database(L.file);
     try {
@@ -27,4 +31,3 @@ export function tamper(L: FixtureLedger, sql: string, params: Record<string, str
   });
   execFileSync(psqlPath(), [databaseUrl(), '-qc', text]);
 }
-

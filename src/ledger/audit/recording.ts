@@ -1,12 +1,6 @@
 import type { EventNamer } from './trail.js';
 import { tagsText } from '../../domain/tags.js';
-import {
-  EntriesDigest,
-  entryText,
-  type Amended,
-  type EventDraft,
-  type Who,
-} from '../../domain/audit.js';
+import { EntriesDigest, type Amended, type EventDraft, type Who } from '../../domain/audit.js';
 import type { ValidEntry } from '../../domain/entry.js';
 import { atomsToDecimal, exponentOf } from '../../domain/money.js';
 import type { NumberedEntry } from '../../domain/jeNumber.js';
@@ -33,7 +27,7 @@ export class Recording implements EventNamer {
 
   /** An entry written, as written. */
   entry(entry: ValidEntry, numbered: NumberedEntry, meta: EntryMeta, inserted: Inserted): void {
-    this.digest.add(writtenText(entry, numbered, meta, inserted));
+    writtenInto(this.digest, entry, numbered, meta, inserted);
     if (this.numbers.length < 2) this.numbers.push(inserted.je_number);
     else this.numbers[1] = inserted.je_number;
   }
@@ -63,14 +57,15 @@ export class Recording implements EventNamer {
   }
 }
 
-/** An entry's canonical text as a write has it (domain/audit.ts entryText). */
-export function writtenText(
+/** An entry as a write has it, into a digest (domain/audit.ts EntriesDigest). */
+export function writtenInto(
+  digest: EntriesDigest,
   entry: ValidEntry,
   numbered: NumberedEntry,
   meta: EntryMeta,
   inserted: Inserted,
-): string {
-  return entryText(
+): void {
+  digest.add(
     {
       id: inserted.id,
       je_number: numbered.je_number,

@@ -4,7 +4,6 @@ import {
   GENESIS,
   pagedEvents,
   sealed,
-  storedEntryText,
   verifyTrail,
   type Anchor,
   type AuditEvent,
@@ -27,6 +26,14 @@ const COLUMNS: Column[] = [
   { name: 'entries', type: 'int8' },
   ...['record', 'amended', 'hash'].map((name) => ({ name, type: 'text' as const })),
 ];
+
+/** The insert of one event, in a file (no entity column) and in a database. */
+const insertOne = (scope: Scope): string => {
+  const columns = scope.columns(COLUMNS);
+  return `INSERT INTO audit_events (${columns.map((c) => c.name).join(', ')})
+    VALUES (${columns.map(() => '?').join(', ')})`;
+};
+const INSERT_ONE = { file: '', database: '' };
 
 type Row = Omit<AuditEvent, 'objects' | 'amended'> & { objects: string; amended: string | null };
 
@@ -52,14 +59,25 @@ const SELECTED = 'seq, at, actor, via, action, objects, summary, entries, record
  * `run`, when given, writes instead of `sql` (an import's writer thread), which then only reads.
  */
 export class AuditTables implements Trail {
+  /**
+   * `epoch`, when given, says which transaction (or savepoint) the writes are in: the head this last
+   * wrote is known without reading it while the epoch stays the same (a file's group commit moves it
+   * when a transaction begins or a write is undone). Writes through `run` keep theirs for good: `sql`
+   * does not see them until commit.
+   */
   constructor(
     private readonly sql: Sql,
     private readonly scope: Scope,
     private readonly run?: RunWrite,
+    private readonly epoch?: () => number,
   ) {}
 
-  /** The last event this writes through `run`, which `sql` does not see until commit. */
-  private wrote: { seq: number; hash: string } | null = null;
+  /** The head as this last wrote it, and in which epoch. */
+  private wrote: { seq: number; hash: string; epoch: number } | null = null;
+
+  private get now(): number {
+    return this.epoch?.() ?? 0;
+  }
 
   /** The last event's seq and hash (0 and GENESIS before the first), and the database's time. */
   async head(): Promise<{ seq: number; hash: string; at: string }> {
@@ -69,14 +87,24 @@ export class AuditTables implements Trail {
        ) h ON TRUE`,
       [],
     );
-    if (this.wrote) return { ...this.wrote, at: r!.at };
     return { seq: Number(r!.seq ?? 0), hash: r!.hash ?? GENESIS, at: r!.at };
+  }
+
+  /** The head to append after: as this wrote it in this epoch, else read. */
+  private async appendHead(): Promise<{ seq: number; hash: string; at: string }> {
+    const known = this.wrote;
+    const kept = known && (this.run !== undefined || (this.epoch && known.epoch === this.now));
+    // A file's clock is the process's: the time of a kept head is taken here.
+    if (kept && this.scope.entityId === null)
+      return { seq: known.seq, hash: known.hash, at: new Date().toISOString() };
+    const head = await this.head();
+    return kept ? { ...head, seq: known.seq, hash: known.hash } : head;
   }
 
   /** Appends events after the head, in order; the caller holds the entity's write lock. */
   async append(drafts: EventDraft[]): Promise<AuditEvent[]> {
     if (drafts.length === 0) return [];
-    const head = await this.head();
+    const head = await this.appendHead();
     const events = sealed(head, head.at, drafts);
     await this.insert(events);
     return events;
@@ -109,7 +137,7 @@ export class AuditTables implements Trail {
     let first = '';
     let last = '';
     for await (const r of storedRecords({ sql: this.sql, scope: this.scope })) {
-      digest.add(storedEntryText(r));
+      digest.add(r, r.lines);
       first ||= r.je_number;
       last = r.je_number;
     }
@@ -144,13 +172,14 @@ export class AuditTables implements Trail {
       ]),
     );
     const columns = this.scope.columns(COLUMNS);
-    if (!this.run) return this.sql.insert('audit_events', columns, rows);
-    const names = columns.map((c) => c.name).join(', ');
-    const marks = columns.map(() => '?').join(', ');
-    for (const row of rows)
-      await this.run(`INSERT INTO audit_events (${names}) VALUES (${marks})`, row);
+    // A write's one event (nearly always) goes in by one statement, prepared once.
+    const kind = this.scope.entityId === null ? 'file' : 'database';
+    const one = (INSERT_ONE[kind] ||= insertOne(this.scope));
+    if (this.run) for (const row of rows) await this.run(one, row);
+    else if (rows.length > 1) await this.sql.insert('audit_events', columns, rows);
+    else await this.sql.run(one, rows[0]!);
     const last = events[events.length - 1]!;
-    this.wrote = { seq: last.seq, hash: last.hash };
+    this.wrote = { seq: last.seq, hash: last.hash, epoch: this.now };
   }
 
   /** Events in seq order after `after`, at most `limit`, as a filter keeps them. */

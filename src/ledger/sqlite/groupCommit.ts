@@ -156,6 +156,7 @@ export class GroupCommit {
     this.sql('PRAGMA busy_timeout = 0').run();
     try {
       this.sql('BEGIN IMMEDIATE').run();
+      this.epoch++;
       return true;
     } catch (e) {
       const code = (e as { code?: unknown }).code;
@@ -165,12 +166,21 @@ export class GroupCommit {
     }
   }
 
+  /**
+   * Moves when a transaction begins and when a write is undone: what a write learnt of the ledger
+   * in an epoch (the audit trail's head) holds while it stays the same.
+   */
+  epoch = 0;
+
   private async inSavepoint(op: () => unknown): Promise<Outcome> {
     this.sql('SAVEPOINT grouped').run();
     const r = await attempt(op);
     // SQLite may have rolled the transaction back already (then the savepoint is gone with it).
     if (!this.db.inTransaction) return r;
-    if ('error' in r) this.sql('ROLLBACK TO grouped').run();
+    if ('error' in r) {
+      this.epoch++;
+      this.sql('ROLLBACK TO grouped').run();
+    }
     this.sql('RELEASE grouped').run();
     this.deferred?.totals.ended(!('error' in r));
     return r;

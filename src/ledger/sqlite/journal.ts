@@ -125,6 +125,13 @@ export class SqliteJournalStore implements FeatureStore {
     const recon = sqliteRecon(db);
     return {
       ...this.readTx(recon),
+      // The head of the trail is read once per group commit's transaction, not once per write.
+      trail: new AuditTables(
+        sqliteSql((text) => db.prep(text)),
+        FILE,
+        undefined,
+        () => this.commits.epoch,
+      ),
       recon,
       write: async (entry, numbered, meta, key) => {
         const group = this.commits.groupTotals;
