@@ -76,6 +76,29 @@ async function journal(
 const gapless = (numbers: string[]) =>
   expect(new Set(numbers)).toEqual(new Set(numbers.map((_, i) => `JE-${i + 1}`)));
 
+/**
+ * The entity's audit trail verifies, with no gap and no fork: seqs 1…n, and each entry in exactly
+ * one event of its post, by the key that posted it through the route it came by.
+ */
+async function trailHolds(url: string, slug: string, numbers: string[]): Promise<void> {
+  const at = ['--ledger', url, '--entity', slug];
+  const verified = await books(['audit', 'verify', ...at]);
+  expect(verified.exitCode, verified.stderr).toBe(0);
+  const listed = await books(['audit', 'list', '--format', 'json', ...at]);
+  const events = (
+    JSON.parse(listed.stdout) as {
+      data: { seq: number; action: string; objects: string[]; actor: string; via: string }[];
+    }
+  ).data;
+  expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
+  const posts = events.filter((e) => e.action === 'entry.posted');
+  expect(posts.map((e) => e.objects[1]).sort()).toEqual([...numbers].sort());
+  for (const e of posts) {
+    expect(e.actor).toMatch(/^key:\S+/);
+    expect(e.via).toBe('POST /v1/journal-entries');
+  }
+}
+
 describe('two servers over one database of two entities', () => {
   it('eight clients through both: every post once, numbers gapless per entity, no entity reads the other', async () => {
     const { url, keys, slugs, servers } = await firm();
@@ -114,6 +137,16 @@ describe('two servers over one database of two entities', () => {
       gapless(acme.map((e) => e.je_number));
       gapless(harbor.map((e) => e.je_number));
       expect(harbor.some((e) => e.memo.startsWith('acme'))).toBe(false);
+      await trailHolds(
+        url,
+        slugs.acme,
+        acme.map((e) => e.je_number),
+      );
+      await trailHolds(
+        url,
+        slugs.harbor,
+        harbor.map((e) => e.je_number),
+      );
       // An id of one entity, asked with the other's key, on either server: not found, never its data.
       const id = (both.find((r) => r.status === 201)!.json as { id: string }).id;
       for (const server of [a, b]) {
@@ -172,6 +205,11 @@ describe('two servers over one database of two entities', () => {
         const mine = sent.filter((s) => s.entity === entity).map((s) => s.key);
         expect(entries.map((e) => e.memo).sort()).toEqual([...mine].sort());
         gapless(entries.map((e) => e.je_number));
+        await trailHolds(
+          url,
+          slugs[entity],
+          entries.map((e) => e.je_number),
+        );
       }
       console.info(
         `books serve killed after ${acknowledged.size} of ${sent.length} keyed posts were answered; ` +
@@ -179,6 +217,44 @@ describe('two servers over one database of two entities', () => {
       );
       const check = await books(['check', '--ledger', url, '--entity', slugs.acme]);
       expect(check.exitCode, check.stdout + check.stderr).toBe(0);
+    } finally {
+      await survivor.stop();
+      await victim.stop().catch(() => {});
+    }
+  }, 120_000);
+
+  it('one entity, eight clients, two servers, one killed: no gap, no fork, an event per entry', async () => {
+    const { url, keys, slugs, servers } = await firm();
+    const [victim, survivor] = servers as [Served, Served];
+    try {
+      const acknowledged = new Set<string>();
+      const sent: string[] = [];
+      // Eight clients of one entity, half on each server: both append to the one chain at once.
+      const client = async (c: number) => {
+        const server = c % 2 ? victim : survivor;
+        for (let i = 0; i < 30; i++) {
+          const key = `one-${c}-${i}`;
+          sent.push(key);
+          const r = await post(server.url, keys.acme, key, key).catch(() => null);
+          if (r?.status === 201) acknowledged.add(key);
+          if (r === null) return;
+        }
+      };
+      const load = Promise.all([0, 1, 2, 3, 4, 5, 6, 7].map(client));
+      while (acknowledged.size < 40) await new Promise((r) => setTimeout(r, 5));
+      victim.child.kill('SIGKILL');
+      await load;
+      for (const key of sent) {
+        const r = await post(survivor.url, keys.acme, key, key);
+        if (acknowledged.has(key)) expect(r.status).toBe(409);
+      }
+      const entries = await journal(url, slugs.acme);
+      expect(entries.map((e) => e.memo).sort()).toEqual([...sent].sort());
+      await trailHolds(
+        url,
+        slugs.acme,
+        entries.map((e) => e.je_number),
+      );
     } finally {
       await survivor.stop();
       await victim.stop().catch(() => {});
