@@ -20,6 +20,8 @@ export interface Trail {
   head(): Promise<{ seq: number; hash: string; at: string }>;
   /** Appends events after the head, in order; the caller holds the entity's write lock. */
   append(drafts: EventDraft[]): Promise<AuditEvent[]>;
+  /** Numbers and hashes events after the head for the caller to insert in this transaction. */
+  seal(drafts: EventDraft[]): Promise<AuditEvent[]>;
   /** Starts the trail of a ledger whose entries predate it, before a write adds entries. */
   start(who: Who): Promise<void>;
   page(filter: AuditFilter, after: number, limit: number): Promise<AuditEvent[]>;

@@ -122,11 +122,11 @@ export class JournalFromStore implements JournalOps {
             ),
           );
         }
+        batch.record(await tx.trail.seal(events));
         await batch.flush().catch((e: unknown) => {
           refused = true;
           throw e;
         });
-        await tx.trail.append(events);
         return outcomes;
       }, 'entries');
     } catch (e) {

@@ -1,3 +1,4 @@
+import type { AuditEvent } from '../../domain/audit.js';
 import type { Entity } from '../../domain/accounts.js';
 import type { AccountRef, CounterpartyRef, JournalEntry, ValidEntry } from '../../domain/entry.js';
 import type { JeSeq, NumberedEntry } from '../../domain/jeNumber.js';
@@ -177,6 +178,8 @@ export interface EntryBatch {
     meta: EntryMeta,
     key: { key: string; hash: string } | null,
   ): Inserted;
+  /** Audit events to insert with the rows, in the same round trip (sealed: Trail.seal). */
+  record(events: AuditEvent[]): void;
   flush(): Promise<void>;
 }
 

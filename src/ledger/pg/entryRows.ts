@@ -8,6 +8,17 @@ import { numbered } from './tables.js';
 /** The type of each column an EntryWriter writes, for the arrays a statement takes them in. */
 const TYPES: Record<string, string> = {
   entity_id: 'text',
+  // audit_events (sql/auditTables.ts AUDIT_COLUMNS)
+  at: 'text',
+  actor: 'text',
+  via: 'text',
+  action: 'text',
+  objects: 'text',
+  summary: 'text',
+  entries: 'int8',
+  record: 'text',
+  amended: 'text',
+  hash: 'text',
   seq: 'int8',
   id: 'text',
   je_number: 'text',

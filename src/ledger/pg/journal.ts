@@ -29,7 +29,13 @@ import { pgSql } from './tables.js';
 import { PlanTables } from '../sql/planTables.js';
 import { recorded, type Unrecorded } from '../audit/recording.js';
 import { whoNow } from '../runtime/actor.js';
-import { AuditTables } from '../sql/auditTables.js';
+import { AUDIT_COLUMNS, AuditTables, eventRow } from '../sql/auditTables.js';
+import { GENESIS, type AuditEvent } from '../../domain/audit.js';
+
+/** The database's clock as audit events keep it (sql/dialect.ts Scope.clock). */
+const CLOCK = new Scope('').clock;
+/** audit_events' columns, the entity's first, as a batch inserts them. */
+const AUDIT_NAMES = ['entity_id', ...AUDIT_COLUMNS.map((c) => c.name)];
 
 /** The database's clock in ms: every server reads the same one (decisions of the key's hour). */
 const DB_MS = `floor(extract(epoch FROM clock_timestamp()) * 1000)::int8`;
@@ -88,6 +94,9 @@ function numberingFrom(lastText: string | null, takenText: string[]): NumberingF
 
 /** A write's facts as FACTS reads them. */
 interface FactsRow extends LookupRow {
+  /** The audit trail's head, and the clock: the events of the write follow it. */
+  head: { seq: number; hash: string } | null;
+  at: string;
   ms: number;
   last: string | null;
   seq: number;
@@ -115,6 +124,8 @@ const factsSql = (fx: boolean, group = false) => `WITH top AS (
       FROM idempotency_keys k LEFT JOIN journal_entries j ON j.entity_id = k.entity_id AND j.id = k.journal_entry_id
       WHERE k.entity_id = $1 AND k.key = ${group ? 'ANY($2::text[])' : '$2'}) u) AS used,
     ${group ? 'NULL' : FINGERPRINTED} AS fingerprinted,
+    (SELECT row_to_json(h) FROM (SELECT seq, hash FROM audit_events WHERE entity_id = $1
+      ORDER BY seq DESC LIMIT 1) h) AS head, ${CLOCK} AS at,
     ${lookupColumns(4, fx)},
     (SELECT json_agg(n::text ORDER BY n) FROM (${takenAbove('COALESCE(top.last, 0)')}) x
       WHERE n - COALESCE(top.last, 0) - i < ${group ? '$3::int8' : '2'}) AS taken
@@ -205,6 +216,8 @@ export class PgJournalStore implements FeatureStore {
     onSeq?: (seq: number) => void,
   ): StoreReadTx & { plans: PlanTables; fx: FxTables } {
     const e = this.entityId;
+    // Its head comes with each write's facts, and is kept for the transaction.
+    const trail = new AuditTables(pgSql(q), new Scope(e), undefined, () => 0);
     return {
       facts: async (r) => {
         const wants = wantsOf(r.bodies);
@@ -219,8 +232,9 @@ export class PgJournalStore implements FeatureStore {
             ...lookupParams(wants, fx),
           ],
         );
-        const { ms, seq, used, fingerprinted, taken } = row!;
+        const { ms, seq, used, fingerprinted, taken, head, at } = row!;
         onSeq?.(Number(seq));
+        trail.seed({ seq: Number(head?.seq ?? 0), hash: head?.hash ?? GENESIS, at });
         const usedKeys = keys
           ? new Map(((used ?? []) as (UsedKey & { key: string })[]).map((u) => [u.key, u]))
           : undefined;
@@ -234,7 +248,7 @@ export class PgJournalStore implements FeatureStore {
           ...(usedKeys ? { usedKeys } : {}),
         };
       },
-      trail: new AuditTables(pgSql(q), new Scope(e)),
+      trail,
       resembling: (ref) => this.chart.resembling(ref, q),
       entry: (idOrNumber) => this.stored(q, idOrNumber),
       recon,
@@ -279,7 +293,11 @@ export class PgJournalStore implements FeatureStore {
         let last = 0;
         const reversed: number[] = [];
         const keys: [string, string, string][] = [];
+        let events: AuditEvent[] = [];
         return {
+          record: (sealed) => {
+            events = sealed;
+          },
           write: (entry, numbered, meta, key) => {
             if (seq === undefined) throw new Error('a batch is written after the facts it read');
             // The batch sums its own totals: it is one write of its group commit.
@@ -296,6 +314,14 @@ export class PgJournalStore implements FeatureStore {
             if (!sink) return;
             await sink.flush();
             marksAndKeys(one, e, reversed, keys, this.db.stamp());
+            // The posts' events go with their rows.
+            if (events.length)
+              one.target(e).insert(
+                'audit_events',
+                AUDIT_NAMES,
+                events.flatMap((ev) => [e, ...eventRow(ev)]),
+                events.length,
+              );
             await one.run(q);
             seq = last;
           },

@@ -16,8 +16,23 @@ import {
 import type { RunWrite } from '../journal/entryRows.js';
 import { flag, type Column, type Scope, type Session, type Sql } from './dialect.js';
 
+/** An event's row, in AUDIT_COLUMNS' order. */
+export const eventRow = (e: AuditEvent): unknown[] => [
+  e.seq,
+  e.at,
+  e.actor,
+  e.via,
+  e.action,
+  JSON.stringify(e.objects),
+  e.summary,
+  e.entries,
+  e.record,
+  e.amended === null ? null : JSON.stringify(e.amended),
+  e.hash,
+];
+
 /** The columns of an audit event's row, in order. */
-const COLUMNS: Column[] = [
+export const AUDIT_COLUMNS: Column[] = [
   { name: 'seq', type: 'int8' },
   ...['at', 'actor', 'via', 'action', 'objects', 'summary'].map((name) => ({
     name,
@@ -29,7 +44,7 @@ const COLUMNS: Column[] = [
 
 /** The insert of one event, in a file (no entity column) and in a database. */
 const insertOne = (scope: Scope): string => {
-  const columns = scope.columns(COLUMNS);
+  const columns = scope.columns(AUDIT_COLUMNS);
   return `INSERT INTO audit_events (${columns.map((c) => c.name).join(', ')})
     VALUES (${columns.map(() => '?').join(', ')})`;
 };
@@ -72,8 +87,8 @@ export class AuditTables implements Trail {
     private readonly epoch?: () => number,
   ) {}
 
-  /** The head as this last wrote it, and in which epoch. */
-  private wrote: { seq: number; hash: string; epoch: number } | null = null;
+  /** The head as this last wrote it (or a write's facts read it), and in which epoch. */
+  private wrote: { seq: number; hash: string; at: string; epoch: number } | null = null;
 
   private get now(): number {
     return this.epoch?.() ?? 0;
@@ -94,20 +109,35 @@ export class AuditTables implements Trail {
   private async appendHead(): Promise<{ seq: number; hash: string; at: string }> {
     const known = this.wrote;
     const kept = known && (this.run !== undefined || (this.epoch && known.epoch === this.now));
-    // A file's clock is the process's: the time of a kept head is taken here.
-    if (kept && this.scope.entityId === null)
-      return { seq: known.seq, hash: known.hash, at: new Date().toISOString() };
-    const head = await this.head();
-    return kept ? { ...head, seq: known.seq, hash: known.hash } : head;
+    if (!kept) return this.head();
+    // A file's clock is the process's: the time of a kept head is taken here; a database's is the
+    // time its facts were read, under the lock.
+    return { ...known, at: this.scope.entityId === null ? new Date().toISOString() : known.at };
   }
 
   /** Appends events after the head, in order; the caller holds the entity's write lock. */
   async append(drafts: EventDraft[]): Promise<AuditEvent[]> {
+    const events = await this.seal(drafts);
+    await this.insert(events);
+    return events;
+  }
+
+  /**
+   * Numbers and hashes events after the head, for the caller to insert in this transaction (a
+   * group's, with its rows): the head moves past them.
+   */
+  async seal(drafts: EventDraft[]): Promise<AuditEvent[]> {
     if (drafts.length === 0) return [];
     const head = await this.appendHead();
     const events = sealed(head, head.at, drafts);
-    await this.insert(events);
+    const last = events[events.length - 1]!;
+    this.wrote = { seq: last.seq, hash: last.hash, at: head.at, epoch: this.now };
     return events;
+  }
+
+  /** The head as a write's facts read it, under the lock, in this transaction. */
+  seed(head: { seq: number; hash: string; at: string }): void {
+    this.wrote = { ...head, epoch: this.now };
   }
 
   /** Whether the trail is known started (events are never deleted: it stays so). */
@@ -156,22 +186,8 @@ export class AuditTables implements Trail {
   /** Inserts sealed events (a restore's, as the dump carries them). */
   async insert(events: AuditEvent[]): Promise<void> {
     if (events.length === 0) return;
-    const rows = events.map((e) =>
-      this.scope.row([
-        e.seq,
-        e.at,
-        e.actor,
-        e.via,
-        e.action,
-        JSON.stringify(e.objects),
-        e.summary,
-        e.entries,
-        e.record,
-        e.amended === null ? null : JSON.stringify(e.amended),
-        e.hash,
-      ]),
-    );
-    const columns = this.scope.columns(COLUMNS);
+    const rows = events.map((e) => this.scope.row(eventRow(e)));
+    const columns = this.scope.columns(AUDIT_COLUMNS);
     // A write's one event (nearly always) goes in by one statement, prepared once.
     const kind = this.scope.entityId === null ? 'file' : 'database';
     const one = (INSERT_ONE[kind] ||= insertOne(this.scope));
@@ -179,7 +195,7 @@ export class AuditTables implements Trail {
     else if (rows.length > 1) await this.sql.insert('audit_events', columns, rows);
     else await this.sql.run(one, rows[0]!);
     const last = events[events.length - 1]!;
-    this.wrote = { seq: last.seq, hash: last.hash, epoch: this.now };
+    this.wrote = { seq: last.seq, hash: last.hash, at: last.at, epoch: this.now };
   }
 
   /** Events in seq order after `after`, at most `limit`, as a filter keeps them. */
