@@ -22,6 +22,7 @@ import { reconcileRounds, STATEMENT_LINES, statementOf } from './reconcile.js';
 import { hostileFigures } from './hostile.js';
 import { fxFigures } from './fx.js';
 import { tagFigures } from './tags.js';
+import { auditFigures } from './audit.js';
 
 /**
  * `npm run bench`: generates ledgers of 100k and 1M journal lines (5 years, 195 accounts nested three
@@ -95,6 +96,7 @@ rows.push(
 await postgres();
 rows.push(...(await fxFigures()));
 rows.push(...(await tagFigures(importRounds, reportRounds, quick ? 5 : 10)));
+rows.push(...(await auditFigures(ledgers['1m']!)));
 console.log(
   `| what (whole process) | median (min–max) | peak RSS |\n| --- | --- | --- |\n${rows.join('\n')}`,
 );
