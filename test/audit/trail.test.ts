@@ -141,6 +141,35 @@ describe.each(FIXTURES.map((f) => [f.name, f] as const))(
               );
           }
         }
+        // A statement line set aside, and taken back.
+        const status = await L.books([
+          'reconcile',
+          'status',
+          '--account',
+          'checking',
+          '--format',
+          'json',
+        ]);
+        const line = (JSON.parse(status.stdout) as { unmatched_statement_lines: { id: string }[] })
+          .unmatched_statement_lines[0]!.id;
+        for (const [verb, action] of [
+          ['ignore', 'reconcile.ignored'],
+          ['unmatch', 'reconcile.unmatched'],
+        ] as const) {
+          const before = (await trail(L)).length;
+          const r = await L.books([
+            'reconcile',
+            verb,
+            '--account',
+            'checking',
+            '--statement-line',
+            line,
+          ]);
+          expect(r.exitCode, r.stderr).toBe(0);
+          expect((await trail(L)).slice(before).map((e) => [e.action, e.actor])).toEqual([
+            [action, actor],
+          ]);
+        }
         // Keys are a local ledger's: made and revoked at its terminal.
         if (!remote) {
           const before = (await trail(L)).length;
@@ -166,6 +195,48 @@ describe.each(FIXTURES.map((f) => [f.name, f] as const))(
         expect(all.map((e) => e.seq)).toEqual(all.map((_, i) => i + 1));
         expect((await L.store.audit.verify()).problems).toEqual([]);
         expect(await L.check()).toEqual([]);
+      } finally {
+        await L.close();
+      }
+    });
+
+    it('foreign currencies: the gain and loss accounts, a rate, a revaluation, one event each', async () => {
+      const L = await fromTemplate(fixture, 'fx');
+      try {
+        const steps: [string[], string][] = [
+          [
+            ['entity', 'set', '--fx-realized', 'fx-realized', '--fx-unrealized', 'fx-unrealized'],
+            'fx.accounts_set',
+          ],
+          [
+            ['rates', 'add', '--date', '2025-01-20', '--currency', 'EUR', '--rate', '1.11'],
+            'rates.imported',
+          ],
+          [
+            [
+              'je',
+              'post',
+              '--date',
+              '2025-01-10',
+              '--debit',
+              'eur-bank=EUR 1000.00 @ 1.10',
+              '--credit',
+              'capital=1100',
+            ],
+            'entry.posted',
+          ],
+          [['fx', 'revalue', '--as-of', '2025-01-31'], 'fx.revalued'],
+        ];
+        for (const [args, action] of steps) {
+          const before = (await trail(L)).length;
+          const r = await L.books(args);
+          expect(r.exitCode, `${args.join(' ')}: ${r.stderr}`).toBe(0);
+          expect(
+            (await trail(L)).slice(before).map((e) => e.action),
+            args.join(' '),
+          ).toEqual([action]);
+        }
+        expect((await L.store.audit.verify()).problems).toEqual([]);
       } finally {
         await L.close();
       }
