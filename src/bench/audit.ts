@@ -3,7 +3,7 @@ import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { GENESIS, sealed, type EventDraft } from '../domain/audit.js';
 import type { DumpRecord } from '../domain/dump.js';
-import { SqliteLedger } from '../ledger/sqlite/ledger.js';
+import { createLedger, openLedger } from '../ledger/open.js';
 import { bin, data, fmt, quick, rounds } from './measure.js';
 
 /**
@@ -60,7 +60,8 @@ async function trailOf(count: number): Promise<string> {
   rmSync(seed, { force: true });
   const made = spawnSync(process.execPath, [bin, 'init', '--chart', 'standard', '--ledger', seed]);
   if (made.status !== 0) throw new Error(`books init: ${String(made.stderr)}`);
-  const source = SqliteLedger.open(seed);
+  const ctx = { env: process.env, clock: () => new Date() };
+  const source = await openLedger({ kind: 'local', path: seed, profile: null }, ctx);
   const records: DumpRecord[] = [];
   for await (const r of source.maintenance.dump()) records.push(r);
   await source.close();
@@ -91,12 +92,11 @@ async function trailOf(count: number): Promise<string> {
     }
     yield { type: 'end', counts: { ...end.counts, audit_events: count } };
   }
-  const target = SqliteLedger.create(file, {
-    name: 'Audit Bench',
-    currency: 'USD',
-    books_start: null,
-    fiscal_year_start_month: 1,
-  });
+  const target = await createLedger(
+    { kind: 'local', path: file, profile: null },
+    { name: 'Audit Bench', currency: 'USD', books_start: null, fiscal_year_start_month: 1 },
+    ctx,
+  );
   try {
     await target.maintenance.restore(all());
   } catch (e) {

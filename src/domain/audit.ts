@@ -96,7 +96,7 @@ export function sealed(
 ): AuditEvent[] {
   let { seq, hash } = head;
   return drafts.map((d) => {
-    const e = {
+    const e: AuditEvent = {
       seq: ++seq,
       at,
       actor: d.who.actor,
@@ -107,9 +107,10 @@ export function sealed(
       entries: d.entries,
       record: d.record,
       amended: d.amended && Object.keys(d.amended).length ? d.amended : null,
+      hash: '',
     };
-    hash = chainHash(hash, e);
-    return { ...e, hash };
+    e.hash = hash = chainHash(hash, e);
+    return e;
   });
 }
 
@@ -220,8 +221,10 @@ export class EntriesDigest {
   /** The digest in hex, or null for no entries. */
   hex(): string | null {
     if (this.count === 0) return null;
+    // A post's one entry: hashed in one call.
+    if (this.hash === null) return sha256(this.pending);
     this.drain();
-    return this.hash!.digest('hex');
+    return this.hash.digest('hex');
   }
 }
 

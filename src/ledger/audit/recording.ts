@@ -135,7 +135,9 @@ export async function recorded<W extends WriteTx, T>(
 ): Promise<T> {
   await tx.trail.start(who);
   const event = new Recording(who);
-  const result = await fn({ ...recordingWrites(tx, event), event } as unknown as W);
+  const recording = recordingWrites(tx, event) as Unrecorded<W> & { event?: Recording };
+  recording.event = event;
+  const result = await fn(recording as unknown as W);
   const draft = event.draft();
   if (draft) await tx.trail.append([draft]);
   return result;
