@@ -18,7 +18,9 @@ export default command({
     ctx.out(entryText(entry, currencyExponent(entry.currency) ?? 2, '', numbers, states));
     // Who posted it, when and how: the audit event that wrote it.
     const event = await ledger.audit.writerOf(entry.id).catch(() => null);
-    if (event)
+    if (event?.action === 'trail.started')
+      ctx.out(`Posted before the audit trail started (audit event ${event.seq} records it)`);
+    else if (event)
       ctx.out(
         `Posted by ${event.actor} via ${event.via} at ${event.at} (audit event ${event.seq}, ${event.action})`,
       );

@@ -42,6 +42,8 @@ export interface EventDraft {
 export interface Amended {
   je_number?: string;
   memo?: string | null;
+  /** The memo the import left it with (an accrual's reversal renamed with its accrual). */
+  memo_now?: string | null;
 }
 
 /** An event as stored. */
@@ -58,6 +60,8 @@ export interface AuditEvent {
   record: string | null;
   amended: Record<string, Amended> | null;
   hash: string;
+  /** Read back from a row whose objects or amendments are not JSON books wrote. */
+  unreadable?: true;
 }
 
 /** The event's canonical text, as its hash covers it. */
@@ -276,6 +280,9 @@ export async function verifyTrail(
     problems,
   });
   for await (const e of events) {
+    if (e.unreadable) return done([broken(e.seq, 'its objects or amendments cannot be read')]);
+    if (!Number.isSafeInteger(e.entries) || e.entries < 0)
+      return done([broken(e.seq, `its count of entries (${String(e.entries)}) is not a count`)]);
     if (e.seq !== prev.seq + 1)
       return done([
         broken(
@@ -291,6 +298,9 @@ export async function verifyTrail(
         return done([broken(e.seq, `it wrote ${e.entries} entries; fewer are stored`)]);
       entryCount++;
       numbers.push(next.value.je_number);
+      const a = e.amended?.[next.value.je_number];
+      if (a && 'memo_now' in a && a.memo_now !== next.value.memo)
+        return done([broken(e.seq, `${next.value.je_number}'s memo is not as its import left it`)]);
       digest.add(next.value, next.value.lines, e.amended?.[next.value.je_number]);
     }
     if (digest.hex() !== e.record)

@@ -1,6 +1,6 @@
 import { isIsoDate } from './dates.js';
 import { lineTags, tagRule } from './tagRule.js';
-import type { Tags } from './tags.js';
+import { LONE_SURROGATE, type Tags } from './tags.js';
 import { dateBar } from './entityRules.js';
 import type { FxSnapshot } from './fx.js';
 import { counterpartyRule } from './counterpartyRule.js';
@@ -200,6 +200,15 @@ function optionalText(c: EntryCheck, o: Obj, field: string, path: string): strin
       path,
       'invalid_text',
       `${field} holds a NUL character (U+0000), which a ledger cannot keep`,
+    );
+  // A lone half of a surrogate pair is no character: a store would keep something else than the
+  // text given (and its audit event would no longer match it).
+  else if (LONE_SURROGATE.test(v))
+    add(
+      c,
+      path,
+      'invalid_text',
+      `${field} holds a lone surrogate (U+D800–U+DFFF), which is no text`,
     );
   else return v;
   return null;

@@ -23,7 +23,8 @@ function printable(v: string): boolean {
 const good = new Set<string>();
 
 /** Half of a character (UTF-16) that no store can keep as text. */
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+export const LONE_SURROGATE =
+  /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /** What is wrong with one tag, or null. */
 export function tagProblem(key: string, value: unknown): string | null {

@@ -103,7 +103,7 @@ function steps(dir: string): Step[] {
       local: true,
     },
     { args: ['accounts', 'import', chart], action: 'chart.imported', local: true },
-    { args: ['books-start', '2025-01'], action: 'books_start.set', local: true },
+    { args: ['books-start', '2024-12'], action: 'books_start.set', local: true },
     { args: ['close', '--through', '2025-01-31'], action: 'lock_date.set', local: true },
     { args: ['rebuild'], action: 'ledger.rebuilt', local: true },
   ];

@@ -119,13 +119,15 @@ describe('the audit trail moved between stores', () => {
     }
   });
 
-  it('a ledger file written before the trail starts it at its first change', async () => {
+  it('a ledger file written before the trail starts it when first opened: check holds at once', async () => {
     const { ledger: file } = copyTemplate('demo');
     // As a books without the trail left it: no table, the schema one version back.
     const db = new Database(file);
     db.exec('DROP TABLE audit_events');
     db.pragma(`user_version = ${(db.pragma('user_version', { simple: true }) as number) - 1}`);
     db.close();
+    const checked = await books(['check', '--ledger', file]);
+    expect(checked.exitCode, checked.stderr).toBe(0);
     const post = [
       'je',
       'post',
@@ -138,6 +140,10 @@ describe('the audit trail moved between stores', () => {
     ];
     const r = await books([...post, '--ledger', file]);
     expect(r.exitCode, r.stderr).toBe(0);
+    const shown = await books(['je', 'show', 'JE-1', '--ledger', file]);
+    expect(shown.stdout).toContain(
+      'Posted before the audit trail started (audit event 1 records it)',
+    );
     const ledger = SqliteLedger.open(file);
     try {
       const events = await trail(ledger);

@@ -32,6 +32,11 @@ export class Recording implements EventNamer {
     else this.numbers[1] = inserted.je_number;
   }
 
+  /** An entry it wrote took another number (an import's): the event names the one it has now. */
+  renumbered(from: string, to: string): void {
+    this.numbers = this.numbers.map((n) => (n === from ? to : n));
+  }
+
   /** How many entries it wrote; the first and last JE numbers. */
   get entries(): { count: number; first: string | undefined; last: string | undefined } {
     return { count: this.digest.count, first: this.numbers[0], last: this.numbers.at(-1) };

@@ -159,6 +159,7 @@ export class ImportSession implements ImportBatch {
     const was = amended[from] ?? {};
     delete amended[from];
     amended[to.je_number] = { ...was, je_number: was.je_number ?? from };
+    this.event.renumbered(from, to.je_number);
     const reversal = this.reversals.get(from);
     if (reversal !== undefined) {
       this.reversals.delete(from);
@@ -166,6 +167,7 @@ export class ImportSession implements ImportBatch {
       this.sink!.setMemo(reversal, reversalMemo(to.je_number));
       const its = (amended[reversal] ??= {});
       if (!('memo' in its)) its.memo = reversalMemo(from);
+      its.memo_now = reversalMemo(to.je_number);
     }
     for (const [accrual, r] of this.reversals)
       if (r === from) this.reversals.set(accrual, to.je_number);

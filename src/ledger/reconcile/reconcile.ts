@@ -121,22 +121,28 @@ export class ReconcileFromStore implements ReconcileOps {
         await tx.recon.addStatementLines(acct.key, chronological(fresh, st.newestFirst), at);
         // An older statement imported again keeps the latest closing balance.
         const keptClosing = await tx.recon.closing(acct.key);
-        if (st.closing && (!keptClosing || st.closing.date >= keptClosing.date))
-          await tx.recon.setClosing(acct.key, st.closing);
+        const closes = st.closing && (!keptClosing || st.closing.date >= keptClosing.date);
+        if (closes) await tx.recon.setClosing(acct.key, st.closing!);
+        const newClosing =
+          closes &&
+          (keptClosing?.date !== st.closing!.date ||
+            keptClosing.balance_atoms !== st.closing!.balance_atoms);
         // The first statement to name its bank account names the account's; a changed one is
         // recorded only when the bookkeeper said so (checked above).
         const known = source?.acctid
           ? { acctid: source.acctid, bankid: source.bankid }
           : kept.known;
         const remembered = layout && !isEmptyLayout(layout) ? layout : kept.layout;
-        if (known !== kept.known || remembered !== kept.layout)
-          await tx.recon.setSource(acct.key, { layout: remembered, known });
-        tx.event.name(
-          'reconcile.statement_imported',
-          [acct.external_id],
-          `${acct.external_id}: ${fresh.length} statement lines imported from ${file}, ` +
-            `${st.lines.length - fresh.length} already there`,
-        );
+        const sourced = known !== kept.known || remembered !== kept.layout;
+        if (sourced) await tx.recon.setSource(acct.key, { layout: remembered, known });
+        // The same statement again changes nothing, and makes no event.
+        if (fresh.length || newClosing || sourced)
+          tx.event.name(
+            'reconcile.statement_imported',
+            [acct.external_id],
+            `${acct.external_id}: ${fresh.length} statement lines imported from ${file}, ` +
+              `${st.lines.length - fresh.length} already there`,
+          );
       }
       // A statement of no lines spans its closing balance's day.
       const dates = st.lines.length ? st.lines.map((l) => l.date).sort() : [st.closing!.date];

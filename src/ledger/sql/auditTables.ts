@@ -43,7 +43,7 @@ export const AUDIT_COLUMNS: Column[] = [
 ];
 
 /** The insert of one event, in a file (no entity column) and in a database. */
-const insertOne = (scope: Scope): string => {
+export const insertOne = (scope: Scope): string => {
   const columns = scope.columns(AUDIT_COLUMNS);
   return `INSERT INTO audit_events (${columns.map((c) => c.name).join(', ')})
     VALUES (${columns.map(() => '?').join(', ')})`;
@@ -52,19 +52,40 @@ const INSERT_ONE = { file: '', database: '' };
 
 type Row = Omit<AuditEvent, 'objects' | 'amended'> & { objects: string; amended: string | null };
 
-const eventOf = (r: Row): AuditEvent => ({
-  seq: Number(r.seq),
-  at: r.at,
-  actor: r.actor,
-  via: r.via,
-  action: r.action,
-  objects: JSON.parse(r.objects) as string[],
-  summary: r.summary,
-  entries: Number(r.entries),
-  record: r.record,
-  amended: r.amended === null ? null : (JSON.parse(r.amended) as AuditEvent['amended']),
-  hash: r.hash,
-});
+/** JSON text as stored, or undefined where it is none (a row changed outside books). */
+function parsed(text: unknown): unknown {
+  try {
+    return JSON.parse(String(text));
+  } catch {
+    return undefined;
+  }
+}
+
+/** An event as read; a row whose JSON columns cannot be read is marked, for verify to name. */
+function eventOf(r: Row): AuditEvent {
+  const objects = parsed(r.objects);
+  const amended = r.amended === null ? null : parsed(r.amended);
+  const readable =
+    Array.isArray(objects) &&
+    (amended === null ||
+      (typeof amended === 'object' &&
+        amended !== null &&
+        Object.values(amended).every((a) => typeof a === 'object' && a !== null)));
+  return {
+    seq: Number(r.seq),
+    at: r.at,
+    actor: r.actor,
+    via: r.via,
+    action: r.action,
+    objects: Array.isArray(objects) ? (objects as string[]) : [],
+    summary: r.summary,
+    entries: Number(r.entries),
+    record: r.record,
+    amended: readable ? (amended as AuditEvent['amended']) : null,
+    hash: r.hash,
+    ...(readable ? {} : { unreadable: true }),
+  };
+}
 
 const SELECTED = 'seq, at, actor, via, action, objects, summary, entries, record, amended, hash';
 
@@ -153,7 +174,8 @@ export class AuditTables implements Trail {
     if (this.started || (this.scope.entityId !== null && !upgrade)) return;
     const head = await this.head();
     if (head.seq === 0) await this.insert(sealed(head, head.at, await this.startOf(who)));
-    this.started = true;
+    // Known for good only once read back: the write that started it may yet be undone.
+    this.started = head.seq > 0;
   }
 
   /** The `trail.started` event of a ledger with entries and no events yet, or nothing. */
@@ -171,16 +193,7 @@ export class AuditTables implements Trail {
       first ||= r.je_number;
       last = r.je_number;
     }
-    return [
-      {
-        who,
-        action: 'trail.started',
-        objects: [first, last],
-        summary: `the audit trail starts; it records the ${digest.count} entries written before it (${first}…${last})`,
-        entries: digest.count,
-        record: digest.hex(),
-      },
-    ];
+    return [startDraft(who, digest, first, last)];
   }
 
   /** Inserts sealed events (a restore's, as the dump carries them). */
@@ -220,8 +233,11 @@ export class AuditTables implements Trail {
       params.push(filter.action);
     }
     if (filter.object) {
-      where.push(`${this.scope.contains('a.objects')} > 0`);
-      params.push(JSON.stringify(filter.object));
+      // One element of the JSON array, whole: first, between two others, or last.
+      const one = JSON.stringify(filter.object);
+      const c = this.scope.contains('a.objects');
+      where.push(`(${c} > 0 OR ${c} > 0 OR ${c} > 0 OR ${c} > 0)`);
+      params.push(`[${one}]`, `[${one},`, `,${one},`, `,${one}]`);
     }
     const rows = await this.sql.all<Row>(
       `SELECT ${SELECTED} FROM audit_events a WHERE ${where.join(' AND ')} ORDER BY a.seq LIMIT ${limit}`,
@@ -264,40 +280,51 @@ const PAGE = 1000;
  */
 async function* storedRecords({ sql, scope }: Session): AsyncGenerator<StoredRecord> {
   for (let after = 0; ;) {
-    const rows = await sql.all<StoredRecord & { seq: number }>(
-      `SELECT e.seq, e.id, e.je_number, e.entry_date, e.currency, e.memo, e.source, e.is_adjusting,
-              e.manual_entry_reason, e.total_atoms, o.id AS original_id, e.fingerprint, e.created_at,
-              e.tags
-       FROM journal_entries e LEFT JOIN journal_entries o ON ${scope.joined('o', 'e')}o.seq = e.original_seq
-       WHERE ${scope.of('e')}e.seq > ? ORDER BY e.seq LIMIT ${PAGE}`,
-      [after],
-    );
+    const rows = await sql.all<EntryRow>(ENTRY_PAGE(scope), [after]);
     if (rows.length === 0) return;
     const last = Number(rows[rows.length - 1]!.seq);
-    const lines = await sql.all<LineRow>(
-      `SELECT l.entry_seq, a.id AS account_id, l.line_type, l.amount_atoms, l.memo, l.counterparty_id,
-              l.fx_currency, l.fx_amount_atoms, l.fx_rate, l.system, l.tags
-       FROM journal_lines l LEFT JOIN accounts a ON ${scope.joined('a', 'l')}a.key = l.account_key
-       WHERE ${scope.of('l')}l.entry_seq > ? AND l.entry_seq <= ? ORDER BY l.entry_seq, l.line_no`,
-      [after, last],
-    );
-    const bySeq = new Map<number, RecordedLine[]>();
-    for (const l of lines) {
-      let list = bySeq.get(Number(l.entry_seq));
-      if (!list) bySeq.set(Number(l.entry_seq), (list = []));
-      const fx =
-        l.fx_currency === null
-          ? null
-          : { currency: l.fx_currency, amount_atoms: l.fx_amount_atoms!, rate: l.fx_rate! };
-      list.push({ ...l, fx });
-    }
-    for (const r of rows)
-      yield { ...r, is_adjusting: flag(r.is_adjusting), lines: bySeq.get(Number(r.seq)) ?? [] };
+    yield* recordsOf(rows, await sql.all<LineRow>(LINE_PAGE(scope), [after, last]));
     after = last;
   }
 }
 
-type LineRow = Omit<RecordedLine, 'fx'> & {
+/** A page of entries after a storage seq, as the trail records them (`?`: the seq). */
+export const ENTRY_PAGE = (scope: Scope) =>
+  `SELECT e.seq, e.id, e.je_number, e.entry_date, e.currency, e.memo, e.source, e.is_adjusting,
+          e.manual_entry_reason, e.total_atoms, o.id AS original_id, e.fingerprint, e.created_at,
+          e.tags
+   FROM journal_entries e LEFT JOIN journal_entries o ON ${scope.joined('o', 'e')}o.seq = e.original_seq
+   WHERE ${scope.of('e')}e.seq > ? ORDER BY e.seq LIMIT ${PAGE}`;
+
+/** The lines of the entries after one seq through another (`?`, `?`). */
+export const LINE_PAGE = (scope: Scope) =>
+  `SELECT l.entry_seq, a.id AS account_id, l.line_type, l.amount_atoms, l.memo, l.counterparty_id,
+          l.fx_currency, l.fx_amount_atoms, l.fx_rate, l.system, l.tags
+   FROM journal_lines l LEFT JOIN accounts a ON ${scope.joined('a', 'l')}a.key = l.account_key
+   WHERE ${scope.of('l')}l.entry_seq > ? AND l.entry_seq <= ? ORDER BY l.entry_seq, l.line_no`;
+
+/** A page's entries with their lines. */
+export function recordsOf(rows: EntryRow[], lines: LineRow[]): StoredRecord[] {
+  const bySeq = new Map<number, RecordedLine[]>();
+  for (const l of lines) {
+    let list = bySeq.get(Number(l.entry_seq));
+    if (!list) bySeq.set(Number(l.entry_seq), (list = []));
+    const fx =
+      l.fx_currency === null
+        ? null
+        : { currency: l.fx_currency, amount_atoms: l.fx_amount_atoms!, rate: l.fx_rate! };
+    list.push({ ...l, fx });
+  }
+  return rows.map((r) => ({
+    ...r,
+    is_adjusting: flag(r.is_adjusting),
+    lines: bySeq.get(Number(r.seq)) ?? [],
+  }));
+}
+
+export type EntryRow = StoredRecord & { seq: number };
+
+export type LineRow = Omit<RecordedLine, 'fx'> & {
   entry_seq: number;
   fx_currency: string | null;
   fx_amount_atoms: number | null;
@@ -326,21 +353,46 @@ export async function recordChange(
 }
 
 /** The event of a First Month of Books set. */
-export const recordBooksStart = (s: Session, who: Who, was: string | null, now: string | null) =>
-  recordChange(
+export const recordBooksStart = async (
+  s: Session,
+  who: Who,
+  was: string | null,
+  now: string | null,
+) => {
+  // The same month again changes nothing, and makes no event.
+  if (was === now) return;
+  await recordChange(
     s,
     who,
     'books_start.set',
     [],
     `First Month of Books ${was ?? 'unset'} → ${now ?? 'unset'}`,
   );
+};
 
 /** The event of a lock date moved (a close, or a reopening). */
-export const recordLockDate = (s: Session, who: Who, was: string | null, now: string) =>
-  recordChange(
+export const recordLockDate = async (s: Session, who: Who, was: string | null, now: string) => {
+  if (was === now) return;
+  await recordChange(
     s,
     who,
     'lock_date.set',
     [],
     `lock date ${was ?? 'none'} → ${now}${was !== null && now < was ? ' (reopened)' : ''}`,
   );
+};
+
+/** The `trail.started` event of a ledger's entries written before its trail, digested. */
+export const startDraft = (
+  who: Who,
+  digest: EntriesDigest,
+  first: string,
+  last: string,
+): EventDraft => ({
+  who,
+  action: 'trail.started',
+  objects: [first, last],
+  summary: `the audit trail starts; it records the ${digest.count} entries written before it (${first}…${last})`,
+  entries: digest.count,
+  record: digest.hex(),
+});

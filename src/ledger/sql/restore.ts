@@ -50,7 +50,7 @@ export async function restoreInto(
 }
 
 async function refuseUnlessEmpty({ sql, scope }: Session, target: RestoreTarget): Promise<void> {
-  const tables = ['accounts', 'counterparties', 'journal_entries', 'api_keys'];
+  const tables = ['accounts', 'counterparties', 'journal_entries', 'api_keys', 'audit_events'];
   const [row] = await sql.all<Record<string, unknown>>(
     `SELECT ${tables
       .map((t) => `EXISTS (SELECT 1 FROM ${t} x WHERE ${scope.of('x')}TRUE) AS ${t}`)
@@ -59,7 +59,7 @@ async function refuseUnlessEmpty({ sql, scope }: Session, target: RestoreTarget)
   );
   const held = tables
     .filter((t) => flag(row![t]))
-    .map((t) => t.replace('journal_entries', 'entries'));
+    .map((t) => t.replace('journal_entries', 'entries').replace('audit_events', 'an audit trail'));
   if (held.length)
     throw new BooksError(
       'invalid_input',

@@ -11,7 +11,8 @@ import { GroupCommit } from './groupCommit.js';
 import { SqliteJournalStore } from './journal.js';
 import { SqliteKeys } from './keys.js';
 import { SqliteMaintenance } from './maintenance.js';
-import { APPLICATION_ID, MIGRATIONS } from './schema.js';
+import { APPLICATION_ID, AUDIT_VERSION, MIGRATIONS } from './schema.js';
+import { startTrail } from './trailStart.js';
 import { SqliteSums } from './sums.js';
 import { newId } from '../ids.js';
 
@@ -111,6 +112,7 @@ export class SqliteLedger extends StoreLedger implements Ledger {
         );
       }
       for (let v = version; v < MIGRATIONS.length; v++) sqlite.exec(MIGRATIONS[v]!);
+      if (version < AUDIT_VERSION) startTrail(this.db);
       sqlite.pragma(`application_id = ${APPLICATION_ID}`);
       sqlite.pragma(`user_version = ${MIGRATIONS.length}`);
     });

@@ -5,6 +5,9 @@ export const APPLICATION_ID = 0x626f6f6b;
  * Migrations by `PRAGMA user_version`: entry i takes the schema from version i to i + 1. Never edit a
  * shipped migration; append a new one.
  */
+/** The schema version whose migration made the audit trail's table (a file below it has none). */
+export const AUDIT_VERSION = 15;
+
 export const MIGRATIONS: string[] = [
   `
   CREATE TABLE entity (
