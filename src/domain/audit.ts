@@ -280,16 +280,8 @@ export async function verifyTrail(
     problems,
   });
   for await (const e of events) {
-    if (e.unreadable) return done([broken(e.seq, 'its objects or amendments cannot be read')]);
-    if (!Number.isSafeInteger(e.entries) || e.entries < 0)
-      return done([broken(e.seq, `its count of entries (${String(e.entries)}) is not a count`)]);
-    if (e.seq !== prev.seq + 1)
-      return done([
-        broken(
-          prev.seq + 1,
-          `the next event stored is ${e.seq} (an event is missing or out of order)`,
-        ),
-      ]);
+    const unfit = unfitEvent(e, prev.seq);
+    if (unfit) return done([unfit]);
     const digest = new EntriesDigest();
     const numbers: string[] = [];
     for (let i = 0; i < e.entries; i++) {
@@ -345,6 +337,19 @@ export async function verifyTrail(
       },
     ]);
   return done([]);
+}
+
+/** What is wrong with an event's place or shape before its hashes are worked out, if anything. */
+function unfitEvent(e: AuditEvent, prevSeq: number): Problem | null {
+  if (e.seq !== prevSeq + 1)
+    return broken(
+      prevSeq + 1,
+      `the next event stored is ${e.seq} (an event is missing or out of order)`,
+    );
+  if (e.unreadable) return broken(e.seq, 'its objects or amendments cannot be read');
+  if (!Number.isSafeInteger(e.entries) || e.entries < 0)
+    return broken(e.seq, `its count of entries (${String(e.entries)}) is not a count`);
+  return null;
 }
 
 const range = (numbers: string[]) =>

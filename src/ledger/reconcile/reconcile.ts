@@ -123,10 +123,7 @@ export class ReconcileFromStore implements ReconcileOps {
         const keptClosing = await tx.recon.closing(acct.key);
         const closes = st.closing && (!keptClosing || st.closing.date >= keptClosing.date);
         if (closes) await tx.recon.setClosing(acct.key, st.closing!);
-        const newClosing =
-          closes &&
-          (keptClosing?.date !== st.closing!.date ||
-            keptClosing.balance_atoms !== st.closing!.balance_atoms);
+        const newClosing = closes && !sameClosing(keptClosing, st.closing!);
         // The first statement to name its bank account names the account's; a changed one is
         // recorded only when the bookkeeper said so (checked above).
         const known = source?.acctid
@@ -338,3 +335,9 @@ async function rateFor(
     ]);
   return { text, functional: facts.entity.currency };
 }
+
+/** Whether a statement's closing balance is the one the account keeps already. */
+const sameClosing = (
+  kept: { date: string; balance_atoms: number } | null | undefined,
+  c: { date: string; balance_atoms: number },
+) => kept?.date === c.date && kept.balance_atoms === c.balance_atoms;
