@@ -115,6 +115,22 @@ describe.each(STORES)('a trail changed outside books, on %s', (_name, fixture) =
     },
   );
 
+  it('a guard dropped or turned off: check names it', async () => {
+    const L = await fromTemplate(fixture, 'demo');
+    const off = L.file
+      ? 'DROP TRIGGER audit_events_kept_on_delete'
+      : 'ALTER TABLE audit_events DISABLE TRIGGER audit_events_kept';
+    try {
+      tamper(L, off);
+      const r = await L.books(['check']);
+      expect(r.exitCode).toBe(1);
+      expect(r.stderr).toContain("the audit trail's guard");
+    } finally {
+      if (!L.file) tamper(L, 'ALTER TABLE audit_events ENABLE TRIGGER audit_events_kept');
+      await L.close();
+    }
+  });
+
   it('the trail refuses an update or a delete made without dropping its guard', async () => {
     const L = await fromTemplate(fixture, 'demo');
     try {

@@ -1,4 +1,6 @@
 import type { AuditFilter, Trail } from '../audit/trail.js';
+import { storedRecords } from './auditRecords.js';
+import type { Problem } from '../../domain/errors.js';
 import {
   EntriesDigest,
   GENESIS,
@@ -8,13 +10,11 @@ import {
   type Anchor,
   type AuditEvent,
   type EventDraft,
-  type RecordedLine,
-  type StoredRecord,
   type Verified,
   type Who,
 } from '../../domain/audit.js';
 import type { RunWrite } from '../journal/entryRows.js';
-import { flag, type Column, type Scope, type Session, type Sql } from './dialect.js';
+import type { Column, Scope, Session, Sql } from './dialect.js';
 
 /** An event's row, in AUDIT_COLUMNS' order. */
 export const eventRow = (e: AuditEvent): unknown[] => [
@@ -271,66 +271,6 @@ export class AuditTables implements Trail {
   }
 }
 
-/** Entries read per page while the trail is verified: their lines come in one range read. */
-const PAGE = 1000;
-
-/**
- * The entity's entries in storage order, each with its lines, as the trail records them: the columns
- * as they are kept (a damaged value is read, never converted, so that it is named, not stumbled on).
- */
-async function* storedRecords({ sql, scope }: Session): AsyncGenerator<StoredRecord> {
-  for (let after = 0; ;) {
-    const rows = await sql.all<EntryRow>(ENTRY_PAGE(scope), [after]);
-    if (rows.length === 0) return;
-    const last = Number(rows[rows.length - 1]!.seq);
-    yield* recordsOf(rows, await sql.all<LineRow>(LINE_PAGE(scope), [after, last]));
-    after = last;
-  }
-}
-
-/** A page of entries after a storage seq, as the trail records them (`?`: the seq). */
-export const ENTRY_PAGE = (scope: Scope) =>
-  `SELECT e.seq, e.id, e.je_number, e.entry_date, e.currency, e.memo, e.source, e.is_adjusting,
-          e.manual_entry_reason, e.total_atoms, o.id AS original_id, e.fingerprint, e.created_at,
-          e.tags
-   FROM journal_entries e LEFT JOIN journal_entries o ON ${scope.joined('o', 'e')}o.seq = e.original_seq
-   WHERE ${scope.of('e')}e.seq > ? ORDER BY e.seq LIMIT ${PAGE}`;
-
-/** The lines of the entries after one seq through another (`?`, `?`). */
-export const LINE_PAGE = (scope: Scope) =>
-  `SELECT l.entry_seq, a.id AS account_id, l.line_type, l.amount_atoms, l.memo, l.counterparty_id,
-          l.fx_currency, l.fx_amount_atoms, l.fx_rate, l.system, l.tags
-   FROM journal_lines l LEFT JOIN accounts a ON ${scope.joined('a', 'l')}a.key = l.account_key
-   WHERE ${scope.of('l')}l.entry_seq > ? AND l.entry_seq <= ? ORDER BY l.entry_seq, l.line_no`;
-
-/** A page's entries with their lines. */
-export function recordsOf(rows: EntryRow[], lines: LineRow[]): StoredRecord[] {
-  const bySeq = new Map<number, RecordedLine[]>();
-  for (const l of lines) {
-    let list = bySeq.get(Number(l.entry_seq));
-    if (!list) bySeq.set(Number(l.entry_seq), (list = []));
-    const fx =
-      l.fx_currency === null
-        ? null
-        : { currency: l.fx_currency, amount_atoms: l.fx_amount_atoms!, rate: l.fx_rate! };
-    list.push({ ...l, fx });
-  }
-  return rows.map((r) => ({
-    ...r,
-    is_adjusting: flag(r.is_adjusting),
-    lines: bySeq.get(Number(r.seq)) ?? [],
-  }));
-}
-
-export type EntryRow = StoredRecord & { seq: number };
-
-export type LineRow = Omit<RecordedLine, 'fx'> & {
-  entry_seq: number;
-  fx_currency: string | null;
-  fx_amount_atoms: number | null;
-  fx_rate: string | null;
-};
-
 /** The trail recomputed over the session's reading (domain/audit.ts verifyTrail). */
 export function verifiedTrail(s: Session, anchor?: Anchor): Promise<Verified> {
   return verifyTrail(new AuditTables(s.sql, s.scope).events(), storedRecords(s), anchor);
@@ -396,3 +336,20 @@ export const startDraft = (
   entries: digest.count,
   record: digest.hex(),
 });
+
+/** The trail's guard (the triggers that refuse UPDATE and DELETE) is missing or turned off. */
+export async function guardProblems({ sql, scope }: Session): Promise<Problem[]> {
+  const [r] = await sql.all<{ n: number }>(
+    scope.entityId === null
+      ? `SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'trigger'
+           AND name IN ('audit_events_kept_on_update', 'audit_events_kept_on_delete')`
+      : `SELECT 2 * COUNT(*) AS n FROM pg_trigger WHERE tgname = 'audit_events_kept'
+           AND tgrelid = 'audit_events'::regclass AND tgenabled <> 'D'`,
+    [],
+  );
+  if (Number(r!.n) === 2) return [];
+  const message =
+    "the audit trail's guard (the triggers that refuse changing or deleting an event) was dropped or " +
+    'turned off outside books';
+  return [{ path: 'audit_events', reason: 'audit_guard_missing', message }];
+}

@@ -19,7 +19,7 @@ import { exponentOf, MAX_ATOMS } from '../../domain/money.js';
 import { chartShapes } from './chartTables.js';
 import { wholeOf, type Session } from './dialect.js';
 import { monthTotalsFromLines } from './totals.js';
-import { verifiedTrail } from './auditTables.js';
+import { guardProblems, verifiedTrail } from './auditTables.js';
 
 export type Add = (p: Problem) => void;
 
@@ -46,6 +46,7 @@ export async function journalProblems(s: Session, own: OwnChecks): Promise<Probl
   await numbering(s, add);
   if (currency !== null)
     for (const p of chartProblems(await chartShapes(s), exponentOf(currency))) add(p);
+  for (const p of await guardProblems(s)) add(p);
   for (const p of (await verifiedTrail(s)).problems) add(p);
   return problems;
 }

@@ -1,15 +1,13 @@
 import { EntriesDigest, GENESIS, sealed } from '../../domain/audit.js';
 import { whoNow } from '../runtime/actor.js';
+import { eventRow, insertOne, startDraft } from '../sql/auditTables.js';
 import {
   ENTRY_PAGE,
-  eventRow,
-  insertOne,
   LINE_PAGE,
   recordsOf,
-  startDraft,
   type EntryRow,
   type LineRow,
-} from '../sql/auditTables.js';
+} from '../sql/auditRecords.js';
 import type { Db } from './db.js';
 import { FILE } from './tables.js';
 
