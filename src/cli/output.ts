@@ -13,6 +13,7 @@ import {
 import { once } from 'node:events';
 import { basename, dirname, join, resolve } from 'node:path';
 import { errors } from '../domain/errors.js';
+import { toJson } from '../domain/json.js';
 import type { Context } from './context.js';
 import { Gathered, writeWaiting } from './gather.js';
 
@@ -175,4 +176,37 @@ export async function writeTo(out: Output, write: () => Promise<void>): Promise<
     throw e;
   }
   await out.finish();
+}
+
+/**
+ * A listing whose first item is read before anything is written, so that a refused listing writes
+ * nothing (no partial file); `refused` may reword its error.
+ */
+export async function readFirst<T>(
+  items: AsyncIterable<T>,
+  refused: (e: unknown) => unknown = (e) => e,
+): Promise<AsyncIterable<T>> {
+  const it = items[Symbol.asyncIterator]();
+  const first = await it.next().catch((e: unknown) => {
+    throw refused(e);
+  });
+  return {
+    async *[Symbol.asyncIterator]() {
+      for (let r = first; !r.done; r = await it.next()) yield r.value;
+    },
+  };
+}
+
+/** One JSON document `{"object": "list", "data": [...]}`, written as the items come. */
+export async function writeJsonList(
+  write: (text: string) => Promise<void>,
+  items: AsyncIterable<unknown>,
+): Promise<void> {
+  let first = true;
+  await write('{\n  "object": "list",\n  "data": [');
+  for await (const e of items) {
+    await write(`${first ? '' : ','}\n    ${toJson(e, 2).replace(/\n/g, '\n    ')}`);
+    first = false;
+  }
+  await write(`${first ? '' : '\n  '}]\n}\n`);
 }

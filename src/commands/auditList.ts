@@ -1,8 +1,7 @@
 import { command, str } from '../cli/command.js';
 import { dateFlag } from '../cli/flags.js';
-import { openOutput, writeTo } from '../cli/output.js';
+import { openOutput, readFirst, writeJsonList, writeTo } from '../cli/output.js';
 import type { AuditEvent } from '../domain/audit.js';
-import { toJson } from '../domain/json.js';
 import { csvLine } from '../render/csv.js';
 import { cell } from '../render/text.js';
 import { OUTPUT_FLAG } from './reportFlags.js';
@@ -75,26 +74,11 @@ others is named by its import's event, whose objects are the first and last JE n
   async run(ctx, opts) {
     const ledger = await ctx.ledger();
     const { output, ...filter } = opts;
-    const events = ledger.audit.list(filter)[Symbol.asyncIterator]();
-    // The first event is read before anything is written: a refused listing writes nothing.
-    const first = await events.next();
-    const all = {
-      async *[Symbol.asyncIterator]() {
-        for (let r = first; !r.done; r = await events.next()) yield r.value;
-      },
-    };
+    const all = await readFirst(ledger.audit.list(filter));
     const out = await openOutput(ctx, output);
     const write = (text: string) => out.write(text);
     await writeTo(out, async () => {
-      if (ctx.json) {
-        let none = true;
-        await write('{\n  "object": "list",\n  "data": [');
-        for await (const e of all) {
-          await write(`${none ? '' : ','}\n    ${toJson(e, 2).replace(/\n/g, '\n    ')}`);
-          none = false;
-        }
-        return write(`${none ? '' : '\n  '}]\n}\n`);
-      }
+      if (ctx.json) return writeJsonList(write, all);
       if (ctx.format === 'csv') {
         await write(csvLine(AUDIT_COLUMNS) + '\n');
         for await (const e of all) await write(csvRow(e));

@@ -1,8 +1,7 @@
 import { command, list, str } from '../cli/command.js';
 import { dateFlag, wholeFlag } from '../cli/flags.js';
-import { openOutput, writeTo } from '../cli/output.js';
+import { openOutput, readFirst, writeJsonList, writeTo } from '../cli/output.js';
 import { errors } from '../domain/errors.js';
-import { toJson } from '../domain/json.js';
 import { currencyExponent, exponentOf, formatAmount } from '../domain/money.js';
 import { readCounterpartyRef } from '../domain/reportQueries.js';
 import { csvLine } from '../render/csv.js';
@@ -77,32 +76,15 @@ rebuilds the same journal in a ledger with the same chart.`,
       ...(opts.search !== undefined ? { search: opts.search } : {}),
       ...(opts.limit !== undefined ? { limit: opts.limit } : {}),
     };
-    const listed = ledger.journal.list(filter)[Symbol.asyncIterator]();
-    // The first entry is read before anything is written: a refused filter writes no partial list.
-    const first = await listed.next().catch((e: unknown) => {
-      throw filterFlagRefused(e);
-    });
-    const entries = {
-      async *[Symbol.asyncIterator]() {
-        for (let r = first; !r.done; r = await listed.next()) yield r.value;
-      },
-    };
+    // A refused filter writes no partial list.
+    const entries = await readFirst(ledger.journal.list(filter), filterFlagRefused);
     const out = await openOutput(ctx, opts.output);
     const write = (text: string) => out.write(text);
     const currency = (await ledger.entity.get()).currency;
     await writeTo(out, () => writeList(write));
 
     async function writeList(write: (text: string) => Promise<void>): Promise<void> {
-      if (ctx.json) {
-        // One JSON document, written as the entries come.
-        let first = true;
-        await write('{\n  "object": "list",\n  "data": [');
-        for await (const e of entries) {
-          await write(`${first ? '' : ','}\n    ${toJson(e, 2).replace(/\n/g, '\n    ')}`);
-          first = false;
-        }
-        return write(`${first ? '' : '\n  '}]\n}\n`);
-      }
+      if (ctx.json) return writeJsonList(write, entries);
       if (ctx.format === 'csv') {
         const external = new Map(chart.map((a) => [a.id, a.external_id]));
         // The snapshot's columns where the chart keeps an account in another currency: a ledger

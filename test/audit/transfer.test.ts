@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import type { AuditEvent } from '../../src/domain/audit.js';
@@ -9,23 +8,12 @@ import type { Ledger } from '../../src/ledger/port.js';
 import { SqliteLedger } from '../../src/ledger/sqlite/ledger.js';
 import { databaseUrl } from '../support/fixtures.js';
 import { books } from '../support/helpers.js';
-import { copyTemplate, tempDir } from '../support/ledgers.js';
+import { copyTemplate, emptyLedger } from '../support/ledgers.js';
 
 async function trail(ledger: Ledger): Promise<AuditEvent[]> {
   const out: AuditEvent[] = [];
   for await (const e of ledger.audit.list({})) out.push(e);
   return out;
-}
-
-/** A new ledger file with nothing in it but an entity (as books init without a chart makes). */
-function emptyLedger(): SqliteLedger {
-  const file = join(tempDir(), 'restored.sqlite');
-  return SqliteLedger.create(file, {
-    name: 'Someone Else',
-    currency: 'USD',
-    books_start: null,
-    fiscal_year_start_month: 1,
-  });
 }
 
 async function dumpOf(file: string): Promise<DumpRecord[]> {
@@ -43,19 +31,12 @@ async function* each<T>(xs: T[]): AsyncGenerator<T> {
   yield* xs;
 }
 
+/** A post of the tests: five dollars of rent. */
+const post = ['je', 'post', '--date', '2025-02-01', '--debit', 'rent=5', '--credit', 'checking=5'];
+
 describe('the audit trail moved between stores', () => {
   it('books migrate keeps the chain, event for event, and appends its own', async () => {
     const { ledger: file } = copyTemplate('demo');
-    const post = [
-      'je',
-      'post',
-      '--date',
-      '2025-02-01',
-      '--debit',
-      'rent=5',
-      '--credit',
-      'checking=5',
-    ];
     expect((await books([...post, '--ledger', file])).exitCode).toBe(0);
     const source = SqliteLedger.open(file);
     const before = await trail(source);
@@ -82,7 +63,7 @@ describe('the audit trail moved between stores', () => {
     const records = await dumpOf(copyTemplate('demo').ledger);
     const i = records.findIndex((r) => r.type === 'audit_event');
     const changed = { ...records[i]!, summary: 'something else' } as DumpRecord;
-    const target = emptyLedger();
+    const target = SqliteLedger.open(emptyLedger('USD'));
     try {
       const refused = await target.maintenance
         .restore(each(records.map((r, j) => (j === i ? changed : r))))
@@ -105,7 +86,7 @@ describe('the audit trail moved between stores', () => {
     );
     const end = records.at(-1) as Extract<DumpRecord, { type: 'end' }>;
     end.counts = { ...end.counts, audit_events: 0 };
-    const target = emptyLedger();
+    const target = SqliteLedger.open(emptyLedger('USD'));
     try {
       await target.maintenance.restore(each(records));
       const events = await trail(target);
@@ -128,16 +109,6 @@ describe('the audit trail moved between stores', () => {
     db.close();
     const checked = await books(['check', '--ledger', file]);
     expect(checked.exitCode, checked.stderr).toBe(0);
-    const post = [
-      'je',
-      'post',
-      '--date',
-      '2025-02-01',
-      '--debit',
-      'rent=5',
-      '--credit',
-      'checking=5',
-    ];
     const r = await books([...post, '--ledger', file]);
     expect(r.exitCode, r.stderr).toBe(0);
     const shown = await books(['je', 'show', 'JE-1', '--ledger', file]);

@@ -5,7 +5,7 @@ import type { DumpRecord } from '../../src/domain/dump.js';
 import { SqliteLedger } from '../../src/ledger/sqlite/ledger.js';
 import { FIXTURES as FIXTURE_DIR, snapshot } from '../support/helpers.js';
 import { cli } from '../support/cli.js';
-import { copyTemplate, tempDir } from '../support/ledgers.js';
+import { copyTemplate, emptyLedger } from '../support/ledgers.js';
 import { pgFixture, type FixtureLedger } from '../support/fixtures.js';
 import { FEBRUARY_MATCHED, JANUARY } from '../support/reconcile.js';
 
@@ -63,18 +63,6 @@ const COMPARED = [
     ...['--compare', 'budget', '--format', 'json'],
   ],
 ];
-
-/** A new ledger with nothing in it but an entity (as books init without a chart makes). */
-function emptyLedger(): string {
-  const file = join(tempDir(), 'restored.sqlite');
-  SqliteLedger.create(file, {
-    name: 'Someone Else',
-    currency: 'EUR',
-    books_start: null,
-    fiscal_year_start_month: 1,
-  }).close();
-  return file;
-}
 
 /** Dumps `from` into a new ledger, and holds everything a user can read of the two to be the same. */
 async function roundTrip(from: string): Promise<string> {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { inject } from 'vitest';
 import type { TemplateName } from './globalSetup.js';
+import { SqliteLedger } from '../../src/ledger/sqlite/ledger.js';
 
 export function tempDir(): string {
   return mkdtempSync(join(tmpdir(), 'books-test-'));
@@ -86,3 +87,15 @@ export const BACK_TO_SCHEMA_12 = `ALTER TABLE accounts DROP COLUMN cash_flow;
   ALTER TABLE accounts DROP COLUMN monetary;
   ALTER TABLE entity DROP COLUMN fx_realized;
   ALTER TABLE entity DROP COLUMN fx_unrealized;`;
+
+/** A new ledger file with nothing in it but an entity (as books init without a chart makes). */
+export function emptyLedger(currency = 'EUR'): string {
+  const file = join(tempDir(), 'restored.sqlite');
+  SqliteLedger.create(file, {
+    name: 'Someone Else',
+    currency,
+    books_start: null,
+    fiscal_year_start_month: 1,
+  }).close();
+  return file;
+}
