@@ -13,6 +13,9 @@ import type { EntryMeta, EntrySink, Inserted, WriteTx } from '../journal/store.j
  */
 export class Recording implements EventNamer {
   private readonly digest = new EntriesDigest();
+  private count = 0;
+  /** The digest as taken where the entries' rows were written (see digestedElsewhere). */
+  private elsewhere: { hex: string | null } | null = null;
   private named: { action: string; objects: string[]; summary: string } | null = null;
   private numbers: string[] = [];
   /** Entries an import renumbered or gave another memo after writing them (see EventDraft). */
@@ -27,9 +30,26 @@ export class Recording implements EventNamer {
 
   /** An entry written, as written. */
   entry(entry: ValidEntry, numbered: NumberedEntry, meta: EntryMeta, inserted: Inserted): void {
-    writtenInto(this.digest, entry, numbered, meta, inserted);
+    this.count++;
+    if (!this.elsewhere) writtenInto(this.digest, entry, numbered, meta, inserted);
     if (this.numbers.length < 2) this.numbers.push(inserted.je_number);
     else this.numbers[1] = inserted.je_number;
+  }
+
+  /**
+   * The entries' digest is taken where their rows are written (an import's writer thread): given by
+   * `digested` before the event is drafted, for as many entries as this counted.
+   */
+  digestedElsewhere(): void {
+    if (this.count > 0) throw new Error('the digest moved after entries were written');
+    this.elsewhere = { hex: null };
+  }
+
+  /** The digest of the entries as their writer took it. */
+  digested(d: { count: number; hex: string | null }): void {
+    if (!this.elsewhere || d.count !== this.count)
+      throw new Error(`the writer digested ${d.count} entries of ${this.count} written`);
+    this.elsewhere.hex = d.hex;
   }
 
   /** An entry it wrote took another number (an import's): the event names the one it has now. */
@@ -39,12 +59,12 @@ export class Recording implements EventNamer {
 
   /** How many entries it wrote; the first and last JE numbers. */
   get entries(): { count: number; first: string | undefined; last: string | undefined } {
-    return { count: this.digest.count, first: this.numbers[0], last: this.numbers.at(-1) };
+    return { count: this.count, first: this.numbers[0], last: this.numbers.at(-1) };
   }
 
   /** The event, or null for a write that changed nothing the trail records. */
   draft(): EventDraft | null {
-    const count = this.digest.count;
+    const count = this.count;
     if (!this.named && count === 0) return null;
     const { first, last } = this.entries;
     const named = this.named ?? {
@@ -56,7 +76,7 @@ export class Recording implements EventNamer {
       who: this.who,
       ...named,
       entries: count,
-      record: this.digest.hex(),
+      record: this.elsewhere ? this.elsewhere.hex : this.digest.hex(),
       ...(this.amended ? { amended: this.amended } : {}),
     };
   }

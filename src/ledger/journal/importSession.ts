@@ -205,6 +205,7 @@ export class ImportSession implements ImportBatch {
     const facts = await writes.numbering();
     this.numbering = new JeNumbering(facts.last, facts.nextTaken);
     await writes.trail.start(this.event.who);
+    if (writes.digest) this.event.digestedElsewhere();
     this.sink = recordingSink(writes.sink(), this.event);
     // Another import may have posted some of the first entries while this one waited for the lock.
     const taken = await writes.taken(this.pending.flatMap((p) => p.meta.fingerprint ?? []));
@@ -234,8 +235,9 @@ export class ImportSession implements ImportBatch {
         [...new Set([first!, last!])],
         `${count} ${count === 1 ? 'entry' : 'entries'} imported (${first}…${last})${file}`,
       );
-      if (count > 0) await this.writes.trail.append([this.event.draft()!]);
       await this.sink!.flush();
+      if (count > 0 && this.writes.digest) this.event.digested(await this.writes.digest());
+      if (count > 0) await this.writes.trail.append([this.event.draft()!]);
       await this.writes.commit();
     } catch (e) {
       await this.release().catch(() => {});

@@ -248,6 +248,11 @@ export interface BatchWrites {
   taken(fingerprints: string[]): Promise<Set<string>>;
   numbering(): Promise<NumberingFacts>;
   sink(): EntrySink;
+  /**
+   * Where the store takes the audit digest of the entries from the rows it writes (a writer thread):
+   * how many it wrote and the digest, asked once the sink is flushed. Absent, the batch digests them.
+   */
+  digest?(): Promise<{ count: number; hex: string | null }>;
   /** Resolves when more entries may be written (the store's writes may be behind). */
   ready(): Promise<void>;
   commit(): Promise<void>;

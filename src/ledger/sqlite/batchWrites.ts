@@ -5,7 +5,7 @@ import type Database from 'better-sqlite3';
 import { BooksError } from '../../domain/errors.js';
 import { busyToUnavailable } from './connection.js';
 import type { RunWrite } from './writer.js';
-import type { ThreadReply, ThreadRequest } from './writerThread.js';
+import type { ThreadReply, ThreadRequest, WrittenDigest } from './writerThread.js';
 
 /** The open write transaction of an import batch: where its statements run, and how it ends. */
 export interface WriteChannel {
@@ -14,6 +14,8 @@ export interface WriteChannel {
   ready(): Promise<void>;
   commit(): Promise<void>;
   rollback(): Promise<void>;
+  /** The entries written so far and their digest, where the channel takes it from their rows. */
+  digest?(): Promise<WrittenDigest>;
 }
 
 /**
@@ -78,6 +80,8 @@ class ThreadWrites implements WriteChannel {
   private failure: Error | null = null;
   private wake: (() => void) | null = null;
   private ending: { resolve: () => void; reject: (e: Error) => void } | null = null;
+  private digested: { resolve: (d: WrittenDigest) => void; reject: (e: Error) => void } | null =
+    null;
   private done = false;
 
   constructor(private readonly worker: Worker) {
@@ -85,10 +89,12 @@ class ThreadWrites implements WriteChannel {
       worker.on('message', (m: ThreadReply) => {
         if ('ready' in m) resolve();
         else if ('ack' in m) this.inFlight--;
+        else if ('digest' in m) this.digested?.resolve(m.digest);
         else if ('error' in m) {
-          this.failure = new BooksError('unavailable', m.error);
+          this.failure ??= new BooksError('unavailable', m.error);
           reject(this.failure);
           this.ending?.reject(this.failure);
+          this.digested?.reject(this.failure);
         } else if ('committed' in m) {
           this.done = true;
           this.ending?.resolve();
@@ -102,12 +108,14 @@ class ThreadWrites implements WriteChannel {
         );
         reject(this.failure);
         this.ending?.reject(this.failure);
+        this.digested?.reject(this.failure);
         this.wake?.();
       });
       worker.on('exit', () => {
         if (!this.done && !this.failure)
           this.failure = new BooksError('unavailable', 'internal error: the writer thread stopped');
         if (this.failure) this.ending?.reject(this.failure);
+        if (this.failure) this.digested?.reject(this.failure);
         this.wake?.();
       });
     });
@@ -140,6 +148,16 @@ class ThreadWrites implements WriteChannel {
     while (!this.failure && this.inFlight >= MAX_IN_FLIGHT)
       await new Promise<void>((r) => (this.wake = r));
     if (this.failure) throw this.failure;
+  }
+
+  /** Asked after the last entry's rows: the thread has digested every row by the time it answers. */
+  async digest(): Promise<WrittenDigest> {
+    if (this.failure) throw this.failure;
+    this.send();
+    return new Promise<WrittenDigest>((resolve, reject) => {
+      this.digested = { resolve, reject };
+      this.post({ digest: true });
+    });
   }
 
   async commit(): Promise<void> {

@@ -74,6 +74,7 @@ export class SqliteImportStore implements ImportStore {
       },
       numbering: async () => numberingFacts(db),
       sink: () => sink,
+      ...(channel.digest ? { digest: () => channel.digest!() } : {}),
       ready: () => channel.ready(),
       commit: async () => {
         indexTail(channel.run);

@@ -1,5 +1,11 @@
 import { seqOf } from '../../domain/jeNumber.js';
-import { EntryWriter, type RowTarget, type RunWrite } from '../journal/entryRows.js';
+import {
+  ENTRY_COLUMNS,
+  EntryWriter,
+  LINE_COLUMNS,
+  type RowTarget,
+  type RunWrite,
+} from '../journal/entryRows.js';
 import type { NumberingFacts } from '../journal/store.js';
 import type { Db } from './db.js';
 
@@ -81,6 +87,14 @@ function insertOf(table: string, columns: readonly string[], rows: number): stri
     inserts.set(key, sql);
   }
   return sql;
+}
+
+const ENTRIES_INTO = `INSERT INTO journal_entries (${ENTRY_COLUMNS.join(', ')}) VALUES `;
+const LINES_INTO = `INSERT INTO journal_lines (${LINE_COLUMNS.join(', ')}) VALUES `;
+
+/** Which of an EntryWriter's row inserts (insertOf) a statement is, or null for another. */
+export function entryRowsOf(sql: string): 'entries' | 'lines' | null {
+  return sql.startsWith(ENTRIES_INTO) ? 'entries' : sql.startsWith(LINES_INTO) ? 'lines' : null;
 }
 
 /** A ledger file's tables as an EntryWriter writes them, through `run`. */

@@ -2,22 +2,45 @@ import { parentPort, workerData } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
 import { isBooksError } from '../../domain/errors.js';
 import { busyToUnavailable, connect } from './connection.js';
+import { RowsDigest } from '../journal/rowsDigest.js';
+import { entryRowsOf } from './writer.js';
 
-/** To the thread: statements to run (new SQL texts first, then pairs of text index and parameters), or commit. */
-export type ThreadRequest = { defs: string[]; runs: unknown[] } | { commit: true };
-/** From the thread: the write lock is held, a message was run, the batch committed, or it failed (and rolled back). */
-export type ThreadReply = { ready: true } | { ack: true } | { committed: true } | { error: string };
+/**
+ * To the thread: statements to run (new SQL texts first, then pairs of text index and parameters),
+ * the digest of the entries written so far, or commit.
+ */
+export type ThreadRequest =
+  { defs: string[]; runs: unknown[] } | { digest: true } | { commit: true };
+/** The entries a thread wrote, and their digest (domain/audit.ts EntriesDigest). */
+export interface WrittenDigest {
+  count: number;
+  hex: string | null;
+}
+/**
+ * From the thread: the write lock is held, a message was run, the digest, the batch committed, or it
+ * failed (and rolled back).
+ */
+export type ThreadReply =
+  | { ready: true }
+  | { ack: true }
+  | { digest: WrittenDigest }
+  | { committed: true }
+  | { error: string };
 
 /**
  * The writer thread of a large import (see writesOnThread): one connection, one IMMEDIATE
  * transaction, the statements the batch sends, in order, then the commit. The first failure rolls
  * back and is reported; later statements are ignored. A rollback asked for by the batch stops the
- * thread, which closes its connection.
+ * thread, which closes its connection. The entries' rows it inserts feed the audit event's digest
+ * here, on this thread's core, rather than on the import's.
  */
 if (parentPort) {
   const port = parentPort;
   const reply = (m: ThreadReply) => port.postMessage(m);
   const statements: Database.Statement[] = [];
+  /** Per statement: whether it inserts entries' or lines' rows, which the digest reads. */
+  const rowsOf: ('entries' | 'lines' | null)[] = [];
+  let digest: RowsDigest | null = null;
   let db: Database.Database | null = null;
   let failed = false;
 
@@ -49,7 +72,31 @@ if (parentPort) {
     fail(e);
   }
 
+  /** Read on this connection, in its transaction: what the batch's lines and reversals refer to. */
+  const newDigest = (conn: Database.Database) => {
+    const accounts = new Map<number, string | null>();
+    const account = conn.prepare('SELECT id FROM accounts WHERE key = ?').pluck();
+    const original = conn.prepare('SELECT id FROM journal_entries WHERE seq = ?').pluck();
+    return new RowsDigest(
+      (key) => {
+        let id = accounts.get(key);
+        if (id === undefined) accounts.set(key, (id = (account.get(key) as string) ?? null));
+        return id;
+      },
+      (seq) => (original.get(seq) as string | undefined) ?? null,
+    );
+  };
+
   port.on('message', (m: ThreadRequest) => {
+    if ('digest' in m) {
+      try {
+        if (failed || !db) throw new Error('the batch failed before its digest');
+        reply({ digest: (digest ??= newDigest(db)).result() });
+      } catch (e) {
+        fail(e);
+      }
+      return;
+    }
     if ('commit' in m) {
       if (!failed && db) {
         try {
@@ -65,10 +112,17 @@ if (parentPort) {
     }
     if (!failed && db) {
       try {
-        for (const sql of m.defs) statements.push(db.prepare(sql));
+        for (const sql of m.defs) {
+          statements.push(db.prepare(sql));
+          rowsOf.push(entryRowsOf(sql));
+        }
         const runs = m.runs;
-        for (let i = 0; i < runs.length; i += 2)
-          statements[runs[i] as number]!.run(...(runs[i + 1] as unknown[]));
+        for (let i = 0; i < runs.length; i += 2) {
+          const params = runs[i + 1] as unknown[];
+          statements[runs[i] as number]!.run(...params);
+          const rows = rowsOf[runs[i] as number];
+          if (rows) (digest ??= newDigest(db))[rows](params);
+        }
       } catch (e) {
         fail(e);
       }
