@@ -37,6 +37,11 @@ export interface CommandSpec<O = unknown> {
   help?: string;
   /** The output formats the command writes; any other --format is a usage error. Default: table, json. */
   formats?: readonly Format[];
+  /**
+   * The command says who acts itself, around what it changes (`books serve`: each request's key),
+   * rather than being run as the terminal's user throughout.
+   */
+  setsActor?: true;
   options(raw: Raw): O;
   run(ctx: Context, options: O): Promise<void>;
 }

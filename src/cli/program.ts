@@ -1,4 +1,4 @@
-import { actingAs, terminalActor } from '../ledger/runtime/actor.js';
+import { actingAs, terminalWho } from '../ledger/runtime/actor.js';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { errors } from '../domain/errors.js';
 import type { CommandSpec, FlagSpec, Raw } from './command.js';
@@ -139,10 +139,9 @@ function declare(
     }
     const raw: Raw = { flags: self.opts(), args: params.slice(0, -2) as string[] };
     const options = spec.options(raw);
+    const go = () => (opts.runF ? opts.runF(path, options, ctx) : spec.run(ctx, options as never));
     // The audit trail's actor and via for every change the command makes.
-    await actingAs({ actor: terminalActor(), via: `cli ${path}` }, () =>
-      opts.runF ? opts.runF(path, options, ctx) : spec.run(ctx, options as never),
-    );
+    await (spec.setsActor ? go() : actingAs(terminalWho(path), go));
   });
 }
 

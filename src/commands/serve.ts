@@ -2,6 +2,7 @@ import { command, str } from '../cli/command.js';
 import { wholeFlag } from '../cli/flags.js';
 import { BooksError, errors } from '../domain/errors.js';
 import { oneEntity, SERVER_POOL } from '../ledger/open.js';
+import { actingAs, terminalWho } from '../ledger/runtime/actor.js';
 
 export default command({
   flags: [
@@ -24,16 +25,22 @@ keys are served; with --entity SLUG (or BOOKS_ENTITY) that entity's alone.`,
     port: wholeFlag('--port', str(raw, 'port'), 0, 65535)!,
     requestTimeoutSeconds: wholeFlag('--request-timeout', str(raw, 'requestTimeout'), 1, 3600)!,
   }),
+  // Opening the store (which may bring its schema up to date) is the terminal user's; each request is
+  // its key's, set around the request by the server.
+  setsActor: true,
   async run(ctx, opts) {
-    const all = await ctx.store();
     const target = ctx.target();
-    if (!all) throw errors.notOffered('serve', target.kind === 'remote' ? target.url : '');
-    // --entity (or BOOKS_ENTITY) serves that entity alone: a key of another entity is refused as
-    // unknown (401). Without it, every entity of the database is served.
-    const slug = target.kind === 'database' ? target.entity : undefined;
-    const store = slug === undefined ? all : await oneEntity(all, slug);
-    for (const p of await store.verify())
-      ctx.err(`${p.message}: writes are refused, reads may fail`);
+    const store = await actingAs(terminalWho('serve'), async () => {
+      const all = await ctx.store();
+      if (!all) throw errors.notOffered('serve', target.kind === 'remote' ? target.url : '');
+      // --entity (or BOOKS_ENTITY) serves that entity alone: a key of another entity is refused as
+      // unknown (401). Without it, every entity of the database is served.
+      const slug = target.kind === 'database' ? target.entity : undefined;
+      const one = slug === undefined ? all : await oneEntity(all, slug);
+      for (const p of await one.verify())
+        ctx.err(`${p.message}: writes are refused, reads may fail`);
+      return one;
+    });
     const { apiServer } = await import('../server/server.js');
     const server = apiServer({
       store,

@@ -3,6 +3,7 @@ import { BooksError, entryInvalid, errors, type Problem, refusal } from '../doma
 import { ENTRY_SOURCES, FINGERPRINT_HEADER, SOURCE_HEADER } from '../domain/entry.js';
 import { idempotencyKeyProblem } from '../domain/idempotency.js';
 import type { Permission } from '../domain/keys.js';
+import type { Who } from '../domain/audit.js';
 import { checkReportQuery, type ReportQuery } from '../domain/periods.js';
 import {
   checkGeneralLedgerQuery,
@@ -27,6 +28,8 @@ export interface Call {
   ledger: Ledger;
   /** The request's JSON body, read (at most 2 MiB) and parsed exactly. */
   body: () => Promise<unknown>;
+  /** Who asks, for the audit trail: the key and the route. */
+  who: Who;
 }
 
 export interface Reply {
@@ -42,6 +45,11 @@ export interface Route {
   /** The permission a key needs; null for a route open to all (the API's description). */
   permission: Permission | null;
   summary: string;
+  /**
+   * The handler gives `who` to the ledger itself: no async context is entered around it (see
+   * ledger/runtime/actor.ts). Posting is served that way, as the hottest path.
+   */
+  givesActor?: true;
   handle: (call: Call) => Promise<Reply>;
 }
 
@@ -209,11 +217,12 @@ export const ROUTES: readonly Route[] = [
     path: '/v1/journal-entries',
     permission: POST_PERMISSION,
     summary: 'Post a manual journal entry',
-    handle: async ({ req, ledger, body }) => {
+    givesActor: true,
+    handle: async ({ req, ledger, body, who }) => {
       const key = idempotencyKey(req);
       const source = entrySource(req);
       const fingerprint = headerOnce(req, FINGERPRINT_HEADER);
-      const options = { idempotencyKey: key, source, ...(fingerprint ? { fingerprint } : {}) };
+      const options = { idempotencyKey: key, source, who, ...(fingerprint ? { fingerprint } : {}) };
       return { status: 201, body: await ledger.journal.post(await body(), options) };
     },
   }),

@@ -194,19 +194,17 @@ async function handle(
   const done = ledger && turns ? await turns.take(ledger) : null;
   const who = { actor, via: `${hit.route.method} ${hit.route.path}` };
   try {
-    send(
-      res,
-      await actingAs(who, () =>
-        hit.route.handle({
-          req,
-          url,
-          params: hit.params,
-          // A route open to all (the API's description) acts on no entity: it has none to use.
-          ledger: ledger ?? NO_LEDGER,
-          body: () => readJson(req),
-        }),
-      ),
-    );
+    const handle = () =>
+      hit.route.handle({
+        req,
+        url,
+        params: hit.params,
+        // A route open to all (the API's description) acts on no entity: it has none to use.
+        ledger: ledger ?? NO_LEDGER,
+        body: () => readJson(req),
+        who,
+      });
+    send(res, await (hit.route.givesActor ? handle() : actingAs(who, handle)));
   } finally {
     done?.();
   }

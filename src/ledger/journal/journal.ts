@@ -40,7 +40,7 @@ import { AsyncResource } from 'node:async_hooks';
 import type { EventDraft } from '../../domain/audit.js';
 import { Recording, recordingWrites } from '../audit/recording.js';
 import { postedEvent, reversedEvent } from './events.js';
-import { actingAs, whoNow } from '../runtime/actor.js';
+import { whoNow } from '../runtime/actor.js';
 
 /** What the posts of a group share, read once: the facts, the numbering, the keys as the group left them. */
 interface GroupFacts {
@@ -71,15 +71,21 @@ export class JournalFromStore implements JournalOps {
     const keyProblem = idempotencyKeyProblem(options.idempotencyKey);
     if (keyProblem) throw errors.idempotencyKeyRefused(keyProblem);
     if (options.dryRun) return this.store.read((tx) => this.postWithin(tx, body, options));
-    const post = async (tx: WriteTx) => {
+    const post = this.posting(body, options);
+    const who = options.who ?? whoNow();
+    if (!this.store.groupsPosts) return this.store.write(post, 'entries', who);
+    // In the queue of the entity's posts, in the order asked: in a group, or on its own in its turn.
+    if (groupable(body, options)) return this.posts.add({ body, options, who });
+    return this.posts.addAlone(AsyncResource.bind(() => this.store.write(post, 'entries', who)));
+  }
+
+  /** A post's write: the entry, and its event named. */
+  private posting(body: unknown, options: PostOptions) {
+    return async (tx: WriteTx) => {
       const entry = await this.postWithin(tx, body, options);
       tx.event.name(...postedEvent(entry));
       return entry;
     };
-    if (!this.store.groupsPosts) return this.store.write(post, 'entries');
-    // In the queue of the entity's posts, in the order asked: in a group, or on its own in its turn.
-    if (groupable(body, options)) return this.posts.add({ body, options, who: whoNow() });
-    return this.posts.addAlone(AsyncResource.bind(() => this.store.write(post, 'entries')));
   }
 
   /**
@@ -133,13 +139,7 @@ export class JournalFromStore implements JournalOps {
       if (!refused) throw e;
       const group = take();
       const alone = (p: WaitingPost) =>
-        actingAs(p.who, () =>
-          this.store.write(async (tx) => {
-            const entry = await this.postWithin(tx, p.body, p.options);
-            tx.event.name(...postedEvent(entry));
-            return entry;
-          }, 'entries'),
-        );
+        this.store.write(this.posting(p.body, p.options), 'entries', p.who);
       return Promise.all(
         group.map((p) =>
           alone(p).then(

@@ -1,3 +1,4 @@
+import type { Who } from '../../domain/audit.js';
 import type { JournalEntry } from '../../domain/entry.js';
 import type { Problem } from '../../domain/errors.js';
 
@@ -13,6 +14,8 @@ export interface PostOptions {
    * posted by an earlier import (local or remote), and the post is refused as already posted.
    */
   fingerprint?: string;
+  /** Who asks (the audit trail's actor and via); else who is acting now (runtime/actor.ts). */
+  who?: Who;
 }
 
 export interface ReverseOptions {

@@ -30,7 +30,7 @@ import { PlanTables } from '../sql/planTables.js';
 import { recorded, type Unrecorded } from '../audit/recording.js';
 import { whoNow } from '../runtime/actor.js';
 import { AUDIT_COLUMNS, AuditTables, eventRow } from '../sql/auditTables.js';
-import { GENESIS, type AuditEvent } from '../../domain/audit.js';
+import { GENESIS, type AuditEvent, type Who } from '../../domain/audit.js';
 
 /** The database's clock as audit events keep it (sql/dialect.ts Scope.clock). */
 const CLOCK = new Scope('').clock;
@@ -197,8 +197,8 @@ export class PgJournalStore implements FeatureStore {
     return this.db.now();
   }
 
-  write<T>(fn: (tx: StoreWriteTx) => Promise<T>, kind?: WriteKind): Promise<T> {
-    const who = whoNow();
+  write<T>(fn: (tx: StoreWriteTx) => Promise<T>, kind?: WriteKind, as?: Who): Promise<T> {
+    const who = as ?? whoNow();
     return this.commits.run(
       (q, entity) => recorded(this.writeTx(q, entity), who, fn),
       kind === 'entries',

@@ -50,6 +50,8 @@ export class GroupCommit {
     private readonly location: string,
     /** Checked before each transaction: an error when the ledger must not be written now. */
     private readonly guard: () => Error | null = () => null,
+    /** Told when a transaction has begun (what the connection keeps is read again). */
+    private readonly began: () => void = () => {},
   ) {}
 
   run<T>(op: () => T | Promise<T>, entries = false): Promise<T> {
@@ -157,6 +159,7 @@ export class GroupCommit {
     try {
       this.sql('BEGIN IMMEDIATE').run();
       this.epoch++;
+      this.began();
       return true;
     } catch (e) {
       const code = (e as { code?: unknown }).code;

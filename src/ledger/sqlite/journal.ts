@@ -1,3 +1,4 @@
+import type { Who } from '../../domain/audit.js';
 import type { UsedKey } from '../../domain/posting.js';
 import { tagsOf } from '../../domain/tags.js';
 import { storedLine, type LineTags } from '../journal/storedLine.js';
@@ -54,8 +55,8 @@ export class SqliteJournalStore implements FeatureStore {
     return this.db.now();
   }
 
-  write<T>(fn: (tx: StoreWriteTx) => Promise<T>, kind?: WriteKind): Promise<T> {
-    const who = whoNow();
+  write<T>(fn: (tx: StoreWriteTx) => Promise<T>, kind?: WriteKind, as?: Who): Promise<T> {
+    const who = as ?? whoNow();
     return this.commits.run(
       () => recorded((this.writeOps ??= this.writeTx()), who, fn),
       kind === 'entries',

@@ -39,7 +39,11 @@ export class SqliteLedger extends StoreLedger implements Ledger {
     const db = new Db(sqlite, location, now);
     const chart = new SqliteChart(db);
     super(
-      new SqliteJournalStore(db, chart, new GroupCommit(sqlite, location, db.stillHere)),
+      new SqliteJournalStore(
+        db,
+        chart,
+        new GroupCommit(sqlite, location, db.stillHere, () => db.fresh()),
+      ),
       new SqliteSums(db, chart),
       new SqliteMaintenance(db),
       chart,
