@@ -89,12 +89,16 @@ export async function dataset(name: string, lines: number): Promise<string> {
   return dir;
 }
 
-/** A new ledger with the dataset's chart and counterparties and no entries. */
-export async function freshLedger(dir: string, file = 'bench.sqlite'): Promise<string> {
+/** A new ledger with the dataset's chart and counterparties and no entries (made by `using`). */
+export async function freshLedger(
+  dir: string,
+  file = 'bench.sqlite',
+  using = bin,
+): Promise<string> {
   const ledger = join(dir, file);
   for (const suffix of ['', '-wal', '-shm']) rmSync(ledger + suffix, { force: true });
   await time([
-    bin,
+    using,
     'init',
     '--ledger',
     ledger,
@@ -104,7 +108,7 @@ export async function freshLedger(dir: string, file = 'bench.sqlite'): Promise<s
     join(dir, 'accounts.csv'),
   ]);
   await time([
-    bin,
+    using,
     'counterparties',
     'import',
     join(dir, 'counterparties.csv'),
