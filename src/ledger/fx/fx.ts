@@ -183,7 +183,6 @@ export class FxFromStore implements FxOps {
         fingerprint: null,
       });
       const entity = facts.entity;
-      const current = fxAccountsOf(entity);
       const problems: BooksError['errors'] = [];
       const pick = (
         field: 'fx_realized' | 'fx_unrealized',
@@ -220,16 +219,14 @@ export class FxFromStore implements FxOps {
       const unrealized = pick('fx_unrealized', entity.fx_unrealized);
       if (problems.length) throw refusal('invalid_parameters', problems);
       await tx.fx.setAccounts(realized, unrealized);
+      // The accounts in effect now: a setting left unset (null) is the standard chart's.
+      const now = fxAccountsOf({ fx_realized: realized, fx_unrealized: unrealized });
       tx.event.name(
         'fx.accounts_set',
-        [realized ?? current.realized, unrealized ?? current.unrealized],
-        `exchange gains and losses go to ${realized ?? current.realized} (realised) and ` +
-          `${unrealized ?? current.unrealized} (unrealised)`,
+        [now.realized, now.unrealized],
+        `exchange gains and losses go to ${now.realized} (realised) and ${now.unrealized} (unrealised)`,
       );
-      return {
-        fx_realized: realized ?? current.realized,
-        fx_unrealized: unrealized ?? current.unrealized,
-      };
+      return { fx_realized: now.realized, fx_unrealized: now.unrealized };
     });
   }
 

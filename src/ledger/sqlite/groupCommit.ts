@@ -50,8 +50,12 @@ export class GroupCommit {
     private readonly location: string,
     /** Checked before each transaction: an error when the ledger must not be written now. */
     private readonly guard: () => Error | null = () => null,
-    /** Told when a transaction has begun (what the connection keeps is read again). */
-    private readonly began: () => void = () => {},
+    /** What the connection keeps between requests: told of the lock taken and of changes. */
+    private readonly kept: { locked(): void; released(): void; changed(): void } = {
+      locked() {},
+      released() {},
+      changed() {},
+    },
   ) {}
 
   run<T>(op: () => T | Promise<T>, entries = false): Promise<T> {
@@ -98,11 +102,16 @@ export class GroupCommit {
       for (const w of group) {
         if (!w.entries) this.deferred?.write();
         this.current = w;
+        // A write other than a post may change what the connection keeps (the entity's settings):
+        // it and the writes after it read them anew.
+        if (!w.entries) this.kept.changed();
         // A savepoint even for a lone write: one that fails half-way (a full disk) must leave nothing behind.
         results.push(await this.inSavepoint(w.op));
+        if (!w.entries) this.kept.changed();
         this.current = null;
         if (!this.db.inTransaction) {
           this.deferred?.totals.drop();
+          this.kept.changed();
           return this.lost(group, results[results.length - 1]!);
         }
       }
@@ -111,9 +120,12 @@ export class GroupCommit {
     } catch (e) {
       this.current = null;
       this.deferred?.totals.drop();
+      this.kept.changed();
       if (this.db.inTransaction) this.db.exec('ROLLBACK');
       for (const w of group) w.reject(storageError(e, this.location));
       return;
+    } finally {
+      this.kept.released();
     }
     group.forEach((w, i) => {
       const r = results[i]!;
@@ -159,7 +171,7 @@ export class GroupCommit {
     try {
       this.sql('BEGIN IMMEDIATE').run();
       this.epoch++;
-      this.began();
+      this.kept.locked();
       return true;
     } catch (e) {
       const code = (e as { code?: unknown }).code;

@@ -58,7 +58,6 @@ export class SqliteImportStore implements ImportStore {
     const channel = thread ?? writesHere(this.db.sqlite, (sql) => this.db.prep(sql));
     const db = this.db;
     // The lock is held: what the ledger's connection reads now is what the batch writes after.
-    db.fresh();
     const sink = fileWriter(channel.run, lastSeq(db), db.now);
     return {
       // Read on the ledger's connection (under the batch's lock), written on the batch's.

@@ -39,11 +39,7 @@ export class SqliteLedger extends StoreLedger implements Ledger {
     const db = new Db(sqlite, location, now);
     const chart = new SqliteChart(db);
     super(
-      new SqliteJournalStore(
-        db,
-        chart,
-        new GroupCommit(sqlite, location, db.stillHere, () => db.fresh()),
-      ),
+      new SqliteJournalStore(db, chart, new GroupCommit(sqlite, location, db.stillHere, db)),
       new SqliteSums(db, chart),
       new SqliteMaintenance(db),
       chart,
