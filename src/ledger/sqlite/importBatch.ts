@@ -57,7 +57,9 @@ export class SqliteImportStore implements ImportStore {
     const thread = large ? await writesOnThread(this.db.location) : null;
     const channel = thread ?? writesHere(this.db.sqlite, (sql) => this.db.prep(sql));
     const db = this.db;
-    // The lock is held: what the ledger's connection reads now is what the batch writes after.
+    // The lock is held: what the ledger's connection reads now is what the batch writes after. The
+    // fingerprints read before it (another import may have posted since) are read again.
+    this.fingerprints.forget();
     const sink = fileWriter(channel.run, lastSeq(db), db.now);
     return {
       // Read on the ledger's connection (under the batch's lock), written on the batch's.
@@ -104,6 +106,12 @@ class Fingerprints {
       .prep(`SELECT fingerprint FROM journal_entries WHERE fingerprint >= ? AND fingerprint < ?`)
       .pluck();
     this.one = db.prep(`SELECT 1 FROM journal_entries WHERE fingerprint = ?`).pluck();
+  }
+
+  /** Forgets the fingerprints read so far: the next look-up reads its date's anew. */
+  forget(): void {
+    this.date = null;
+    this.set = new Set();
   }
 
   taken(fp: string): boolean {
