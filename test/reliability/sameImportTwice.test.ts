@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { books, tempDir, writeFile } from '../support/helpers.js';
 import { copyTemplate } from '../support/ledgers.js';
