@@ -26,6 +26,8 @@ export class RemoteImportBatch implements ImportBatch {
   constructor(
     private readonly journal: Pick<JournalOps, 'post'>,
     private readonly location: string,
+    /** Whose receipts (receipts.ts receiptService): the service and the key it posts with. */
+    private readonly service: string,
     entity: Entity,
     accounts: GlAccount[],
     counterparties: Counterparty[] | null,
@@ -50,7 +52,7 @@ export class RemoteImportBatch implements ImportBatch {
     hasRowProblems: boolean,
     row: number,
   ): BatchResult {
-    if (!this.options.allowDuplicates && this.receipts.has(this.location, fingerprint))
+    if (!this.options.allowDuplicates && this.receipts.has(this.service, fingerprint))
       return { status: 'skipped' };
     const checked = this.check.entry(body, hasRowProblems, this.ctx);
     if ('problems' in checked) return { status: 'invalid', problems: checked.problems };
@@ -70,7 +72,7 @@ export class RemoteImportBatch implements ImportBatch {
     const order = [...this.queue].sort((a, b) => numbered(a) - numbered(b));
     for (const { body, fingerprint, row } of order) {
       // Settled just now: posted by the earlier run, or by its request sent again.
-      if (!this.options.allowDuplicates && this.receipts.has(this.location, fingerprint)) {
+      if (!this.options.allowDuplicates && this.receipts.has(this.service, fingerprint)) {
         if (this.postedNow.has(fingerprint)) posted++;
         else alreadyPosted.push(row);
         continue;
@@ -95,7 +97,7 @@ export class RemoteImportBatch implements ImportBatch {
     const keep = !this.options.allowDuplicates;
     const key = keep ? fingerprint : randomUUID();
     if (keep)
-      this.receipts.sending(this.location, {
+      this.receipts.sending(this.service, {
         fingerprint,
         body: toJson(body, 0),
         sentAtMs: Date.now(),
@@ -108,7 +110,7 @@ export class RemoteImportBatch implements ImportBatch {
         source: 'csv_import',
         ...(keep ? { fingerprint } : {}),
       });
-      if (keep) this.receipts.record(this.location, fingerprint, entry.id);
+      if (keep) this.receipts.record(this.service, fingerprint, entry.id);
       return 'posted';
     } catch (e) {
       const err = isBooksError(e) ? e : new BooksError('unavailable', String(e));
@@ -118,14 +120,14 @@ export class RemoteImportBatch implements ImportBatch {
         err.errors.some((p) => p.reason === 'duplicate_idempotency_key')
       ) {
         this.receipts.record(
-          this.location,
+          this.service,
           fingerprint,
           (err.details.existing_journal_entry_id as string | undefined) ?? null,
         );
         return 'already';
       }
       // Refused: nothing posted. Unanswered (the service unreachable): it stays pending, to settle.
-      if (keep && err.code !== 'unavailable') this.receipts.forget(this.location, fingerprint);
+      if (keep && err.code !== 'unavailable') this.receipts.forget(this.service, fingerprint);
       return err;
     }
   }
@@ -148,16 +150,16 @@ export class RemoteImportBatch implements ImportBatch {
    */
   private async settle(): Promise<void> {
     const uncertain: PendingReceipt[] = [];
-    for (const p of this.receipts.pending(this.location)) {
+    for (const p of this.receipts.pending(this.service)) {
       if (Date.now() - p.sentAtMs < ASK_WITHIN_MS) {
         const parsed = parseJsonBody(p.body);
         const outcome = await this.send(parsed.ok ? parsed.value : p.body, p.fingerprint, p.row);
         if (outcome instanceof BooksError && outcome.code === 'unavailable') throw outcome;
         if (outcome === 'posted') this.postedNow.add(p.fingerprint);
       } else if (this.options.settle === 'posted')
-        this.receipts.record(this.location, p.fingerprint, null);
+        this.receipts.record(this.service, p.fingerprint, null);
       else if (this.options.settle === 'unposted')
-        this.receipts.forget(this.location, p.fingerprint);
+        this.receipts.forget(this.service, p.fingerprint);
       else uncertain.push(p);
     }
     if (uncertain.length === 0) return;

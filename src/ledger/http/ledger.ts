@@ -31,7 +31,7 @@ import { ApiClient, type ClientOptions } from './client.js';
 import { RemoteImportBatch } from './importBatch.js';
 import { OP_ROUTES, type OpRoute } from '../compose/opsApi.js';
 
-import { Receipts } from './receipts.js';
+import { receiptService, Receipts } from './receipts.js';
 
 /** A page of the general ledger as the API answers it. */
 interface GlPage {
@@ -311,6 +311,7 @@ export class HttpLedger implements Ledger {
     return new RemoteImportBatch(
       this.journal,
       this.location,
+      receiptService(this.location, this.options.apiKey),
       entity,
       await this.accounts(),
       counterparties,

@@ -1,7 +1,19 @@
+import { createHash } from 'node:crypto';
+import { keyId } from '../../domain/keys.js';
 import { mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
+
+/**
+ * Whose receipts an import keeps: the service's address and the key it posts with, as the key decides
+ * which entity the entries go to (one `books serve` over a database serves many). Named by the key's
+ * id, or for another kind of key by a digest of it, never by the key itself.
+ */
+export function receiptService(location: string, key: string | undefined): string {
+  if (key === undefined) return location;
+  return `${location} key:${keyId(key) ?? createHash('sha256').update(key).digest('hex').slice(0, 16)}`;
+}
 
 /** A request that was sent and whose answer has not been recorded: it may or may not have posted. */
 export interface PendingReceipt {
