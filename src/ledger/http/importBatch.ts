@@ -94,7 +94,10 @@ export class RemoteImportBatch implements ImportBatch {
     fingerprint: string,
     row: number,
   ): Promise<'posted' | 'already' | BooksError> {
-    const keep = !this.options.allowDuplicates;
+    // With --allow-duplicates, an entry this machine has posted before goes again as a duplicate (no
+    // fingerprint, no receipt); any other keeps its fingerprint and receipt, as a local import keeps
+    // them, so that a later run without the flag skips it.
+    const keep = !this.options.allowDuplicates || !this.receipts.has(this.service, fingerprint);
     const key = keep ? fingerprint : randomUUID();
     if (keep)
       this.receipts.sending(this.service, {
@@ -124,6 +127,8 @@ export class RemoteImportBatch implements ImportBatch {
           fingerprint,
           (err.details.existing_journal_entry_id as string | undefined) ?? null,
         );
+        // Posted already (the service knows its fingerprint): asked for again, as a duplicate.
+        if (this.options.allowDuplicates) return this.send(body, fingerprint, row);
         return 'already';
       }
       // Refused: nothing posted. Unanswered (the service unreachable): it stays pending, to settle.
