@@ -1,8 +1,7 @@
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { startCluster } from './cluster.js';
-import { hasWrk, httpBench, serveStore, together, wrkPost } from './http.js';
+import { hasWrk, httpBench, serveStore, startServer, together, wrkPost } from './http.js';
 import { bin, data, dataset, freshLedger, summary, time, type Timing } from './measure.js';
 
 /**
@@ -35,18 +34,9 @@ mkdirSync(work, { recursive: true });
 
 /** Two servers over one new entity of a database, posting with 8 connections for 8 s. */
 async function twoServers(using: string, url: string): Promise<number> {
-  const at = ['--ledger', url, '--entity', 'firm-0'];
-  const run = (args: string[]) => {
-    const r = spawnSync(process.execPath, [using, ...args, ...at], { encoding: 'utf8' });
-    if (r.status !== 0) throw new Error(`books ${args.join(' ')}: ${r.stderr}`);
-    return r.stdout;
-  };
-  run(['init', '--chart', 'standard', '--first-month', '2025-01']);
-  const key = run(['keys', 'create', '--permission', 'customer_api:post_journal_entries']).trim();
-  const servers = [
-    await serveStore(using, ['--ledger', url]),
-    await serveStore(using, ['--ledger', url]),
-  ];
+  const first = await startServer(using, work, ['--ledger', url, '--entity', 'firm-0']);
+  const { key } = first;
+  const servers = [first, await serveStore(using, ['--ledger', url])];
   try {
     const r = together(
       await Promise.all(servers.map((s, i) => wrkPost(s.url, key, work, 8, 4, `s${i}-`))),

@@ -42,7 +42,7 @@ export const hasWrk = () => spawnSync('wrk', ['--version']).error === undefined;
  * A fresh standard ledger (a file in `dir`, or the new ledger `at` names: a database's entity), a
  * posting key, and `books serve` on a free port.
  */
-async function startServer(
+export async function startServer(
   bin: string,
   dir: string,
   at?: string[],

@@ -1,5 +1,4 @@
-import { createHash } from 'node:crypto';
-import { keyId } from '../../domain/keys.js';
+import { keyHash, keyId } from '../../domain/keys.js';
 import { mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -12,7 +11,7 @@ import Database from 'better-sqlite3';
  */
 export function receiptService(location: string, key: string | undefined): string {
   if (key === undefined) return location;
-  return `${location} key:${keyId(key) ?? createHash('sha256').update(key).digest('hex').slice(0, 16)}`;
+  return `${location} key:${keyId(key) ?? keyHash(key).slice(0, 16)}`;
 }
 
 /** A request that was sent and whose answer has not been recorded: it may or may not have posted. */

@@ -76,7 +76,7 @@ export class JournalFromStore implements JournalOps {
     if (!this.store.groupsPosts) return this.store.write(post, 'entries', who);
     // In the queue of the entity's posts, in the order asked: in a group, or on its own in its turn.
     if (groupable(body, options)) return this.posts.add({ body, options, who });
-    return this.posts.addAlone(AsyncResource.bind(() => this.store.write(post, 'entries', who)));
+    return this.posts.addAlone(() => this.store.write(post, 'entries', who));
   }
 
   /** A post's write: the entry, and its event named. */

@@ -93,8 +93,7 @@ class ThreadWrites implements WriteChannel {
         else if ('error' in m) {
           this.failure ??= new BooksError('unavailable', m.error);
           reject(this.failure);
-          this.ending?.reject(this.failure);
-          this.digested?.reject(this.failure);
+          this.rejectWaiting(this.failure);
         } else if ('committed' in m) {
           this.done = true;
           this.ending?.resolve();
@@ -107,18 +106,22 @@ class ThreadWrites implements WriteChannel {
           `internal error: the writer thread failed: ${e.message}`,
         );
         reject(this.failure);
-        this.ending?.reject(this.failure);
-        this.digested?.reject(this.failure);
+        this.rejectWaiting(this.failure);
         this.wake?.();
       });
       worker.on('exit', () => {
         if (!this.done && !this.failure)
           this.failure = new BooksError('unavailable', 'internal error: the writer thread stopped');
-        if (this.failure) this.ending?.reject(this.failure);
-        if (this.failure) this.digested?.reject(this.failure);
+        if (this.failure) this.rejectWaiting(this.failure);
         this.wake?.();
       });
     });
+  }
+
+  /** The commit or digest waiting for the thread's answer, which will not come. */
+  private rejectWaiting(e: Error): void {
+    this.ending?.reject(e);
+    this.digested?.reject(e);
   }
 
   run: RunWrite = (sql, params) => {

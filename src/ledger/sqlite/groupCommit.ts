@@ -51,11 +51,7 @@ export class GroupCommit {
     /** Checked before each transaction: an error when the ledger must not be written now. */
     private readonly guard: () => Error | null = () => null,
     /** What the connection keeps between requests: told of the lock taken and of changes. */
-    private readonly kept: { locked(): void; released(): void; changed(): void } = {
-      locked() {},
-      released() {},
-      changed() {},
-    },
+    private readonly kept: { locked(): void; released(): void; changed(): void },
   ) {}
 
   run<T>(op: () => T | Promise<T>, entries = false): Promise<T> {
