@@ -129,7 +129,7 @@ export class JournalFromStore implements JournalOps {
           );
         }
         batch.record(await tx.trail.seal(events));
-        await batch.flush().catch((e: unknown) => {
+        await batch.flush(true).catch((e: unknown) => {
           refused = true;
           throw e;
         });

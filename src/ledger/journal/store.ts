@@ -181,7 +181,11 @@ export interface EntryBatch {
   ): Inserted;
   /** Audit events to insert with the rows, in the same round trip (sealed: Trail.seal). */
   record(events: AuditEvent[]): void;
-  flush(): Promise<void>;
+  /**
+   * Sends the rows. `last`: nothing else follows in the transaction, so a store may send its COMMIT
+   * with them (one round trip fewer while the entity's lock is held).
+   */
+  flush(last?: boolean): Promise<void>;
 }
 
 /** A write transaction that also takes a group of posts' writes as one (EntryBatch). */

@@ -4,6 +4,7 @@ import pgpass from 'pgpass';
 import { LOCK_WAIT_MS } from '../journal/store.js';
 import { BooksError, errors, isBooksError } from '../../domain/errors.js';
 import { redacted } from '../runtime/redact.js';
+import { executed, preparedOn } from './execute.js';
 
 export { redacted };
 
@@ -11,6 +12,13 @@ export type Clock = () => Date;
 
 /** A query on one connection: rows as objects, parameters as $1, $2, … */
 export type Query = <T = Record<string, unknown>>(sql: string, params?: unknown[]) => Promise<T[]>;
+
+/**
+ * A write transaction's query, with the way to send its last statement together with COMMIT, in one
+ * round trip: the entity's lock is held until the commit, and a group of posts spent a round trip of
+ * it on the COMMIT alone. After `lastWith`, the transaction is over and takes no other statement.
+ */
+export type TxQuery = Query & { lastWith?: Query };
 
 // int8 (COUNT, bigint columns) exactly: a number while it is exact as one, else a bigint. Never a float.
 pg.types.setTypeParser(20, (v: string) => {
@@ -155,21 +163,21 @@ export class PgDb {
    * without parameters (a lock), is sent with BEGIN in one round trip, and fn gets its rows.
    */
   async tx<T>(
-    fn: (q: Query, first: unknown[]) => Promise<T>,
+    fn: (q: TxQuery, first: unknown[]) => Promise<T>,
     readOnly = false,
     first?: string,
   ): Promise<T> {
-    const { client, q, commit } = await connection(this);
+    const { client, q, commit, committed, rollback } = await connection(this);
     let broken = false;
     try {
       let rows: unknown[] = [];
       if (first === undefined) await q(readOnly ? BEGIN_READ : 'BEGIN');
       else rows = await beginWith(client, this, readOnly, first);
       const result = await fn(q, rows);
-      await commit();
+      if (!committed()) await commit();
       return result;
     } catch (e) {
-      await q('ROLLBACK').catch(() => (broken = true));
+      await rollback().catch(() => (broken = true));
       throw e;
     } finally {
       client.release(broken);
@@ -204,10 +212,17 @@ export class PgDb {
  */
 function queueOn(client: pg.PoolClient, db: PgDb) {
   let last: Promise<unknown> = Promise.resolve();
-  return (sql: string, params: unknown[] = []): Promise<pg.QueryResult> => {
+  return (
+    sql: string,
+    params: unknown[] = [],
+    as: (sql: string, params: unknown[]) => pg.QueryConfig = statementOf,
+  ): Promise<pg.QueryResult> => {
     const run = last.then(async () => {
       try {
-        return await client.query(statementOf(sql, params));
+        const statement = as(sql, params);
+        const result = await client.query(statement);
+        if (statement.name) preparedOn(client).add(statement.name);
+        return result;
       } catch (e) {
         throw db.error(e);
       }
@@ -240,9 +255,13 @@ async function beginWith(
 const listened = new WeakSet<pg.PoolClient>();
 
 /** A connection of the pool, for a transaction or a stream of its own: its queries and its COMMIT. */
-export async function connection(
-  db: PgDb,
-): Promise<{ client: pg.PoolClient; q: Query; commit: () => Promise<void> }> {
+export async function connection(db: PgDb): Promise<{
+  client: pg.PoolClient;
+  q: TxQuery;
+  commit: () => Promise<void>;
+  committed: () => boolean;
+  rollback: () => Promise<void>;
+}> {
   let client: pg.PoolClient;
   try {
     client = await db.pool.connect();
@@ -256,20 +275,42 @@ export async function connection(
     client.on('error', () => {});
   }
   const run = queueOn(client, db);
-  return {
-    client,
-    q: async (sql, params) => (await run(sql, params)).rows as never,
-    // COMMIT of a transaction that a failed statement left aborted rolls it back, without an error:
-    // nothing of it may then be acknowledged.
-    commit: async () => {
-      const { command } = await run('COMMIT');
-      if (command !== 'COMMIT')
-        throw errors.unavailable(
-          `the database rolled the transaction back at COMMIT (${command}): ` +
-            'a statement in it had failed; nothing of it was written',
-        );
-    },
+  let ended = false;
+  // COMMIT of a transaction that a failed statement left aborted rolls it back, without an error:
+  // nothing of it may then be acknowledged.
+  const committedBy = ({ command }: pg.QueryResult) => {
+    if (command !== 'COMMIT')
+      throw errors.unavailable(
+        `the database rolled the transaction back at COMMIT (${command}): ` +
+          'a statement in it had failed; nothing of it was written',
+      );
   };
+  const commit = async () => {
+    ended = true;
+    committedBy(await run('COMMIT'));
+  };
+  const q: TxQuery = async (sql, params) => {
+    if (ended) throw new Error('a statement after the transaction’s COMMIT');
+    return (await run(sql, params)).rows as never;
+  };
+  // A statement the connection has prepared goes as EXECUTE with its values, then COMMIT, in one
+  // simple query: if it fails, the server skips the COMMIT and the transaction is rolled back.
+  q.lastWith = async (sql, params = []) => {
+    const name = statementOf(sql, params).name;
+    if (!name || !preparedOn(client).has(name)) {
+      const rows = await q(sql, params);
+      await commit();
+      return rows as never;
+    }
+    ended = true;
+    const results = (await run(`${executed(name, params)}; COMMIT`, [], (text) => ({
+      text,
+    }))) as unknown as pg.QueryResult[];
+    committedBy(results[1]!);
+    return results[0]!.rows as never;
+  };
+  const rollback = async () => void (await run('ROLLBACK'));
+  return { client, q, commit, committed: () => ended, rollback };
 }
 
 /** What pg says, without a code, of a connection the server or the network ended. */

@@ -8,7 +8,7 @@ import { booksStartRule, lockRule } from '../../domain/entityRules.js';
 import { errors } from '../../domain/errors.js';
 import type { EntityOps } from '../port.js';
 import type { EntityState } from '../journal/store.js';
-import type { PgDb, Query } from './db.js';
+import type { PgDb, Query, TxQuery } from './db.js';
 
 const ENTITY = `entity_id AS id, name, currency, books_start, fiscal_year_start_month, lock_date,
   rebuild_started_at, rebuild_owner, fx_realized, fx_unrealized`;
@@ -54,7 +54,7 @@ export class PgEntities implements EntityOps {
   }
 
   /** Runs fn in a transaction that holds the entity's write lock, with the entity as it then is. */
-  write<T>(fn: (q: Query, entity: EntityState) => Promise<T>): Promise<T> {
+  write<T>(fn: (q: TxQuery, entity: EntityState) => Promise<T>): Promise<T> {
     return this.db.tx(
       async (q, rows) => fn(q, this.found(rows as EntityState[])),
       false,

@@ -1,9 +1,9 @@
 import type { GroupTotals } from '../journal/groupTotals.js';
 import type { EntityState } from '../journal/store.js';
-import type { Query } from './db.js';
+import type { Query, TxQuery } from './db.js';
 import type { PgEntities } from './entity.js';
 
-type Op = (q: Query, entity: EntityState) => Promise<unknown>;
+type Op = (q: TxQuery, entity: EntityState) => Promise<unknown>;
 
 interface Waiting {
   op: Op;
@@ -36,7 +36,7 @@ export class PgGroupCommit {
 
   constructor(private readonly entities: PgEntities) {}
 
-  run<T>(op: (q: Query, entity: EntityState) => Promise<T>, entries = false): Promise<T> {
+  run<T>(op: (q: TxQuery, entity: EntityState) => Promise<T>, entries = false): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.waiting.push({ op, entries, resolve: resolve as (value: never) => void, reject });
       if (!this.running) void this.drain();
@@ -74,7 +74,9 @@ export class PgGroupCommit {
           await this.deferred?.write(q);
           return [r];
         }
-        // Each write's savepoint is set in the same round trip as the last one is let go.
+        // Each write's savepoint is set in the same round trip as the last one is let go; no write
+        // ends the transaction (lastWith).
+        const inGroup: Query = (sql, params) => q(sql, params);
         let between = 'SAVEPOINT grouped';
         for (const w of group) {
           if (!w.entries && this.deferred) {
@@ -86,7 +88,7 @@ export class PgGroupCommit {
             await this.deferred.write(q);
           }
           await q(between);
-          const r = await this.attempt(w, () => w.op(q, entity));
+          const r = await this.attempt(w, () => w.op(inGroup, entity));
           between = 'RELEASE SAVEPOINT grouped; SAVEPOINT grouped';
           if ('error' in r) between = `ROLLBACK TO SAVEPOINT grouped; ${between}`;
           out.push(r);

@@ -18,7 +18,7 @@ import { GroupTotals } from '../journal/groupTotals.js';
 import type { FeatureStore, StoreReadTx, StoreWriteTx } from '../compose/storeLedger.js';
 import { lookupColumns, lookupParams, lookupsOf, wantsFx } from './chart.js';
 import type { LookupRow, PgChart } from './chart.js';
-import { prepared, type PgDb, type Query } from './db.js';
+import { prepared, type PgDb, type Query, type TxQuery } from './db.js';
 import type { PgEntities } from './entity.js';
 import { PgEntryReader } from './entries.js';
 import { PgGroupCommit } from './groupCommit.js';
@@ -257,7 +257,7 @@ export class PgJournalStore implements FeatureStore {
     };
   }
 
-  private writeTx(q: Query, entity: EntityState): Unrecorded<StoreWriteTx & GroupWriteTx> {
+  private writeTx(q: TxQuery, entity: EntityState): Unrecorded<StoreWriteTx & GroupWriteTx> {
     const recon = pgRecon(q, this.entityId);
     // The entity's largest sequence number, as this transaction's facts (or last write) left it.
     let seq: number | undefined;
@@ -310,7 +310,7 @@ export class PgJournalStore implements FeatureStore {
             last = inserted.seq;
             return inserted;
           },
-          flush: async () => {
+          flush: async (end) => {
             if (!sink) return;
             await sink.flush();
             marksAndKeys(one, e, reversed, keys, this.db.stamp());
@@ -322,7 +322,7 @@ export class PgJournalStore implements FeatureStore {
                 events.flatMap((ev) => [e, ...eventRow(ev)]),
                 events.length,
               );
-            await one.run(q);
+            await one.run((end && q.lastWith) || q);
             seq = last;
           },
         };
