@@ -9,6 +9,7 @@ import { connection, type PgDb } from './db.js';
 import type { PgEntities } from './entity.js';
 import { lastSeq, numberingOf } from './journal.js';
 import { entityRows } from './entryRows.js';
+import { analyzeIfGrown } from './statistics.js';
 
 /**
  * Entries written per window: the import waits for the window before the last one to be written,
@@ -65,10 +66,12 @@ export class PgImportStore implements ImportStore {
     try {
       await q('BEGIN');
       const entity = await this.entities.state(q, 'FOR UPDATE');
+      let [first, reached] = [0, 0];
       const sink = new EntryWriter(
         entityRows(q, this.entityId),
-        await lastSeq(q, this.entityId),
+        (first = reached = await lastSeq(q, this.entityId)),
         this.db.now,
+        (seq) => (reached = seq),
       );
       let written = 0;
       let behind: Promise<void> = Promise.resolve();
@@ -99,6 +102,7 @@ export class PgImportStore implements ImportStore {
             throw e;
           }
           await end('COMMIT');
+          analyzeIfGrown(this.db, first, reached);
         },
         rollback: () => end('ROLLBACK'),
       };

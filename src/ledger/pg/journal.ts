@@ -24,6 +24,7 @@ import { PgEntryReader } from './entries.js';
 import { PgGroupCommit } from './groupCommit.js';
 import { OneStatement } from './entryRows.js';
 import { PgImportStore } from './importBatch.js';
+import { analyzeIfGrown } from './statistics.js';
 import { pgRecon } from './recon.js';
 import { pgSql } from './tables.js';
 import { PlanTables } from '../sql/planTables.js';
@@ -197,12 +198,20 @@ export class PgJournalStore implements FeatureStore {
     return this.db.now();
   }
 
-  write<T>(fn: (tx: StoreWriteTx) => Promise<T>, kind?: WriteKind, as?: Who): Promise<T> {
+  async write<T>(fn: (tx: StoreWriteTx) => Promise<T>, kind?: WriteKind, as?: Who): Promise<T> {
     const who = as ?? whoNow();
-    return this.commits.run(
-      (q, entity) => recorded(this.writeTx(q, entity), who, fn),
+    let grew: [number, number] | undefined;
+    const result = await this.commits.run(
+      (q, entity) =>
+        recorded(
+          this.writeTx(q, entity, (b, a) => (grew = [grew?.[0] ?? b, a])),
+          who,
+          fn,
+        ),
       kind === 'entries',
     );
+    if (grew) analyzeIfGrown(this.db, ...grew);
+    return result;
   }
 
   read<T>(fn: (tx: StoreReadTx) => Promise<T>): Promise<T> {
@@ -257,7 +266,12 @@ export class PgJournalStore implements FeatureStore {
     };
   }
 
-  private writeTx(q: TxQuery, entity: EntityState): Unrecorded<StoreWriteTx & GroupWriteTx> {
+  /** `grew`: the entity's largest sequence number before and after the transaction's entries. */
+  private writeTx(
+    q: TxQuery,
+    entity: EntityState,
+    grew: (before: number, after: number) => void,
+  ): Unrecorded<StoreWriteTx & GroupWriteTx> {
     const recon = pgRecon(q, this.entityId);
     // The entity's largest sequence number, as this transaction's facts (or last write) left it.
     let seq: number | undefined;
@@ -282,7 +296,7 @@ export class PgJournalStore implements FeatureStore {
         );
         await one.run(q);
         group?.wrote(entry);
-        seq = inserted.seq;
+        grew(last, (seq = inserted.seq));
         return inserted;
       },
       batch: () => {
@@ -323,7 +337,7 @@ export class PgJournalStore implements FeatureStore {
                 events.length,
               );
             await one.run((end && q.lastWith) || q);
-            seq = last;
+            grew(first, (seq = last));
           },
         };
       },

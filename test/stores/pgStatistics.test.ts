@@ -1,0 +1,66 @@
+import { execFileSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { psqlPath } from '../../src/bench/cluster.js';
+import { analyzeIfGrown } from '../../src/ledger/pg/statistics.js';
+import type { PgDb } from '../../src/ledger/pg/db.js';
+import { databaseUrl, fromTemplate, pgFixture } from '../support/fixtures.js';
+
+const LINES = [
+  { gl_account_id: 'rent', line_type: 'debit', amount_atoms: 100 },
+  { gl_account_id: 'checking', line_type: 'credit', amount_atoms: 100 },
+];
+
+describe('statistics of the tables a growing entity fills (PostgreSQL)', () => {
+  it('are taken when the entries pass a power of two from 1,024, not at every write', () => {
+    const asked: string[] = [];
+    const db = {
+      query: async (sql: string) => asked.push(sql),
+      background: (p: Promise<unknown>) => void p,
+    } as unknown as PgDb;
+    const analyzed = (before: number, after: number) => {
+      asked.length = 0;
+      analyzeIfGrown(db, before, after);
+      return asked.length === 1 && asked[0]!.startsWith('ANALYZE');
+    };
+    expect([analyzed(0, 1023), analyzed(1000, 1023), analyzed(1024, 2047)]).toEqual([
+      false,
+      false,
+      false,
+    ]);
+    expect([analyzed(1023, 1024), analyzed(1000, 1100), analyzed(4000, 9000)]).toEqual([
+      true,
+      true,
+      true,
+    ]);
+  });
+
+  it('are taken by posting: a new entity past 1,024 entries has statistics that count them', async () => {
+    // A connection plans a prepared statement from the statistics it finds; without rows counted,
+    // the plans read every entry of the entity at each post.
+    const L = await fromTemplate(pgFixture, 'standard');
+    const reltuples = (table: string) =>
+      Number(
+        execFileSync(
+          psqlPath(),
+          [databaseUrl(), '-qtAc', `SELECT reltuples FROM pg_class WHERE relname = '${table}'`],
+          { encoding: 'utf8' },
+        ).trim(),
+      );
+    try {
+      for (let i = 0; i < 1100; i += 50)
+        await Promise.all(
+          Array.from({ length: 50 }, (_x, j) =>
+            L.ledger.journal.post(
+              { entry_date: '2025-03-02', lines: LINES },
+              { idempotencyKey: `k-${i + j}` },
+            ),
+          ),
+        );
+    } finally {
+      // The ledger's close waits for the statistics it is taking.
+      await L.close();
+    }
+    expect(reltuples('journal_entries')).toBeGreaterThanOrEqual(1024);
+    expect(reltuples('idempotency_keys')).toBeGreaterThanOrEqual(1024);
+  });
+});
