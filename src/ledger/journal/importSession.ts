@@ -4,6 +4,7 @@ import { errors } from '../../domain/errors.js';
 import { contextOf, importGates, reversalMemo, wantsOf } from '../../domain/posting.js';
 import { JeNumbering, normaliseJeNumber, type NumberedEntry } from '../../domain/jeNumber.js';
 import { rebuildRunning, type Processes } from '../../domain/rebuild.js';
+import { numberTaken } from '../../domain/rules.js';
 import { BatchCheck } from './batchCheck.js';
 import { hintsFor } from './journal.js';
 import type { BatchResult, ImportBatch, ImportEntry, ImportOptions } from './port.js';
@@ -202,6 +203,7 @@ export class ImportSession implements ImportBatch {
         'the lock date or the First Month of Books changed while the import waited for the ledger; ' +
           'nothing was posted: run it again',
       );
+    if (await this.numbersTakenMeanwhile()) return this.release();
     const facts = await writes.numbering();
     this.numbering = new JeNumbering(facts.last, facts.nextTaken);
     await writes.trail.start(this.event.who);
@@ -216,6 +218,26 @@ export class ImportSession implements ImportBatch {
       else result.status = 'skipped';
     }
     this.pending = [];
+  }
+
+  /**
+   * Whether another writer took a number the file gives to one of the entries that waited for the
+   * lock, after they were checked: each such entry is refused as it would have been then (nothing
+   * of the batch posts). Read under the lock, the answer is final.
+   */
+  private async numbersTakenMeanwhile(): Promise<boolean> {
+    const given = this.pending.filter((p) => p.entry.je_number !== null);
+    if (!given.length) return false;
+    const { takenNumbers } = await this.store.facts(
+      given.map((p) => ({ je_number: p.entry.je_number })),
+    );
+    for (const { entry, result } of given) {
+      if (!takenNumbers.has(entry.je_number!)) continue;
+      Object.assign(result, { status: 'invalid', problems: [numberTaken(entry.je_number!)] });
+      this.check.failed = true;
+    }
+    if (this.check.failed) this.pending = [];
+    return this.check.failed;
   }
 
   /** Makes the batch visible (or, for a dry run or a failed batch, discards it). */
