@@ -8,7 +8,14 @@ import { numberTaken } from '../../domain/rules.js';
 import { BatchCheck } from './batchCheck.js';
 import { hintsFor } from './journal.js';
 import type { BatchResult, ImportBatch, ImportEntry, ImportOptions } from './port.js';
-import type { BatchWrites, EntityState, EntryMeta, EntrySink, ImportStore } from './store.js';
+import type {
+  BatchWrites,
+  EntityState,
+  EntryMeta,
+  EntrySink,
+  Facts,
+  ImportStore,
+} from './store.js';
 import { Recording, recordingSink } from '../audit/recording.js';
 import { whoNow } from '../runtime/actor.js';
 
@@ -28,7 +35,9 @@ export class ImportSession implements ImportBatch {
   private sink: EntrySink | null = null;
   private numbering: JeNumbering | null = null;
   /** Valid entries waiting for the write lock (at most one chunk of the file). */
-  private pending: { entry: ValidEntry; meta: EntryMeta; result: { status: string } }[] = [];
+  private pending: Pending[] = [];
+  /** What the entries waiting for the lock were checked against (lookedUp), read before it. */
+  private checkedAgainst = '';
   private done = false;
   /** Numbers this batch gave automatically that the file then claimed for its own entries (few). */
   private readonly claimed = new Set<string>();
@@ -89,6 +98,11 @@ export class ImportSession implements ImportBatch {
         r.status === 'invalid' ? this.one(chunk[i]!, taken.has(chunk[i]!.fingerprint), ctx) : r,
       );
     }
+    if (!this.writes && this.pending.length)
+      this.checkedAgainst = lookedUp(
+        facts,
+        this.pending.map((p) => p.body),
+      );
     await this.ready();
     return results;
   }
@@ -107,7 +121,7 @@ export class ImportSession implements ImportBatch {
     };
     const result = { status: 'posted' as const };
     if (this.sink) this.write(checked.entry, meta);
-    else this.pending.push({ entry: checked.entry, meta, result });
+    else this.pending.push({ body: e.body, entry: checked.entry, meta, result });
     return result;
   }
 
@@ -203,37 +217,47 @@ export class ImportSession implements ImportBatch {
         'the lock date or the First Month of Books changed while the import waited for the ledger; ' +
           'nothing was posted: run it again',
       );
-    if (await this.numbersTakenMeanwhile()) return this.release();
+    // Another import may have posted some of the first entries while this one waited for the lock:
+    // those are skipped, as they would be now.
+    const taken = await writes.taken(this.pending.flatMap((p) => p.meta.fingerprint ?? []));
+    const posted = (p: Pending) => p.meta.fingerprint !== null && taken.has(p.meta.fingerprint);
+    const waiting = this.pending.filter((p) => !posted(p) || this.options.allowDuplicates);
+    if (await this.changedMeanwhile(waiting)) return this.release();
     const facts = await writes.numbering();
     this.numbering = new JeNumbering(facts.last, facts.nextTaken);
     await writes.trail.start(this.event.who);
     if (writes.digest) this.event.digestedElsewhere();
     this.sink = recordingSink(writes.sink(), this.event);
-    // Another import may have posted some of the first entries while this one waited for the lock.
-    const taken = await writes.taken(this.pending.flatMap((p) => p.meta.fingerprint ?? []));
-    for (const { entry, meta, result } of this.pending) {
-      const posted = meta.fingerprint !== null && taken.has(meta.fingerprint);
-      if (!posted) this.write(entry, meta);
-      else if (this.options.allowDuplicates) this.write(entry, { ...meta, fingerprint: null });
-      else result.status = 'skipped';
+    for (const p of this.pending) {
+      if (!posted(p)) this.write(p.entry, p.meta);
+      else if (this.options.allowDuplicates) this.write(p.entry, { ...p.meta, fingerprint: null });
+      else p.result.status = 'skipped';
     }
     this.pending = [];
   }
 
   /**
-   * Whether another writer took a number the file gives to one of the entries that waited for the
-   * lock, after they were checked: each such entry is refused as it would have been then (nothing
-   * of the batch posts). Read under the lock, the answer is final.
+   * Whether what the entries that waited for the lock were checked against changed before it was
+   * had. A number the file gives that another writer took refuses its entry, as it would have been
+   * refused then (nothing of the batch posts: true); a changed account, counterparty, rate or open
+   * item refuses the import, to be run again. Read under the lock, the answers are final.
    */
-  private async numbersTakenMeanwhile(): Promise<boolean> {
-    const given = this.pending.filter((p) => p.entry.je_number !== null);
-    if (!given.length) return false;
-    const { takenNumbers } = await this.store.facts(
-      given.map((p) => ({ je_number: p.entry.je_number })),
-    );
-    for (const { entry, result } of given) {
-      if (!takenNumbers.has(entry.je_number!)) continue;
-      Object.assign(result, { status: 'invalid', problems: [numberTaken(entry.je_number!)] });
+  private async changedMeanwhile(waiting: Pending[]): Promise<boolean> {
+    if (!waiting.length) return false;
+    const now = await this.store.facts(this.pending.map((p) => p.body));
+    if (
+      lookedUp(
+        now,
+        this.pending.map((p) => p.body),
+      ) !== this.checkedAgainst
+    )
+      throw errors.unavailable(
+        'accounts, counterparties or rates the import uses changed while it waited for the ledger; ' +
+          'nothing was posted: run it again',
+      );
+    for (const { entry, result } of waiting) {
+      if (entry.je_number === null || !now.takenNumbers.has(entry.je_number)) continue;
+      Object.assign(result, { status: 'invalid', problems: [numberTaken(entry.je_number)] });
       this.check.failed = true;
     }
     if (this.check.failed) this.pending = [];
@@ -280,4 +304,32 @@ export class ImportSession implements ImportBatch {
     this.sink = null;
     await writes?.rollback();
   }
+}
+
+/** An entry checked before the import had the lock, waiting for it. */
+interface Pending {
+  body: unknown;
+  entry: ValidEntry;
+  meta: EntryMeta;
+  result: { status: string };
+}
+
+/**
+ * What the bodies' validation read of the ledger besides numbers, as text to compare: their accounts,
+ * counterparties, rates and open items (read at once: a store may look each up when asked).
+ */
+function lookedUp(facts: Facts, bodies: unknown[]): string {
+  const wants = wantsOf(bodies);
+  const each = <T>(keys: Set<string>, get: (k: string) => T) =>
+    [...keys].map((k) => get(k) ?? null);
+  const text = (_k: string, v: unknown) => (typeof v === 'bigint' ? String(v) : v);
+  return JSON.stringify(
+    [
+      each(wants.accounts, (k) => facts.accounts.get(k)),
+      each(wants.counterparties, (k) => facts.counterparties.get(k)),
+      each(wants.rates, (k) => facts.rates.get(k)),
+      each(wants.settlements, (k) => facts.fxHistory.get(k)),
+    ],
+    text,
+  );
 }
