@@ -1,4 +1,6 @@
 import { execFileSync } from 'node:child_process';
+import pg from 'pg';
+import { tempDir, writeFile } from '../support/helpers.js';
 import { describe, expect, it } from 'vitest';
 import { psqlPath } from '../../src/bench/cluster.js';
 import { analyzeIfGrown } from '../../src/ledger/pg/statistics.js';
@@ -63,4 +65,26 @@ describe('statistics of the tables a growing entity fills (PostgreSQL)', () => {
     expect(reltuples('journal_entries')).toBeGreaterThanOrEqual(1024);
     expect(reltuples('idempotency_keys')).toBeGreaterThanOrEqual(1024);
   });
+
+  it('leave a command to exit at once when another session holds a table (left to autovacuum)', async () => {
+    const L = await fromTemplate(pgFixture, 'standard');
+    const holder = new pg.Client({ connectionString: databaseUrl() });
+    await holder.connect();
+    try {
+      // A lock ANALYZE would wait for (a VACUUM holds it), held until the import has exited.
+      await holder.query('BEGIN');
+      await holder.query('LOCK TABLE account_month_totals IN SHARE UPDATE EXCLUSIVE MODE');
+      const rows = ['entry,entry_date,gl_account_id,debit,credit'];
+      for (let i = 0; i < 1100; i++)
+        rows.push(`E${i},2025-01-15,rent,1.00,`, `E${i},2025-01-15,checking,,1.00`);
+      const file = writeFile(tempDir(), 'past.csv', rows.join('\n') + '\n');
+      const imported = await L.books(['je', 'import', file]);
+      expect(imported.exitCode, imported.stderr).toBe(0);
+    } finally {
+      await holder.query('ROLLBACK');
+      await holder.end();
+      await L.close();
+    }
+    // Without it, the import waited out the lock timeout (30 s) before it exited.
+  }, 20_000);
 });

@@ -18,5 +18,7 @@ const FROM = 1024;
  */
 export function analyzeIfGrown(db: PgDb, before: number, after: number): void {
   if (after < FROM || Math.floor(Math.log2(before)) === Math.floor(Math.log2(after))) return;
-  db.background(db.query(`ANALYZE ${GROWING}`));
+  // A table another session holds (a VACUUM, an index being built) is left to autovacuum: waiting
+  // for it would hold a command's exit for the lock timeout.
+  db.background(db.query(`ANALYZE (SKIP_LOCKED) ${GROWING}`));
 }
