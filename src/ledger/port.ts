@@ -85,10 +85,20 @@ export interface LedgerStore {
     init: LedgerInit,
     records: AsyncIterable<unknown>,
   ): Promise<{ ledger: Ledger; counts: DumpCounts }>;
-  /** The ledger of an API key's entity and the key's permissions, or null for a key not valid here. */
+  /**
+   * The ledger of an API key's entity and the key's permissions, or null for a key not valid here.
+   * `checkedInWrite`: the request's write reads the key again (PostOptions.keyToVerify), so a grant
+   * the store remembers from an earlier request will do; it is then marked `remembered`.
+   */
   authenticate(
     key: string,
-  ): Promise<{ ledger: Ledger; permissions: Permission[]; name: string | null } | null>;
+    checkedInWrite?: boolean,
+  ): Promise<{
+    ledger: Ledger;
+    permissions: Permission[];
+    name: string | null;
+    remembered?: true;
+  } | null>;
   /** A quick check of the store's storage before serving: damage is marked and said. */
   verify(): Promise<Problem[]>;
   close(): Promise<void>;

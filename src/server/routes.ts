@@ -30,6 +30,8 @@ export interface Call {
   body: () => Promise<unknown>;
   /** Who asks, for the audit trail: the key and the route. */
   who: Who;
+  /** The id of a key granted from the store's memory, for the write to read again (checksKey). */
+  keyToVerify?: string;
 }
 
 export interface Reply {
@@ -50,6 +52,11 @@ export interface Route {
    * ledger/runtime/actor.ts). Posting is served that way, as the hottest path.
    */
   givesActor?: true;
+  /**
+   * The handler's write reads the request's API key again (Call.keyToVerify), so its grant may come
+   * from the store's memory rather than a reading of its own.
+   */
+  checksKey?: true;
   handle: (call: Call) => Promise<Reply>;
 }
 
@@ -218,11 +225,18 @@ export const ROUTES: readonly Route[] = [
     permission: POST_PERMISSION,
     summary: 'Post a manual journal entry',
     givesActor: true,
-    handle: async ({ req, ledger, body, who }) => {
+    checksKey: true,
+    handle: async ({ req, ledger, body, who, keyToVerify }) => {
       const key = idempotencyKey(req);
       const source = entrySource(req);
       const fingerprint = headerOnce(req, FINGERPRINT_HEADER);
-      const options = { idempotencyKey: key, source, who, ...(fingerprint ? { fingerprint } : {}) };
+      const options = {
+        idempotencyKey: key,
+        source,
+        who,
+        ...(fingerprint ? { fingerprint } : {}),
+        ...(keyToVerify ? { keyToVerify } : {}),
+      };
       return { status: 201, body: await ledger.journal.post(await body(), options) };
     },
   }),

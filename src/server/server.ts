@@ -182,14 +182,17 @@ async function handle(
   let ledger: Ledger | null = null;
   // The audit trail's actor: the key's id and name.
   let actor = 'key:none';
+  let keyToVerify: string | undefined;
   if (needed) {
     // The scheme is case-insensitive (RFC 9110 11.1).
     const auth = /^Bearer +(\S+)$/i.exec(req.headers.authorization ?? '');
-    const granted = auth ? await store.authenticate(auth[1]!) : null;
+    const granted = auth ? await store.authenticate(auth[1]!, hit.route.checksKey) : null;
     if (!granted) throw errors.unauthenticated();
     if (!granted.permissions.includes(needed)) throw errors.forbidden(needed);
     ledger = granted.ledger;
-    actor = `key:${keyId(auth![1]!)}${granted.name ? ` ${granted.name}` : ''}`;
+    const id = keyId(auth![1]!)!;
+    if (granted.remembered) keyToVerify = id;
+    actor = `key:${id}${granted.name ? ` ${granted.name}` : ''}`;
   }
   const done = ledger && turns ? await turns.take(ledger) : null;
   const who = { actor, via: `${hit.route.method} ${hit.route.path}` };
@@ -203,6 +206,7 @@ async function handle(
         ledger: ledger ?? NO_LEDGER,
         body: () => readJson(req),
         who,
+        ...(keyToVerify ? { keyToVerify } : {}),
       });
     send(res, await (hit.route.givesActor ? handle() : actingAs(who, handle)));
   } finally {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type pg from 'pg';
+import pg from 'pg';
 import { PgDb, prepared } from '../../src/ledger/pg/db.js';
-import { databaseUrl } from '../support/fixtures.js';
+import { PgStore } from '../../src/ledger/pg/store.js';
+import { databaseUrl, fromTemplate, pgFixture } from '../support/fixtures.js';
 
 // A group of posts sends its rows with the COMMIT in one simple query (EXECUTE with the values as
 // literals): the values must arrive as bound parameters would, and a failure must undo the whole
@@ -58,6 +59,67 @@ describe('a write transaction whose last statement goes with its COMMIT (Postgre
     } finally {
       await db.query(`DROP TABLE IF EXISTS ${table}`);
       await db.close();
+    }
+  });
+});
+
+describe('a group of posts whose COMMIT is sent with its rows, the answer lost (PostgreSQL)', () => {
+  it('answers each post "retry" (unavailable), not a refusal, and the retry names what was posted', async () => {
+    const L = await fromTemplate(pgFixture, 'standard');
+    // A server of its own over the entity, one connection, whose answers to EXECUTE can be lost.
+    const store = await PgStore.open(databaseUrl(), () => new Date(), 1, false);
+    let lose = false;
+    let lost = 0;
+    // Its connection is open already (the store read the schema's version): it is wrapped as is.
+    const { pool } = (store as unknown as { db: PgDb }).db;
+    for (const client of (pool as unknown as { _clients: pg.PoolClient[] })._clients) {
+      const query = client.query.bind(client) as (...a: unknown[]) => Promise<unknown>;
+      (client as unknown as { query: unknown }).query = (...a: unknown[]) => {
+        const run = query(...a);
+        const text = (a[0] as { text?: string }).text ?? a[0];
+        if (!lose || typeof text !== 'string' || !text.startsWith('EXECUTE ')) return run;
+        lose = false;
+        lost++;
+        // Committed, and the answer never arrives.
+        return run.then(() => {
+          throw new Error('Connection terminated unexpectedly');
+        });
+      };
+    }
+    const { entityId } = L.ledger as unknown as { entityId: string };
+    const ledger = await store.open(entityId);
+    try {
+      const post = (key: string) =>
+        ledger.journal.post(
+          {
+            entry_date: '2025-03-02',
+            lines: [
+              { gl_account_id: 'rent', line_type: 'debit', amount_atoms: 100 },
+              { gl_account_id: 'checking', line_type: 'credit', amount_atoms: 100 },
+            ],
+          },
+          { idempotencyKey: key },
+        );
+      // One after the other: the connection prepares the insert, then sends it as EXECUTE.
+      for (let i = 0; i < 3; i++) await post(`warm-${i}`);
+      lose = true;
+      const outcomes = await Promise.allSettled([post('a'), post('b'), post('c')]);
+      expect(lost).toBe(1);
+      const codes = outcomes.map((o) =>
+        o.status === 'rejected' ? (o.reason as { code?: string }).code : 'posted',
+      );
+      // Asked together, the three are one group: committed, each answered "retry".
+      expect(codes).toEqual(['unavailable', 'unavailable', 'unavailable']);
+      // What was committed is there once; a retry under the same key names it.
+      expect((await L.journal()).length).toBe(6);
+      await expect(post('a')).rejects.toMatchObject({
+        code: 'CAPI34',
+        errors: [expect.objectContaining({ reason: 'duplicate_idempotency_key' })],
+      });
+      expect(await L.check()).toEqual([]);
+    } finally {
+      await store.close();
+      await L.close();
     }
   });
 });

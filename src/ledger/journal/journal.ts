@@ -5,15 +5,13 @@ import {
   type ValidEntry,
 } from '../../domain/entry.js';
 import type { Counterparty, GlAccount } from '../../domain/accounts.js';
-import { entryInvalid, errors, type Problem, refusal } from '../../domain/errors.js';
+import { entryInvalid, errors, isBooksError, type Problem, refusal } from '../../domain/errors.js';
 import { accountIndex, counterpartyProblem, unknownAccounts } from '../../domain/input.js';
 import { idempotencyKeyProblem, requestHash } from '../../domain/idempotency.js';
 import { JeNumbering } from '../../domain/jeNumber.js';
 import { contextOf, reversalBody, wantsOf, writeGates } from '../../domain/posting.js';
 import { rebuildRunning, type Processes } from '../../domain/rebuild.js';
 import { validateEntry } from '../../domain/validation.js';
-import { LAST_DATE } from '../../domain/dates.js';
-import { OpenItems } from '../../domain/settlement.js';
 import { ImportSession } from './importSession.js';
 import type {
   EntryFilter,
@@ -30,12 +28,19 @@ import type {
   Inserted,
   JournalStore,
   ReadTx,
-  StoredEntry,
   WriteFacts,
   WriteTx,
 } from './store.js';
 import type { UsedKey } from '../../domain/posting.js';
-import { groupable, PostQueue, type PostOutcome, type WaitingPost } from './postGroup.js';
+import {
+  apiKeysOf,
+  groupable,
+  keyLive,
+  PostQueue,
+  type PostOutcome,
+  type WaitingPost,
+} from './postGroup.js';
+import { settledGuard } from './settledGuard.js';
 import { AsyncResource } from 'node:async_hooks';
 import type { EventDraft } from '../../domain/audit.js';
 import { Recording, recordingWrites } from '../audit/recording.js';
@@ -107,6 +112,7 @@ export class JournalFromStore implements JournalOps {
           fingerprint: null,
           idempotencyKeys: group.map((p) => p.options.idempotencyKey),
           automatic: 2 * group.length,
+          ...apiKeysOf(group.map((p) => p.options)),
         });
         const shared = { facts, numbering: numberingOf(facts), keys: new Map(facts.usedKeys) };
         const batch = tx.batch();
@@ -130,7 +136,9 @@ export class JournalFromStore implements JournalOps {
         }
         batch.record(await tx.trail.seal(events));
         await batch.flush(true).catch((e: unknown) => {
-          refused = true;
+          // Not a refusal: the answer was lost (the rows may be committed, with the COMMIT sent
+          // with them), or the lock. Every post of the group is then answered "retry".
+          refused = !(isBooksError(e) && e.code === 'unavailable');
           throw e;
         });
         return outcomes;
@@ -167,7 +175,13 @@ export class JournalFromStore implements JournalOps {
     const key = { key: options.idempotencyKey, hash };
     const facts = group
       ? { ...group.facts, usedKey: group.keys.get(key.key), fingerprinted: undefined }
-      : await tx.facts({ bodies: [body], idempotencyKey: key.key, fingerprint });
+      : await tx.facts({
+          bodies: [body],
+          idempotencyKey: key.key,
+          fingerprint,
+          ...apiKeysOf([options]),
+        });
+    keyLive(options, facts);
     this.gates(facts, hash);
     // An earlier import posted this entry of the file (its key may have expired, or be another's).
     if (facts.fingerprinted) throw errors.idempotencyKeyUsed(facts.fingerprinted, true);
@@ -344,43 +358,6 @@ export class JournalFromStore implements JournalOps {
   async beginImport(options: ImportOptions): Promise<ImportBatch> {
     const store = await this.store.importStore(options.sizeHint);
     return ImportSession.begin(store, options, () => this.store.now().getTime(), this.processes);
-  }
-}
-
-/**
- * An entry that opened a foreign receivable or payable is not reversed once a later line settled any
- * of it: the settlement was valued at its rate, and would be left valued at a rate no item has.
- */
-async function settledGuard(tx: ReadTx, original: StoredEntry): Promise<void> {
-  const lines = original.lines.filter(
-    (l) => l.fx && l.fx.amount_atoms > 0 && l.counterparty_type && l.counterparty_external_id,
-  );
-  if (!lines.length) return;
-  const probe = {
-    entry_date: LAST_DATE,
-    lines: lines.map((l) => ({
-      gl_account_id: l.gl_account_id,
-      counterparty_type: l.counterparty_type,
-      counterparty_external_id: l.counterparty_external_id,
-      fx: { currency: l.fx!.currency, amount_atoms: 1 },
-    })),
-  };
-  const facts = await tx.facts({ bodies: [probe], fingerprint: null });
-  for (const l of lines) {
-    const type = facts.lookups.accounts.get(l.gl_account_id)?.account_type;
-    if (type !== 'accounts_receivable' && type !== 'accounts_payable') continue;
-    const who = `${l.counterparty_type}\u0000${l.counterparty_external_id}`;
-    const history = facts.lookups.fxHistory.get(`${l.gl_account_id}\u0000${who}\u0000${LAST_DATE}`);
-    if (history && !OpenItems.of(history).untouched(original.seq))
-      throw entryInvalid([
-        {
-          path: 'id',
-          reason: 'settled',
-          message:
-            `${original.je_number} opened what ${l.counterparty_type} ${l.counterparty_external_id} owes on ` +
-            `${l.gl_account_id}, and later entries settled it: reverse those first`,
-        },
-      ]);
   }
 }
 

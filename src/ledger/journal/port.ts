@@ -16,6 +16,11 @@ export interface PostOptions {
   fingerprint?: string;
   /** Who asks (the audit trail's actor and via); else who is acting now (runtime/actor.ts). */
   who?: Who;
+  /**
+   * The id of the API key the request was granted by from a server's memory, not read for it: the
+   * post reads it with its facts and is refused as unauthenticated if it is revoked or gone.
+   */
+  keyToVerify?: string;
 }
 
 export interface ReverseOptions {

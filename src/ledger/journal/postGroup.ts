@@ -1,7 +1,7 @@
 import type { JournalEntry } from '../../domain/entry.js';
 import { errors } from '../../domain/errors.js';
 import type { PostOptions } from './port.js';
-import { LOCK_WAIT_MS } from './store.js';
+import { LOCK_WAIT_MS, type WriteFacts } from './store.js';
 import type { Who } from '../../domain/audit.js';
 
 /** A post waiting for its group: the request and how to answer it. */
@@ -126,4 +126,16 @@ export class PostQueue {
     while (n < this.waiting.length && n < MOST_POSTS && !('alone' in this.waiting[n]!)) n++;
     return this.waiting.splice(0, n) as (WaitingPost & Queued)[];
   }
+}
+
+/** The API keys posts ask to be read again with their facts (PostOptions.keyToVerify). */
+export function apiKeysOf(options: Omit<PostOptions, 'dryRun'>[]): { apiKeys?: string[] } {
+  const ids = new Set(options.flatMap((o) => (o.keyToVerify === undefined ? [] : [o.keyToVerify])));
+  return ids.size ? { apiKeys: [...ids] } : {};
+}
+
+/** Refuses, as unauthenticated, a post whose key was granted from memory and is revoked or gone. */
+export function keyLive(options: { keyToVerify?: string }, facts: WriteFacts): void {
+  if (options.keyToVerify !== undefined && !facts.liveKeys?.has(options.keyToVerify))
+    throw errors.unauthenticated();
 }

@@ -117,6 +117,8 @@ export interface FactsRequest {
   idempotencyKeys?: string[];
   /** How many automatic numbers the write may take (2 unless said: an accrual and its reversal). */
   automatic?: number;
+  /** API key ids to read again (PostOptions.keyToVerify): those live are in WriteFacts.liveKeys. */
+  apiKeys?: string[];
 }
 
 /**
@@ -137,6 +139,11 @@ export interface WriteFacts {
   numbering: NumberingFacts;
   /** The earlier use of each of FactsRequest.idempotencyKeys that has one. */
   usedKeys?: Map<string, UsedKey>;
+  /**
+   * Which of FactsRequest.apiKeys are keys of the entity, not revoked. A store whose authenticate
+   * never answers from memory is never asked, and answers nothing.
+   */
+  liveKeys?: Set<string>;
 }
 
 export interface ReadTx {

@@ -104,6 +104,7 @@ interface FactsRow extends LookupRow {
   used: UsedKey | (UsedKey & { key: string })[] | null;
   fingerprinted: { id: string; je_number: string } | null;
   taken: string[] | null;
+  live: string[] | null;
 }
 
 /**
@@ -128,9 +129,13 @@ const factsSql = (fx: boolean, group = false) => `WITH top AS (
     (SELECT row_to_json(h) FROM (SELECT seq, hash FROM audit_events WHERE entity_id = $1
       ORDER BY seq DESC LIMIT 1) h) AS head, ${CLOCK} AS at,
     ${lookupColumns(4, fx)},
+    (SELECT json_agg(id) FROM api_keys WHERE entity_id = $1 AND revoked_at IS NULL
+      AND id = ANY($${LIVE_KEYS(fx)}::text[])) AS live,
     (SELECT json_agg(n::text ORDER BY n) FROM (${takenAbove('COALESCE(top.last, 0)')}) x
       WHERE n - COALESCE(top.last, 0) - i < ${group ? '$3::int8' : '2'}) AS taken
   FROM top`;
+/** The parameter of the API keys to read again: after the look-ups' 4 (10 with foreign amounts). */
+const LIVE_KEYS = (fx: boolean) => 4 + (fx ? 10 : 4);
 const FACTS = prepared(factsSql(false));
 const FACTS_FX = prepared(factsSql(true));
 /** FACTS for a group of posts: every key's earlier use ($2, an array), numbers for $3 automatic ones. */
@@ -239,9 +244,10 @@ export class PgJournalStore implements FeatureStore {
             keys ?? r.idempotencyKey ?? null,
             keys ? (r.automatic ?? 2) : r.fingerprint,
             ...lookupParams(wants, fx),
+            r.apiKeys ?? [],
           ],
         );
-        const { ms, seq, used, fingerprinted, taken, head, at } = row!;
+        const { ms, seq, used, fingerprinted, taken, head, at, live } = row!;
         onSeq?.(Number(seq));
         trail.seed({ seq: Number(head?.seq ?? 0), hash: head?.hash ?? GENESIS, at });
         const usedKeys = keys
@@ -255,6 +261,7 @@ export class PgJournalStore implements FeatureStore {
           lookups: lookupsOf(row!),
           numbering: numberingFrom(row!.last, taken ?? []),
           ...(usedKeys ? { usedKeys } : {}),
+          ...(r.apiKeys ? { liveKeys: new Set(live ?? []) } : {}),
         };
       },
       trail,

@@ -1,8 +1,9 @@
 import { BooksError, errors } from '../../domain/errors.js';
+import type { Permission } from '../../domain/keys.js';
 import type { Problem } from '../../domain/errors.js';
 import { newId } from '../ids.js';
 import type { LedgerInit } from '../port.js';
-import type { LedgerStore } from '../port.js';
+import type { Ledger, LedgerStore } from '../port.js';
 import { PgDb, redacted, type Clock, type Query } from './db.js';
 import { keyRow, permissionsOf } from './keys.js';
 import { PgLedger } from './ledger.js';
@@ -16,6 +17,9 @@ const SLUG = /^[a-z0-9][a-z0-9_-]{0,62}$/;
  * A PostgreSQL database of many entities' books. Ledgers opened from it share its pool; each acts on
  * its own entity's rows only.
  */
+/** The most grants a server remembers: beyond, it forgets them all and reads again. */
+const REMEMBERED = 10_000;
+
 export class PgStore implements LedgerStore {
   readonly location: string;
   private readonly ledgers = new Map<string, PgLedger>();
@@ -157,13 +161,28 @@ export class PgStore implements LedgerStore {
     return id;
   }
 
-  async authenticate(key: string) {
+  async authenticate(key: string, checkedInWrite = false) {
+    const known = checkedInWrite ? this.granted.get(key) : undefined;
+    if (known) return { ...known, remembered: true as const };
     const row = await keyRow(this.db, key);
     const permissions = permissionsOf(key, row);
-    return row && permissions
-      ? { ledger: this.ledgerOf(row.entity_id, row.slug), permissions, name: row.name }
-      : null;
+    if (!row || !permissions) return null;
+    const grant = { ledger: this.ledgerOf(row.entity_id, row.slug), permissions, name: row.name };
+    if (this.granted.size >= REMEMBERED) this.granted.clear();
+    this.granted.set(key, grant);
+    return grant;
   }
+
+  /**
+   * Grants read for earlier requests, by the key presented: a post's write reads its key again with
+   * its facts, in the transaction that holds the entity's lock (PostOptions.keyToVerify), so a post
+   * need not read it first. Reading it was a round trip per request: a fifth of the posting rate of
+   * two servers on one entity. Every other request reads its key.
+   */
+  private readonly granted = new Map<
+    string,
+    { ledger: Ledger; permissions: Permission[]; name: string | null }
+  >();
 
   async verify(): Promise<Problem[]> {
     return [];
