@@ -139,10 +139,7 @@ export interface WriteFacts {
   numbering: NumberingFacts;
   /** The earlier use of each of FactsRequest.idempotencyKeys that has one. */
   usedKeys?: Map<string, UsedKey>;
-  /**
-   * Which of FactsRequest.apiKeys are keys of the entity, not revoked. A store whose authenticate
-   * never answers from memory is never asked, and answers nothing.
-   */
+  /** Which of FactsRequest.apiKeys are keys of the entity, not revoked (read in the transaction). */
   liveKeys?: Set<string>;
 }
 

@@ -2,6 +2,7 @@ import { BooksError, errors } from '../../domain/errors.js';
 import type { Permission } from '../../domain/keys.js';
 import type { Problem } from '../../domain/errors.js';
 import { newId } from '../ids.js';
+import { RememberedGrants } from '../grants.js';
 import type { LedgerInit } from '../port.js';
 import type { Ledger, LedgerStore } from '../port.js';
 import { PgDb, redacted, type Clock, type Query } from './db.js';
@@ -17,9 +18,6 @@ const SLUG = /^[a-z0-9][a-z0-9_-]{0,62}$/;
  * A PostgreSQL database of many entities' books. Ledgers opened from it share its pool; each acts on
  * its own entity's rows only.
  */
-/** The most grants a server remembers: beyond, it forgets them all and reads again. */
-const REMEMBERED = 10_000;
-
 export class PgStore implements LedgerStore {
   readonly location: string;
   private readonly ledgers = new Map<string, PgLedger>();
@@ -162,27 +160,20 @@ export class PgStore implements LedgerStore {
   }
 
   async authenticate(key: string, checkedInWrite = false) {
-    const known = checkedInWrite ? this.granted.get(key) : undefined;
-    if (known) return { ...known, remembered: true as const };
-    const row = await keyRow(this.db, key);
-    const permissions = permissionsOf(key, row);
-    if (!row || !permissions) return null;
-    const grant = { ledger: this.ledgerOf(row.entity_id, row.slug), permissions, name: row.name };
-    if (this.granted.size >= REMEMBERED) this.granted.clear();
-    this.granted.set(key, grant);
-    return grant;
+    return this.granted.grant(key, checkedInWrite, async () => {
+      const row = await keyRow(this.db, key);
+      const permissions = permissionsOf(key, row);
+      return row && permissions
+        ? { ledger: this.ledgerOf(row.entity_id, row.slug), permissions, name: row.name }
+        : null;
+    });
   }
 
-  /**
-   * Grants read for earlier requests, by the key presented: a post's write reads its key again with
-   * its facts, in the transaction that holds the entity's lock (PostOptions.keyToVerify), so a post
-   * need not read it first. Reading it was a round trip per request: a fifth of the posting rate of
-   * two servers on one entity. Every other request reads its key.
-   */
-  private readonly granted = new Map<
-    string,
-    { ledger: Ledger; permissions: Permission[]; name: string | null }
-  >();
+  private readonly granted = new RememberedGrants<{
+    ledger: Ledger;
+    permissions: Permission[];
+    name: string | null;
+  }>();
 
   async verify(): Promise<Problem[]> {
     return [];

@@ -82,6 +82,7 @@ export class SqliteJournalStore implements FeatureStore {
     const fingerprinted = db.prep(
       `SELECT id, je_number FROM journal_entries WHERE fingerprint = ?`,
     );
+    const live = db.prep(`SELECT 1 FROM api_keys WHERE id = ? AND revoked_at IS NULL`).pluck();
     return {
       facts: async (r) => ({
         nowMs: db.now().getTime(),
@@ -93,6 +94,7 @@ export class SqliteJournalStore implements FeatureStore {
             ? undefined
             : (fingerprinted.get(r.fingerprint) as { id: string; je_number: string } | undefined),
         lookups: this.chart.facts(),
+        ...(r.apiKeys ? { liveKeys: new Set(r.apiKeys.filter((id) => live.get(id))) } : {}),
         numbering: numberingFacts(db),
       }),
       trail: new AuditTables(

@@ -1,5 +1,7 @@
 import { errors } from '../../domain/errors.js';
-import type { LedgerStore } from '../port.js';
+import type { Ledger, LedgerStore } from '../port.js';
+import type { Permission } from '../../domain/keys.js';
+import { RememberedGrants } from '../grants.js';
 import type { SqliteLedger } from './ledger.js';
 
 /**
@@ -40,10 +42,18 @@ export class SqliteStore implements LedgerStore {
     return this.create(slug) as Promise<never>;
   }
 
-  async authenticate(key: string) {
-    const granted = await this.ledger.keys.authenticate(key);
-    return granted ? { ledger: this.ledger, ...granted } : null;
+  async authenticate(key: string, checkedInWrite = false) {
+    return this.granted.grant(key, checkedInWrite, async () => {
+      const granted = await this.ledger.keys.authenticate(key);
+      return granted ? { ledger: this.ledger as Ledger, ...granted } : null;
+    });
   }
+
+  private readonly granted = new RememberedGrants<{
+    ledger: Ledger;
+    permissions: Permission[];
+    name: string | null;
+  }>();
 
   verify() {
     return this.ledger.maintenance.verifyFile();

@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import { fromTemplate, pgFixture, sqliteFixture } from '../support/fixtures.js';
+
+const LINES = [
+  { gl_account_id: 'rent', line_type: 'debit', amount_atoms: 100 },
+  { gl_account_id: 'checking', line_type: 'credit', amount_atoms: 100 },
+];
+
+// A server remembers the keys it granted posts (the post's write reads the key again, under the
+// entity's lock): a key another process revokes is refused at the next request all the same, by
+// every route.
+describe.each([sqliteFixture, pgFixture].map((f) => [f.name, f] as const))(
+  'a key revoked by another process while a server on %s remembers it',
+  (_n, fixture) => {
+    it('is refused (401, CAPI11) at its next post, a replayed one or several at once, and posts nothing', async () => {
+      const L = await fromTemplate(fixture, 'standard');
+      try {
+        const { url } = await L.serve();
+        const { key, id } = await L.store.keys.create('robot', [
+          'customer_api:post_journal_entries',
+          'customer_api:read',
+        ]);
+        const post = (idempotencyKey: string) =>
+          fetch(`${url}/v1/journal-entries`, {
+            method: 'POST',
+            headers: {
+              Authorization: `Bearer ${key}`,
+              'Content-Type': 'application/json',
+              'X-Idempotency-Key': idempotencyKey,
+            },
+            body: JSON.stringify({ entry_date: '2025-03-02', lines: LINES }),
+          });
+        expect((await post('first')).status).toBe(201);
+        expect((await post('second')).status).toBe(201);
+        const revoked = await L.books(['keys', 'revoke', id]);
+        expect(revoked.exitCode, revoked.stderr).toBe(0);
+        const after = await Promise.all([
+          post('third'),
+          post('first'),
+          post('fourth'),
+          post('fifth'),
+        ]);
+        for (const r of after) {
+          expect(r.status).toBe(401);
+          expect(((await r.json()) as { code: string }).code).toBe('CAPI11');
+        }
+        const read = await fetch(`${url}/v1/journal-entries/JE-1`, {
+          headers: { Authorization: `Bearer ${key}` },
+        });
+        expect(read.status).toBe(401);
+        expect((await L.journal()).map((e) => e.je_number)).toEqual(['JE-1', 'JE-2']);
+        expect(await L.check()).toEqual([]);
+      } finally {
+        await L.close();
+      }
+    });
+  },
+);
