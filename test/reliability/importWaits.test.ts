@@ -4,6 +4,10 @@ import { describe, expect, it } from 'vitest';
 import { BIN, tempDir, writeFile } from '../support/helpers.js';
 import { databaseUrl, fromTemplate, pgFixture, type FixtureLedger } from '../support/fixtures.js';
 
+const FX_HEADER =
+  'entry,entry_date,gl_account_id,debit,credit,counterparty_type,counterparty_external_id,' +
+  'fx_currency,fx_amount\n';
+
 const FILE = [
   'je_number,entry_date,memo,gl_account_id,debit,credit',
   'INV-1,2025-01-15,paper,office,10.00,',
@@ -75,7 +79,7 @@ describe('imports that wait for the lock of an entity of a database while others
     }
   });
 
-  it('an account deactivated meanwhile: the import posts nothing and says to run it again (exit 4)', async () => {
+  it('an account deactivated meanwhile: the import is refused as it would be after the change (exit 1)', async () => {
     const L = await fromTemplate(pgFixture, 'standard');
     try {
       const dir = tempDir();
@@ -91,13 +95,57 @@ describe('imports that wait for the lock of an entity of a database while others
         ['je', 'import', file],
       ]);
       expect(changed!.exitCode, changed!.stderr).toBe(0);
-      expect(imported!.exitCode).toBe(4);
-      expect(imported!.stderr).toContain('changed while it waited for the ledger');
+      // Checked again under the lock: refused as an entry on an inactive account is, run after.
+      const after = await L.books(['je', 'import', file]);
+      for (const run of [imported!, after]) {
+        expect(run.exitCode).toBe(1);
+        expect(run.stderr).toContain('inactive');
+      }
       expect(await L.journal()).toEqual([]);
-      // Run again, it is refused as an entry on an inactive account would be.
-      const again = await L.books(['je', 'import', file]);
-      expect(again.exitCode).toBe(1);
-      expect(again.stderr).toContain('inactive');
+      expect(await L.check()).toEqual([]);
+    } finally {
+      await L.close();
+    }
+  });
+
+  it('the realised-gain account made a header meanwhile: a settlement is refused as it would be after', async () => {
+    const L = await fromTemplate(pgFixture, 'fx');
+    try {
+      const dir = tempDir();
+      const invoice = writeFile(
+        dir,
+        'invoice.csv',
+        FX_HEADER +
+          '1,2025-01-31,ar-eur,,,customer,C001,EUR,100.00\n1,2025-01-31,sales,,112.00,,,,\n',
+      );
+      const invoiced = await L.books(['je', 'import', invoice]);
+      expect(invoiced.exitCode, invoiced.stderr).toBe(0);
+      const chart = writeFile(
+        dir,
+        'chart.csv',
+        'external_id,account_number,name,account_type,parent_external_id,is_postable,is_active,currency\n' +
+          'fx-realized,7100,Realized Exchange Gain/Loss,other_income,,false,true,\n' +
+          'fx-sub,7110,Exchange sub-account,other_income,fx-realized,true,true,\n',
+      );
+      // A part of the invoice paid at another rate: the settlement books a realised difference.
+      const payment = writeFile(
+        dir,
+        'payment.csv',
+        FX_HEADER +
+          '1,2025-02-20,eur-bank,,,,,EUR,5.00\n1,2025-02-20,ar-eur,,,customer,C001,EUR,-5.00\n',
+      );
+      const [changed, imported] = await queued(L, [
+        ['accounts', 'import', chart],
+        ['je', 'import', payment],
+      ]);
+      expect(changed!.exitCode, changed!.stderr).toBe(0);
+      const after = await L.books(['je', 'import', payment]);
+      for (const run of [imported!, after]) {
+        expect(run.exitCode).toBe(1);
+        expect(run.stderr).toContain('fx_account_missing');
+      }
+      expect((await L.journal()).length).toBe(1);
+      expect(await L.check()).toEqual([]);
     } finally {
       await L.close();
     }

@@ -4,18 +4,10 @@ import { errors } from '../../domain/errors.js';
 import { contextOf, importGates, reversalMemo, wantsOf } from '../../domain/posting.js';
 import { JeNumbering, normaliseJeNumber, type NumberedEntry } from '../../domain/jeNumber.js';
 import { rebuildRunning, type Processes } from '../../domain/rebuild.js';
-import { numberTaken } from '../../domain/rules.js';
 import { BatchCheck } from './batchCheck.js';
 import { hintsFor } from './journal.js';
 import type { BatchResult, ImportBatch, ImportEntry, ImportOptions } from './port.js';
-import type {
-  BatchWrites,
-  EntityState,
-  EntryMeta,
-  EntrySink,
-  Facts,
-  ImportStore,
-} from './store.js';
+import type { BatchWrites, EntityState, EntryMeta, EntrySink, ImportStore } from './store.js';
 import { Recording, recordingSink } from '../audit/recording.js';
 import { whoNow } from '../runtime/actor.js';
 
@@ -30,14 +22,12 @@ import { whoNow } from '../runtime/actor.js';
  * store's unique keys, and the import fails whole.
  */
 export class ImportSession implements ImportBatch {
-  private readonly check = new BatchCheck();
+  private check = new BatchCheck();
   private writes: BatchWrites | null = null;
   private sink: EntrySink | null = null;
   private numbering: JeNumbering | null = null;
   /** Valid entries waiting for the write lock (at most one chunk of the file). */
   private pending: Pending[] = [];
-  /** What the entries waiting for the lock were checked against (lookedUp), read before it. */
-  private checkedAgainst = '';
   private done = false;
   /** Numbers this batch gave automatically that the file then claimed for its own entries (few). */
   private readonly claimed = new Set<string>();
@@ -50,7 +40,7 @@ export class ImportSession implements ImportBatch {
 
   private constructor(
     private readonly store: ImportStore,
-    private readonly entity: EntityState,
+    private entity: EntityState,
     private readonly options: ImportOptions,
     private readonly processes: Processes,
     private readonly nowMs: () => number,
@@ -98,11 +88,6 @@ export class ImportSession implements ImportBatch {
         r.status === 'invalid' ? this.one(chunk[i]!, taken.has(chunk[i]!.fingerprint), ctx) : r,
       );
     }
-    if (!this.writes && this.pending.length)
-      this.checkedAgainst = lookedUp(
-        facts,
-        this.pending.map((p) => p.body),
-      );
     await this.ready();
     return results;
   }
@@ -222,7 +207,8 @@ export class ImportSession implements ImportBatch {
     const taken = await writes.taken(this.pending.flatMap((p) => p.meta.fingerprint ?? []));
     const posted = (p: Pending) => p.meta.fingerprint !== null && taken.has(p.meta.fingerprint);
     const waiting = this.pending.filter((p) => !posted(p) || this.options.allowDuplicates);
-    if (await this.changedMeanwhile(waiting)) return this.release();
+    this.entity = entity;
+    if (await this.checkedAgain(entity, waiting)) return this.release();
     const facts = await writes.numbering();
     this.numbering = new JeNumbering(facts.last, facts.nextTaken);
     await writes.trail.start(this.event.who);
@@ -237,31 +223,26 @@ export class ImportSession implements ImportBatch {
   }
 
   /**
-   * Whether what the entries that waited for the lock were checked against changed before it was
-   * had. A number the file gives that another writer took refuses its entry, as it would have been
-   * refused then (nothing of the batch posts: true); a changed account, counterparty, rate or open
-   * item refuses the import, to be run again. Read under the lock, the answers are final.
+   * Checks the entries that waited for the lock again, under it, as they would be checked now: another
+   * writer may have taken a number the file gives, or changed an account, a counterparty, the
+   * exchange accounts, a rate or the open items they settle meanwhile. One now refused fails the
+   * batch (nothing posts: true), as it would have been refused after that writer; the others are
+   * written as now checked, and the file's later entries are checked after them.
    */
-  private async changedMeanwhile(waiting: Pending[]): Promise<boolean> {
+  private async checkedAgain(entity: EntityState, waiting: Pending[]): Promise<boolean> {
     if (!waiting.length) return false;
-    const now = await this.store.facts(this.pending.map((p) => p.body));
-    if (
-      lookedUp(
-        now,
-        this.pending.map((p) => p.body),
-      ) !== this.checkedAgainst
-    )
-      throw errors.unavailable(
-        'accounts, counterparties or rates the import uses changed while it waited for the ledger; ' +
-          'nothing was posted: run it again',
-      );
-    for (const { entry, result } of waiting) {
-      if (entry.je_number === null || !now.takenNumbers.has(entry.je_number)) continue;
-      Object.assign(result, { status: 'invalid', problems: [numberTaken(entry.je_number)] });
-      this.check.failed = true;
+    const facts = await this.store.facts(waiting.map((p) => p.body));
+    const check = new BatchCheck();
+    const ctx = check.context(contextOf(entity, facts, (ref) => this.hints.get(ref) ?? []));
+    for (const p of waiting) {
+      const checked = check.entry(p.body, false, ctx);
+      if ('problems' in checked)
+        Object.assign(p.result, { status: 'invalid', problems: checked.problems });
+      else p.entry = checked.entry;
     }
-    if (this.check.failed) this.pending = [];
-    return this.check.failed;
+    this.check = check;
+    if (check.failed) this.pending = [];
+    return check.failed;
   }
 
   /** Makes the batch visible (or, for a dry run or a failed batch, discards it). */
@@ -312,24 +293,4 @@ interface Pending {
   entry: ValidEntry;
   meta: EntryMeta;
   result: { status: string };
-}
-
-/**
- * What the bodies' validation read of the ledger besides numbers, as text to compare: their accounts,
- * counterparties, rates and open items (read at once: a store may look each up when asked).
- */
-function lookedUp(facts: Facts, bodies: unknown[]): string {
-  const wants = wantsOf(bodies);
-  const each = <T>(keys: Set<string>, get: (k: string) => T) =>
-    [...keys].map((k) => get(k) ?? null);
-  const text = (_k: string, v: unknown) => (typeof v === 'bigint' ? String(v) : v);
-  return JSON.stringify(
-    [
-      each(wants.accounts, (k) => facts.accounts.get(k)),
-      each(wants.counterparties, (k) => facts.counterparties.get(k)),
-      each(wants.rates, (k) => facts.rates.get(k)),
-      each(wants.settlements, (k) => facts.fxHistory.get(k)),
-    ],
-    text,
-  );
 }
