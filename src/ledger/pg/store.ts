@@ -2,7 +2,7 @@ import { BooksError, errors } from '../../domain/errors.js';
 import type { Permission } from '../../domain/keys.js';
 import type { Problem } from '../../domain/errors.js';
 import { newId } from '../ids.js';
-import { RememberedGrants } from '../grants.js';
+import { RememberedGrants } from '../books/grants.js';
 import type { LedgerInit } from '../port.js';
 import type { Ledger, LedgerStore } from '../port.js';
 import { PgDb, redacted, type Clock, type Query } from './db.js';

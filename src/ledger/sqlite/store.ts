@@ -1,7 +1,7 @@
 import { errors } from '../../domain/errors.js';
 import type { Ledger, LedgerStore } from '../port.js';
 import type { Permission } from '../../domain/keys.js';
-import { RememberedGrants } from '../grants.js';
+import { RememberedGrants } from '../books/grants.js';
 import type { SqliteLedger } from './ledger.js';
 
 /**
