@@ -116,8 +116,8 @@ export async function oneEntity(store: LedgerStore, slug: string): Promise<Ledge
     open: async () => only,
     create: none,
     createRestored: none,
-    authenticate: async (key) => {
-      const granted = await store.authenticate(key);
+    authenticate: async (key, checkedInWrite) => {
+      const granted = await store.authenticate(key, checkedInWrite);
       return granted?.ledger === only ? granted : null;
     },
     verify: () => store.verify(),

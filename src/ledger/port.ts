@@ -88,7 +88,7 @@ export interface LedgerStore {
   /**
    * The ledger of an API key's entity and the key's permissions, or null for a key not valid here.
    * `checkedInWrite`: the request's write reads the key again (PostOptions.keyToVerify), so a grant
-   * the store remembers from an earlier request will do; it is then marked `remembered`.
+   * the store remembers from an earlier request will do.
    */
   authenticate(
     key: string,
@@ -97,7 +97,6 @@ export interface LedgerStore {
     ledger: Ledger;
     permissions: Permission[];
     name: string | null;
-    remembered?: true;
   } | null>;
   /** A quick check of the store's storage before serving: damage is marked and said. */
   verify(): Promise<Problem[]>;

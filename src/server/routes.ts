@@ -245,12 +245,14 @@ export const ROUTES: readonly Route[] = [
     path: '/v1/journal-entries/{id}/reverse',
     permission: POST_PERMISSION,
     summary: 'Reverse a journal entry: post its mirror and link the two',
-    handle: async ({ req, ledger, body, params }) => {
+    checksKey: true,
+    handle: async ({ req, ledger, body, params, keyToVerify }) => {
       const key = idempotencyKey(req);
       const date = reversalDate(await body());
       const entry = await ledger.journal.reverse(entryId(params[0]!), {
         idempotencyKey: key,
         ...(date ? { entryDate: date } : {}),
+        ...(keyToVerify ? { keyToVerify } : {}),
       });
       return { status: 201, body: entry };
     },

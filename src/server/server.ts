@@ -191,7 +191,9 @@ async function handle(
     if (!granted.permissions.includes(needed)) throw errors.forbidden(needed);
     ledger = granted.ledger;
     const id = keyId(auth![1]!)!;
-    if (granted.remembered) keyToVerify = id;
+    // A write that reads the key again does so whether or not the grant was remembered: a request
+    // whose body arrives after a revocation is refused all the same.
+    if (hit.route.checksKey) keyToVerify = id;
     actor = `key:${id}${granted.name ? ` ${granted.name}` : ''}`;
   }
   const done = ledger && turns ? await turns.take(ledger) : null;

@@ -150,4 +150,46 @@ describe('imports that wait for the lock of an entity of a database while others
       await L.close();
     }
   });
+
+  it('an invoice posted meanwhile by another import: a settlement in a later chunk is valued as after it', async () => {
+    // The invoice first, then enough entries to put the payment in a later chunk of the file; the
+    // other import posts more than its whole first chunk (64 KiB) while this one waits.
+    const rows = [
+      '1,2025-01-31,ar-eur,,,customer,C001,EUR,100.00',
+      '1,2025-01-31,sales,,112.00,,,,',
+    ];
+    for (let i = 2; i < 3000; i++)
+      rows.push(`${i},2025-02-03,rent,1.00,,,,,`, `${i},2025-02-03,checking,,1.00,,,,`);
+    const payment = [
+      '3000,2025-02-20,eur-bank,,,,,EUR,150.00',
+      '3000,2025-02-20,ar-eur,,,customer,C001,EUR,-150.00',
+    ];
+    const dir = tempDir();
+    const head = writeFile(dir, 'head.csv', FX_HEADER + rows.slice(0, 4000).join('\n') + '\n');
+    const whole = writeFile(dir, 'whole.csv', FX_HEADER + [...rows, ...payment].join('\n') + '\n');
+    const lines = async (L: FixtureLedger) =>
+      (await L.books(['je', 'list', '--format', 'csv'])).stdout
+        .split('\n')
+        .filter((l) => l.includes('2025-02-20'));
+    const [queuedL, oneAfterL] = [
+      await fromTemplate(pgFixture, 'fx'),
+      await fromTemplate(pgFixture, 'fx'),
+    ];
+    try {
+      const ran = await queued(queuedL, [
+        ['je', 'import', head],
+        ['je', 'import', whole],
+      ]);
+      for (const r of ran) expect(r.exitCode, r.stderr).toBe(0);
+      for (const file of [head, whole])
+        expect((await oneAfterL.books(['je', 'import', file])).exitCode).toBe(0);
+      const settled = await lines(oneAfterL);
+      expect(settled.length).toBeGreaterThan(2);
+      expect(await lines(queuedL)).toEqual(settled);
+      expect(await queuedL.check()).toEqual([]);
+    } finally {
+      await queuedL.close();
+      await oneAfterL.close();
+    }
+  });
 });

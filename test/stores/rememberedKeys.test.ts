@@ -1,3 +1,4 @@
+import http from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { fromTemplate, pgFixture, sqliteFixture } from '../support/fixtures.js';
 
@@ -50,6 +51,67 @@ describe.each([sqliteFixture, pgFixture].map((f) => [f.name, f] as const))(
         expect(read.status).toBe(401);
         expect((await L.journal()).map((e) => e.je_number)).toEqual(['JE-1', 'JE-2']);
         expect(await L.check()).toEqual([]);
+      } finally {
+        await L.close();
+      }
+    });
+
+    it('refuses a post whose body arrives after the revocation, and a reversal, by a key once granted', async () => {
+      const L = await fromTemplate(fixture, 'standard');
+      try {
+        const { url } = await L.serve();
+        const { key, id } = await L.store.keys.create('late', [
+          'customer_api:post_journal_entries',
+        ]);
+        const posted = await L.store.journal.post(
+          { entry_date: '2025-03-02', lines: LINES },
+          { idempotencyKey: 'by-cli' },
+        );
+        // A fresh key's first post: its headers (and the grant) before the revocation, its body after.
+        let held = () => {};
+        const body = JSON.stringify({ entry_date: '2025-03-02', lines: LINES });
+        const target = new URL(`${url}/v1/journal-entries`);
+        const answer = new Promise<{ status: number; text: string }>((resolve, reject) => {
+          const req = http.request(
+            {
+              host: target.hostname,
+              port: target.port,
+              path: target.pathname,
+              method: 'POST',
+              headers: {
+                Authorization: `Bearer ${key}`,
+                'Content-Type': 'application/json',
+                'Content-Length': Buffer.byteLength(body),
+                'X-Idempotency-Key': 'late',
+              },
+            },
+            (res) => {
+              let text = '';
+              res.on('data', (c) => (text += c));
+              res.on('end', () => resolve({ status: res.statusCode!, text }));
+            },
+          );
+          req.on('error', reject);
+          req.write(body.slice(0, 5));
+          held = () => req.end(body.slice(5));
+        });
+        // The server (in this process) reads the headers and grants the key while the CLI runs.
+        const revoked = await L.books(['keys', 'revoke', id]);
+        expect(revoked.exitCode, revoked.stderr).toBe(0);
+        held();
+        const late = await answer;
+        expect(late.status, late.text).toBe(401);
+        const reversal = await fetch(`${url}/v1/journal-entries/${posted.id}/reverse`, {
+          method: 'POST',
+          headers: {
+            Authorization: `Bearer ${key}`,
+            'Content-Type': 'application/json',
+            'X-Idempotency-Key': 'undo',
+          },
+          body: '{}',
+        });
+        expect(reversal.status).toBe(401);
+        expect((await L.journal()).map((e) => e.je_number)).toEqual(['JE-1']);
       } finally {
         await L.close();
       }

@@ -15,9 +15,9 @@ export class RememberedGrants<G extends object> {
     key: string,
     checkedInWrite: boolean,
     read: () => Promise<G | null>,
-  ): Promise<(G & { remembered?: true }) | null> {
+  ): Promise<G | null> {
     const known = checkedInWrite ? this.grants.get(key) : undefined;
-    if (known) return { ...known, remembered: true };
+    if (known) return known;
     const grant = await read();
     if (grant) {
       if (this.grants.size >= MOST) this.grants.clear();

@@ -230,7 +230,7 @@ export class ImportSession implements ImportBatch {
    * written as now checked, and the file's later entries are checked after them.
    */
   private async checkedAgain(entity: EntityState, waiting: Pending[]): Promise<boolean> {
-    if (!waiting.length) return false;
+    // With none waiting (all posted meanwhile), the file's later entries follow none of them.
     const facts = await this.store.facts(waiting.map((p) => p.body));
     const check = new BatchCheck();
     const ctx = check.context(contextOf(entity, facts, (ref) => this.hints.get(ref) ?? []));

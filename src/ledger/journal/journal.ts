@@ -221,7 +221,13 @@ export class JournalFromStore implements JournalOps {
       const hash = requestHash(endpoint, { entry_date: options.entryDate ?? null });
       const key = { key: options.idempotencyKey, hash };
       // The gates come before the reversal's own checks: their facts are read without a body first.
-      const gated = await tx.facts({ bodies: [], idempotencyKey: key.key, fingerprint: null });
+      const gated = await tx.facts({
+        bodies: [],
+        idempotencyKey: key.key,
+        fingerprint: null,
+        ...apiKeysOf([options]),
+      });
+      keyLive(options, gated);
       this.gates(gated, hash);
       const body = reversalBody(original, options.entryDate);
       await settledGuard(tx, original);

@@ -25,6 +25,8 @@ export interface PostOptions {
 
 export interface ReverseOptions {
   idempotencyKey: string;
+  /** As PostOptions.keyToVerify: the request's API key, read again in the reversal's write. */
+  keyToVerify?: string;
   /** Date of the reversing entry; the original's date when omitted. */
   entryDate?: string;
   dryRun?: boolean;

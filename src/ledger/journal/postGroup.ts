@@ -129,7 +129,7 @@ export class PostQueue {
 }
 
 /** The API keys posts ask to be read again with their facts (PostOptions.keyToVerify). */
-export function apiKeysOf(options: Omit<PostOptions, 'dryRun'>[]): { apiKeys?: string[] } {
+export function apiKeysOf(options: { keyToVerify?: string }[]): { apiKeys?: string[] } {
   const ids = new Set(options.flatMap((o) => (o.keyToVerify === undefined ? [] : [o.keyToVerify])));
   return ids.size ? { apiKeys: [...ids] } : {};
 }
