@@ -172,13 +172,6 @@ export const adjustingRule: EntryRule = (c) => {
   else c.isAdjusting = v;
 };
 
-/** An entry's number that another entry holds. */
-export const numberTaken = (jeNumber: string): Problem => ({
-  path: 'je_number',
-  reason: 'duplicate_je_number',
-  message: `${jeNumber} is already used by another entry`,
-});
-
 export const jeNumberRule: EntryRule = (c) => {
   const v = c.body.je_number;
   if (v === undefined || v === null) return;
@@ -186,8 +179,9 @@ export const jeNumberRule: EntryRule = (c) => {
     return add(c, 'je_number', 'invalid_type', 'je_number must be a string');
   const n = normaliseJeNumber(v);
   if (!n.ok) add(c, 'je_number', 'invalid_je_number', n.message);
-  else if (c.ctx.jeNumberTaken(n.value)) c.problems.push(numberTaken(n.value));
-  else [c.jeNumber, c.jeSeq] = [n.value, n.seq];
+  else if (c.ctx.jeNumberTaken(n.value)) {
+    add(c, 'je_number', 'duplicate_je_number', `${n.value} is already used by another entry`);
+  } else [c.jeNumber, c.jeSeq] = [n.value, n.seq];
 };
 
 /**
