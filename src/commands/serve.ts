@@ -42,9 +42,10 @@ keys are served; with --entity SLUG (or BOOKS_ENTITY) that entity's alone.`,
       return one;
     });
     const { apiServer } = await import('../server/server.js');
+    const log = linesPerTurn((text) => ctx.err(text));
     const server = apiServer({
       store,
-      log: (line) => ctx.err(line),
+      log: log.line,
       requestTimeoutMs: opts.requestTimeoutSeconds * 1000,
       // A database's entities share its connections: no entity takes them all.
       ...(target.kind === 'database' ? { perEntity: SERVER_POOL - 1 } : {}),
@@ -73,8 +74,27 @@ keys are served; with --entity SLUG (or BOOKS_ENTITY) that entity's alone.`,
       `listening on http://${opts.host.includes(':') ? `[${opts.host}]` : opts.host}:${bound}`,
     );
     await stopped;
+    log.flush();
   },
 });
+
+/**
+ * Request log lines gathered in one turn of the event loop and written at its end, in one write: a
+ * write to stderr is synchronous, and one per request cost a post 3–4 µs of a server's time.
+ */
+function linesPerTurn(write: (text: string) => void): { line(text: string): void; flush(): void } {
+  let lines: string[] = [];
+  const flush = () => {
+    if (lines.length > 0) write(lines.join('\n'));
+    lines = [];
+  };
+  return {
+    line: (text) => {
+      if (lines.push(text) === 1) setImmediate(flush);
+    },
+    flush,
+  };
+}
 
 function listenError(e: NodeJS.ErrnoException, host: string, port: number): BooksError {
   if (e.code === 'EADDRINUSE') {
