@@ -53,13 +53,21 @@ export class Db {
   kept<T>(name: string, read: () => T): T {
     // Inside write() a value may be read, written and read again: nothing is kept there.
     if (this.writing > 0) return read();
-    const tag = `${this.dataVersion()}:${this.ownWrites}`;
+    const tag = this.changes();
     if (tag !== this.keptTag) {
       this.keptTag = tag;
       this.keptValues.clear();
     }
     if (!this.keptValues.has(name)) this.keptValues.set(name, read());
     return this.keptValues.get(name) as T;
+  }
+
+  /**
+   * What has written the ledger: another connection's commits (data_version) and this connection's
+   * writes other than posts. The same text twice: nothing but this connection's posts wrote between.
+   */
+  changes(): string {
+    return `${this.dataVersion()}:${this.ownWrites}`;
   }
 
   /** SQLite's data_version as read while this connection holds the write lock (see locked). */

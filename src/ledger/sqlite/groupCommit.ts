@@ -37,8 +37,11 @@ export class GroupCommit {
   private flushing = false;
   private waitingSince = 0;
   private pause = RETRY_FIRST_MS;
-  /** The connection's busy timeout: how long writes may wait for the lock in all. */
-  private timeout = BUSY_TIMEOUT_MS;
+  /**
+   * The connection's busy timeout: how long writes may wait for the lock in all. Read once, at the
+   * first group: only begin() changes it, and puts it back.
+   */
+  private timeout: number | null = null;
   private readonly statements = new Map<string, Database.Statement>();
   /** The totals entry writes leave to the group, and how they are written. */
   private deferred: { totals: GroupTotals; write: () => void } | null = null;
@@ -51,7 +54,12 @@ export class GroupCommit {
     /** Checked before each transaction: an error when the ledger must not be written now. */
     private readonly guard: () => Error | null = () => null,
     /** What the connection keeps between requests: told of the lock taken and of changes. */
-    private readonly kept: { locked(): void; released(): void; changed(): void },
+    private readonly kept: {
+      locked(): void;
+      released(): void;
+      changed(): void;
+      changes(): string;
+    },
   ) {}
 
   run<T>(op: () => T | Promise<T>, entries = false): Promise<T> {
@@ -106,6 +114,7 @@ export class GroupCommit {
         if (!w.entries) this.kept.changed();
         this.current = null;
         if (!this.db.inTransaction) {
+          this.committed = null;
           this.deferred?.totals.drop();
           this.kept.changed();
           return this.lost(group, results[results.length - 1]!);
@@ -113,7 +122,9 @@ export class GroupCommit {
       }
       this.deferred?.write();
       this.sql('COMMIT').run();
+      this.committed = this.kept.changes();
     } catch (e) {
+      this.committed = null;
       this.current = null;
       this.deferred?.totals.drop();
       this.kept.changed();
@@ -134,7 +145,7 @@ export class GroupCommit {
   private notBegun(locked: 'busy' | unknown): void {
     const now = Date.now();
     this.waitingSince ||= now;
-    if (locked === 'busy' && now - this.waitingSince < this.timeout) {
+    if (locked === 'busy' && now - this.waitingSince < (this.timeout ?? BUSY_TIMEOUT_MS)) {
       this.schedule(this.pause);
       this.pause = Math.min(this.pause * 2, RETRY_MAX_MS);
       return;
@@ -162,12 +173,12 @@ export class GroupCommit {
 
   /** Takes the write lock without waiting for it: true, 'busy', or the error that stopped it. */
   private begin(): true | 'busy' | unknown {
-    this.timeout = this.sql('PRAGMA busy_timeout').pluck().get() as number;
+    this.timeout ??= this.sql('PRAGMA busy_timeout').pluck().get() as number;
     this.sql('PRAGMA busy_timeout = 0').run();
     try {
       this.sql('BEGIN IMMEDIATE').run();
-      this.epoch++;
       this.kept.locked();
+      if (this.kept.changes() !== this.committed) this.epoch++;
       return true;
     } catch (e) {
       const code = (e as { code?: unknown }).code;
@@ -178,10 +189,13 @@ export class GroupCommit {
   }
 
   /**
-   * Moves when a transaction begins and when a write is undone: what a write learnt of the ledger
-   * in an epoch (the audit trail's head) holds while it stays the same.
+   * Moves when a write is undone, and when a transaction begins after anything but this connection's
+   * committed groups wrote the ledger: what a write learnt of the ledger in an epoch (the audit
+   * trail's head) holds while it stays the same. A server posting alone reads the head once.
    */
   epoch = 0;
+  /** The connection's changes (Db.changes) as this connection's last group committed them. */
+  private committed: string | null = null;
 
   private async inSavepoint(op: () => unknown): Promise<Outcome> {
     this.sql('SAVEPOINT grouped').run();
