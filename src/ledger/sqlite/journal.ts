@@ -94,7 +94,14 @@ export class SqliteJournalStore implements FeatureStore {
             ? undefined
             : (fingerprinted.get(r.fingerprint) as { id: string; je_number: string } | undefined),
         lookups: this.chart.facts(),
-        ...(r.apiKeys ? { liveKeys: new Set(r.apiKeys.filter((id) => live.get(id))) } : {}),
+        // Read once per group's transaction (Db.kept): only a write can revoke a key.
+        ...(r.apiKeys
+          ? {
+              liveKeys: new Set(
+                r.apiKeys.filter((id) => db.kept(`live ${id}`, () => !!live.get(id))),
+              ),
+            }
+          : {}),
         numbering: numberingFacts(db),
       }),
       trail: new AuditTables(
