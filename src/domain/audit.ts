@@ -1,6 +1,6 @@
-import * as crypto from 'node:crypto';
 import { createHash, type Hash } from 'node:crypto';
 import type { FxSnapshot } from './fx.js';
+import { sha256 } from './sha256.js';
 import type { Problem } from './errors.js';
 
 /**
@@ -85,12 +85,6 @@ export function chainHash(previous: string, e: Omit<AuditEvent, 'hash'>): string
   return sha256(`${previous}\n${eventText(e)}`);
 }
 
-/** SHA-256 in hex, in one call where Node has it (cheaper than a Hash object for short text). */
-const sha256: (text: string) => string =
-  typeof (crypto as { hash?: unknown }).hash === 'function'
-    ? (text) =>
-        (crypto as unknown as { hash: (a: string, t: string) => string }).hash('sha256', text)
-    : (text) => createHash('sha256').update(text).digest('hex');
 
 /** Numbers and hashes drafts after the head of the chain, at the database's time `at`. */
 export function sealed(

@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Entity } from '../../src/domain/accounts.js';
 import { isBooksError } from '../../src/domain/errors.js';
@@ -17,6 +19,7 @@ import {
   type UsedKey,
 } from '../../src/domain/posting.js';
 import type { ValidEntry } from '../../src/domain/entry.js';
+import { JsonFraction } from '../../src/domain/json.js';
 
 const ENTITY: Entity = {
   id: 'ent_1',
@@ -97,6 +100,44 @@ describe('idempotency keys', () => {
       requestHash('POST /v1/journal-entries', { ...a, memo: 'y' }),
     );
     expect(requestHash('POST /v1/journal-entries', a)).not.toBe(requestHash('POST /other', a));
+  });
+
+  // A key used before an upgrade is still compared within its window: the text and the hash of a
+  // body must be what every earlier build made of it (this oracle is how they made it).
+  it('hash a body as earlier builds did, whatever its shape', () => {
+    const before = (v: unknown): string => {
+      if (Array.isArray(v)) return `[${v.map(before).join(',')}]`;
+      if (typeof v === 'bigint' || v instanceof JsonFraction) return String(v);
+      if (v && typeof v === 'object') {
+        const o = v as Record<string, unknown>;
+        const keys = Object.keys(o).sort();
+        return `{${keys.map((k) => `${JSON.stringify(k)}:${before(o[k])}`).join(',')}}`;
+      }
+      return JSON.stringify(v) ?? 'null';
+    };
+    const leaf = fc.oneof(
+      fc.jsonValue({ maxDepth: 0 }),
+      fc.string({ unit: 'binary' }),
+      fc.bigInt(),
+      fc.constant(undefined),
+      fc.integer().map((n) => new JsonFraction(`${n}.50`)),
+    );
+    const value = fc.letrec((tie) => ({
+      v: fc.oneof(
+        { depthSize: 'small' },
+        leaf,
+        fc.array(tie('v'), { maxLength: 4 }),
+        fc.dictionary(fc.string({ unit: 'binary', maxLength: 6 }), tie('v'), { maxKeys: 5 }),
+      ),
+    })).v;
+    fc.assert(
+      fc.property(value, (v) => {
+        expect(canonicalJson(v)).toBe(before(v));
+        const old = createHash('sha256').update('POST /x').update('\0').update(before(v));
+        expect(requestHash('POST /x', v)).toBe(old.digest('hex'));
+      }),
+      { numRuns: 500 },
+    );
   });
 });
 
