@@ -141,11 +141,19 @@ export function apiServer(opts: ServeOptions): Server {
 }
 
 function match(path: string): { route: Route; params: string[] }[] {
-  return ROUTES.flatMap((route) => {
+  const known = MATCHED.get(path);
+  if (known) return known;
+  const found = ROUTES.flatMap((route) => {
     const m = route.pattern.exec(path);
     return m ? [{ route, params: m.slice(1) }] : [];
   });
+  // A route's own path (no parameter in it) is kept with what it matched: posting asks it each time.
+  if (STATIC_PATHS.has(path)) MATCHED.set(path, found);
+  return found;
 }
+
+const STATIC_PATHS = new Set(ROUTES.filter((r) => !r.path.includes('{')).map((r) => r.path));
+const MATCHED = new Map<string, { route: Route; params: string[] }[]>();
 
 /** What a route open to all is given for a ledger: any use of it is a mistake of the route's. */
 const NO_LEDGER = new Proxy({} as Ledger, {
