@@ -85,7 +85,6 @@ export function chainHash(previous: string, e: Omit<AuditEvent, 'hash'>): string
   return sha256(`${previous}\n${eventText(e)}`);
 }
 
-
 /** Numbers and hashes drafts after the head of the chain, at the database's time `at`. */
 export function sealed(
   head: { seq: number; hash: string },
