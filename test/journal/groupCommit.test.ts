@@ -136,6 +136,29 @@ describe('posts requested together (one transaction, a savepoint each)', () => {
       expect((await ledger.maintenance.check()).problems).toEqual([]);
     }));
 
+  it("starts the trail once when a group's first post finds it empty: one event each, in order", () =>
+    withLedger(async (ledger, path) => {
+      // A ledger whose trail holds nothing yet (as one written before the trail, emptied here).
+      exec(
+        path,
+        `DROP TRIGGER audit_events_kept_on_delete; DELETE FROM audit_events;
+         CREATE TRIGGER audit_events_kept_on_delete BEFORE DELETE ON audit_events
+         BEGIN SELECT RAISE(ABORT, 'audit events are never deleted'); END`,
+      );
+      const posted = await Promise.all(
+        ['a', 'b', 'c'].map((k) => ledger.journal.post(entry(100), { idempotencyKey: k })),
+      );
+      expect(posted.map((e) => e.je_number)).toEqual(['JE-1', 'JE-2', 'JE-3']);
+      const events = [];
+      for await (const e of ledger.audit.list({})) events.push([e.seq, e.action, e.objects.at(-1)]);
+      expect(events).toEqual([
+        [1, 'entry.posted', 'JE-1'],
+        [2, 'entry.posted', 'JE-2'],
+        [3, 'entry.posted', 'JE-3'],
+      ]);
+      expect((await ledger.maintenance.check()).problems).toEqual([]);
+    }));
+
   it('fails every post of a transaction whose COMMIT fails, and writes none of them', () =>
     withLedger(async (ledger, path) => {
       const before = snapshot(path);

@@ -14,6 +14,7 @@ import {
   type Who,
 } from '../../domain/audit.js';
 import type { RunWrite } from '../journal/entryRows.js';
+import type { HeldEvents } from './heldEvents.js';
 import type { Column, Scope, Session, Sql } from './dialect.js';
 
 /** An event's row, in AUDIT_COLUMNS' order. */
@@ -106,6 +107,8 @@ export class AuditTables implements Trail {
     private readonly scope: Scope,
     private readonly run?: RunWrite,
     private readonly epoch?: () => number,
+    /** Where a ledger file's group commit holds the events its writes seal (HeldEvents). */
+    private readonly held?: HeldEvents,
   ) {}
 
   /** The head as this last wrote it (or a write's facts read it), and in which epoch. */
@@ -171,7 +174,8 @@ export class AuditTables implements Trail {
    * upgrade (pg/schema.ts, with `upgrade`), and a restore starts its own.
    */
   async start(who: Who, upgrade = false): Promise<void> {
-    if (this.started || (this.scope.entityId !== null && !upgrade)) return;
+    // Events held for this transaction's end follow the start (this transaction's, at least).
+    if (this.started || this.held?.any || (this.scope.entityId !== null && !upgrade)) return;
     const head = await this.head();
     if (head.seq === 0) await this.insert(sealed(head, head.at, await this.startOf(who)));
     // Known for good only once read back: the write that started it may yet be undone.
@@ -204,7 +208,8 @@ export class AuditTables implements Trail {
     // A write's one event (nearly always) goes in by one statement, prepared once.
     const kind = this.scope.entityId === null ? 'file' : 'database';
     const one = (INSERT_ONE[kind] ||= insertOne(this.scope));
-    if (this.run) for (const row of rows) await this.run(one, row);
+    if (this.held) this.held.hold(rows);
+    else if (this.run) for (const row of rows) await this.run(one, row);
     else if (rows.length > 1) await this.sql.insert('audit_events', columns, rows);
     else await this.sql.run(one, rows[0]!);
     const last = events[events.length - 1]!;

@@ -17,6 +17,14 @@ const RETRY_MAX_MS = 50;
 
 type Outcome = { ok: unknown } | { error: unknown };
 
+/** What a group's writes leave to be written together, between their savepoints (HeldEvents). */
+interface Held {
+  write(): void;
+  begin(): void;
+  ended(held: boolean): void;
+  drop(): void;
+}
+
 /**
  * Writes that arrive together (requested in the same turn of the event loop: concurrent requests to
  * books serve) share one transaction, each in a savepoint of its own, and are answered only after
@@ -43,8 +51,10 @@ export class GroupCommit {
    */
   private timeout: number | null = null;
   private readonly statements = new Map<string, Database.Statement>();
-  /** The totals entry writes leave to the group, and how they are written. */
-  private deferred: { totals: GroupTotals; write: () => void } | null = null;
+  /** The totals entry writes leave to the group. */
+  private totals: GroupTotals | null = null;
+  /** What the group's writes leave to be written together: the totals, the audit events. */
+  private readonly held: Held[] = [];
   /** The write running in the group's transaction. */
   private current: Waiting | null = null;
 
@@ -71,12 +81,31 @@ export class GroupCommit {
 
   /** Sums the totals of the group's entry writes in `totals`, written by `write` once per group. */
   deferTotals(totals: GroupTotals, write: () => void): void {
-    this.deferred = { totals, write };
+    this.totals = totals;
+    this.held.push({
+      write,
+      begin: () => {},
+      ended: (held) => totals.ended(held),
+      drop: () => totals.drop(),
+    });
+  }
+
+  /** What the group's writes hold to write together (their audit events), written as totals are. */
+  hold(held: Held): void {
+    this.held.push(held);
+  }
+
+  private writeHeld(): void {
+    for (const h of this.held) h.write();
+  }
+
+  private dropHeld(): void {
+    for (const h of this.held) h.drop();
   }
 
   /** The group's sums, when the running write may leave its entries' totals to them. */
   get groupTotals(): GroupTotals | null {
-    return this.current?.entries ? (this.deferred?.totals ?? null) : null;
+    return this.current?.entries ? this.totals : null;
   }
 
   private schedule(ms: number): void {
@@ -104,7 +133,7 @@ export class GroupCommit {
     const results: Outcome[] = [];
     try {
       for (const w of group) {
-        if (!w.entries) this.deferred?.write();
+        if (!w.entries) this.writeHeld();
         this.current = w;
         // A write other than a post may change what the connection keeps (the entity's settings):
         // it and the writes after it read them anew.
@@ -115,18 +144,18 @@ export class GroupCommit {
         this.current = null;
         if (!this.db.inTransaction) {
           this.committed = null;
-          this.deferred?.totals.drop();
+          this.dropHeld();
           this.kept.changed();
           return this.lost(group, results[results.length - 1]!);
         }
       }
-      this.deferred?.write();
+      this.writeHeld();
       this.sql('COMMIT').run();
       this.committed = this.kept.changes();
     } catch (e) {
       this.committed = null;
       this.current = null;
-      this.deferred?.totals.drop();
+      this.dropHeld();
       this.kept.changed();
       if (this.db.inTransaction) this.db.exec('ROLLBACK');
       for (const w of group) w.reject(storageError(e, this.location));
@@ -199,6 +228,7 @@ export class GroupCommit {
 
   private async inSavepoint(op: () => unknown): Promise<Outcome> {
     this.sql('SAVEPOINT grouped').run();
+    for (const h of this.held) h.begin();
     const r = await attempt(op);
     // SQLite may have rolled the transaction back already (then the savepoint is gone with it).
     if (!this.db.inTransaction) return r;
@@ -207,7 +237,9 @@ export class GroupCommit {
       this.sql('ROLLBACK TO grouped').run();
     }
     this.sql('RELEASE grouped').run();
-    this.deferred?.totals.ended(!('error' in r));
+    for (const h of this.held) h.ended(!('error' in r));
+    // A write undone leaves the next to read the trail's head: it finds every event held before.
+    if ('error' in r) this.writeHeld();
     return r;
   }
 

@@ -24,7 +24,8 @@ import { GroupTotals } from '../journal/groupTotals.js';
 import type { WriteKind } from '../journal/store.js';
 import { recorded, type Unrecorded } from '../audit/recording.js';
 import { whoNow } from '../runtime/actor.js';
-import { AuditTables } from '../sql/auditTables.js';
+import { AUDIT_COLUMNS, AuditTables } from '../sql/auditTables.js';
+import { HeldEvents } from '../sql/heldEvents.js';
 import { FILE } from './tables.js';
 
 /**
@@ -39,6 +40,8 @@ export class SqliteJournalStore implements FeatureStore {
    */
   private readOps: StoreReadTx | null = null;
   private writeOps: Unrecorded<StoreWriteTx> | null = null;
+  /** The audit events of a group's writes, inserted together before it commits. */
+  private readonly held: HeldEvents;
 
   constructor(
     private readonly db: Db,
@@ -49,6 +52,10 @@ export class SqliteJournalStore implements FeatureStore {
     const totals = new GroupTotals();
     const rows = fileRows(runOn(db));
     commits.deferTotals(totals, () => void totals.write(rows));
+    const columns = FILE.columns(AUDIT_COLUMNS);
+    const sql = sqliteSql((text) => db.prep(text));
+    this.held = new HeldEvents((events) => void sql.insert('audit_events', columns, events));
+    commits.hold(this.held);
   }
 
   now(): Date {
@@ -141,6 +148,7 @@ export class SqliteJournalStore implements FeatureStore {
         FILE,
         undefined,
         () => this.commits.epoch,
+        this.held,
       ),
       recon,
       write: async (entry, numbered, meta, key) => {

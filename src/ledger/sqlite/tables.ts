@@ -57,16 +57,15 @@ export function sqliteSql(prep: (text: string) => Database.Statement): Sql {
     // SQLite plans by its own estimates, which know no entities.
     wholeReads: async () => {},
     insert: async (table, columns, rows) => {
-      // A hundred rows a statement, then one at a time: two statements a table, prepared once.
+      // A hundred rows a statement, then the rest in one: statements prepared once for each count.
       const names = columns.map((c) => c.name).join(', ');
       const row = `(${columns.map(() => '?').join(', ')})`;
-      const many = prep(
-        `INSERT INTO ${table} (${names}) VALUES ${Array(100).fill(row).join(', ')}`,
-      );
-      const one = prep(`INSERT INTO ${table} (${names}) VALUES ${row}`);
-      let i = 0;
-      for (; i + 100 <= rows.length; i += 100) many.run(...rows.slice(i, i + 100).flat());
-      for (; i < rows.length; i++) one.run(...rows[i]!);
+      const of = (n: number) =>
+        prep(`INSERT INTO ${table} (${names}) VALUES ${Array(n).fill(row).join(', ')}`);
+      for (let i = 0; i < rows.length; i += 100) {
+        const part = rows.slice(i, i + 100);
+        of(part.length).run(...part.flat());
+      }
     },
   };
 }
