@@ -159,6 +159,31 @@ describe('posts requested together (one transaction, a savepoint each)', () => {
       expect((await ledger.maintenance.check()).problems).toEqual([]);
     }));
 
+  it('fails every post of a group whose events cannot be inserted, and writes none of them', () =>
+    withLedger(async (ledger, path) => {
+      const first = (await ledger.journal.post(entry(5), { idempotencyKey: 'first' })).je_number;
+      // The group's events go in together, before its COMMIT: a fault on one of them (as a full
+      // disk would be) must undo the whole group, not leave its entries without their events.
+      const read = new Database(path, { readonly: true });
+      const head = read.prepare('SELECT MAX(seq) FROM audit_events').pluck().get() as number;
+      read.close();
+      exec(
+        path,
+        `CREATE TRIGGER fault BEFORE INSERT ON audit_events WHEN NEW.seq = ${head + 2}
+         BEGIN SELECT RAISE(ABORT, 'simulated fault'); END`,
+      );
+      const before = snapshot(path);
+      const outcomes = await Promise.allSettled(
+        ['a', 'b', 'c'].map((k) => ledger.journal.post(entry(100), { idempotencyKey: k })),
+      );
+      expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected', 'rejected']);
+      exec(path, 'DROP TRIGGER fault');
+      expect(snapshot(path)).toBe(before);
+      const again = await ledger.journal.post(entry(100), { idempotencyKey: 'a' });
+      expect([first, again.je_number]).toEqual(['JE-1', 'JE-2']);
+      expect((await ledger.maintenance.check()).problems).toEqual([]);
+    }));
+
   it('fails every post of a transaction whose COMMIT fails, and writes none of them', () =>
     withLedger(async (ledger, path) => {
       const before = snapshot(path);

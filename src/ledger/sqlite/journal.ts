@@ -13,7 +13,7 @@ import type { Db } from './db.js';
 import { EntryReader } from './entries.js';
 import { indexTailIfLong } from './glIndex.js';
 import { sqliteRecon } from './recon.js';
-import { sqliteSql } from './tables.js';
+import { insertRows, sqliteSql } from './tables.js';
 import { FILE_ENTITY, Scope } from '../sql/dialect.js';
 import { PlanTables } from '../sql/planTables.js';
 import type { ReconTables } from '../sql/reconTables.js';
@@ -53,8 +53,10 @@ export class SqliteJournalStore implements FeatureStore {
     const rows = fileRows(runOn(db));
     commits.deferTotals(totals, () => void totals.write(rows));
     const columns = FILE.columns(AUDIT_COLUMNS);
-    const sql = sqliteSql((text) => db.prep(text));
-    this.held = new HeldEvents((events) => void sql.insert('audit_events', columns, events));
+    // At once: a failed insert throws in the group's flush, which rolls the group back.
+    this.held = new HeldEvents((events) =>
+      insertRows((text) => db.prep(text), 'audit_events', columns, events),
+    );
     commits.hold(this.held);
   }
 

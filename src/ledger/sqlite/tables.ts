@@ -56,17 +56,7 @@ export function sqliteSql(prep: (text: string) => Database.Statement): Sql {
     }),
     // SQLite plans by its own estimates, which know no entities.
     wholeReads: async () => {},
-    insert: async (table, columns, rows) => {
-      // A hundred rows a statement, then the rest in one: statements prepared once for each count.
-      const names = columns.map((c) => c.name).join(', ');
-      const row = `(${columns.map(() => '?').join(', ')})`;
-      const of = (n: number) =>
-        prep(`INSERT INTO ${table} (${names}) VALUES ${Array(n).fill(row).join(', ')}`);
-      for (let i = 0; i < rows.length; i += 100) {
-        const part = rows.slice(i, i + 100);
-        of(part.length).run(...part.flat());
-      }
-    },
+    insert: async (table, columns, rows) => insertRows(prep, table, columns, rows),
   };
 }
 
@@ -77,4 +67,24 @@ function exact(row: Record<string, unknown>): Record<string, unknown> {
     if (typeof v === 'bigint') row[k] = toJsonInteger(v);
   }
   return row;
+}
+
+/**
+ * Inserts rows as they are, at once (its errors thrown, not in a promise): a hundred rows a
+ * statement, then the rest in one; the statements prepared once for each count.
+ */
+export function insertRows(
+  prep: (text: string) => Database.Statement,
+  table: string,
+  columns: readonly { name: string }[],
+  rows: readonly unknown[][],
+): void {
+  const names = columns.map((c) => c.name).join(', ');
+  const row = `(${columns.map(() => '?').join(', ')})`;
+  const of = (n: number) =>
+    prep(`INSERT INTO ${table} (${names}) VALUES ${Array(n).fill(row).join(', ')}`);
+  for (let i = 0; i < rows.length; i += 100) {
+    const part = rows.slice(i, i + 100);
+    of(part.length).run(...part.flat());
+  }
 }
