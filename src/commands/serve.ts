@@ -39,6 +39,7 @@ keys are served; with --entity SLUG (or BOOKS_ENTITY) that entity's alone.`,
       const one = slug === undefined ? all : await oneEntity(all, slug);
       for (const p of await one.verify())
         ctx.err(`${p.message}: writes are refused, reads may fail`);
+      one.serving?.();
       return one;
     });
     const { apiServer } = await import('../server/server.js');

@@ -100,5 +100,7 @@ export interface LedgerStore {
   } | null>;
   /** A quick check of the store's storage before serving: damage is marked and said. */
   verify(): Promise<Problem[]>;
+  /** Held open by a server: upkeep that pays only over many requests may start (a file's checkpoints). */
+  serving?(): void;
   close(): Promise<void>;
 }

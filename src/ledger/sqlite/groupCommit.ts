@@ -152,6 +152,7 @@ export class GroupCommit {
       this.writeHeld();
       this.sql('COMMIT').run();
       this.committed = this.kept.changes();
+      this.afterCommit?.();
     } catch (e) {
       this.committed = null;
       this.current = null;
@@ -223,6 +224,8 @@ export class GroupCommit {
    * trail's head) holds while it stays the same. A server posting alone reads the head once.
    */
   epoch = 0;
+  /** Told after each group commits (a server's checkpoints on their own thread: Checkpointer). */
+  afterCommit: (() => void) | undefined;
   /** The connection's changes (Db.changes) as this connection's last group committed them. */
   private committed: string | null = null;
 

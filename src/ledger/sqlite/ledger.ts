@@ -8,6 +8,7 @@ import { accessProblem, connect, damaged, storageError } from './connection.js';
 import { Db, type Clock } from './db.js';
 import { SqliteEntity, type EntityInit } from './entity.js';
 import { GroupCommit } from './groupCommit.js';
+import { Checkpointer } from './checkpointer.js';
 import { SqliteJournalStore } from './journal.js';
 import { SqliteKeys } from './keys.js';
 import { SqliteMaintenance } from './maintenance.js';
@@ -34,17 +35,20 @@ export class SqliteLedger extends StoreLedger implements Ledger {
   readonly chart: SqliteChart;
   readonly keys: SqliteKeys;
   private readonly db: Db;
+  private readonly commits: GroupCommit;
+  private checkpointer: Checkpointer | null = null;
 
   private constructor(sqlite: Database.Database, location: string, now: Clock) {
     const db = new Db(sqlite, location, now);
     const chart = new SqliteChart(db);
+    const commits = new GroupCommit(sqlite, location, db.stillHere, db);
     super(
-      new SqliteJournalStore(db, chart, new GroupCommit(sqlite, location, db.stillHere, db)),
+      new SqliteJournalStore(db, chart, commits),
       new SqliteSums(db, chart),
       new SqliteMaintenance(db),
       chart,
     );
-    [this.location, this.db, this.chart] = [location, db, chart];
+    [this.location, this.db, this.chart, this.commits] = [location, db, chart, commits];
     this.entity = new SqliteEntity(db);
     this.keys = new SqliteKeys(db);
   }
@@ -118,7 +122,17 @@ export class SqliteLedger extends StoreLedger implements Ledger {
     });
   }
 
+  /** Held open by a server: its WAL is checkpointed on a thread of its own (Checkpointer). */
+  serving(): void {
+    if (this.checkpointer || !this.db.sqlite.open) return;
+    this.checkpointer = Checkpointer.start(this.db.sqlite, this.location);
+    this.commits.afterCommit = () => this.checkpointer?.committed();
+  }
+
   async close(): Promise<void> {
+    this.commits.afterCommit = undefined;
+    await this.checkpointer?.stop();
+    this.checkpointer = null;
     if (this.db.sqlite.open) this.db.sqlite.close();
   }
 }

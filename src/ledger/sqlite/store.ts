@@ -59,6 +59,10 @@ export class SqliteStore implements LedgerStore {
     return this.ledger.maintenance.verifyFile();
   }
 
+  serving(): void {
+    this.ledger.serving();
+  }
+
   close(): Promise<void> {
     return this.ledger.close();
   }

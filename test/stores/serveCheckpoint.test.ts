@@ -1,0 +1,60 @@
+import Database from 'better-sqlite3';
+import { copyFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { serve, standardLedger } from '../support/helpers.js';
+
+const LINES = [
+  { gl_account_id: 'rent', line_type: 'debit', amount_atoms: 100 },
+  { gl_account_id: 'checking', line_type: 'credit', amount_atoms: 100 },
+];
+
+/** The entries the ledger file holds without its WAL (what the checkpoints have copied into it). */
+function inFileAlone(ledger: string, dir: string): number {
+  const copy = join(dir, 'file-alone.sqlite');
+  copyFileSync(ledger, copy);
+  const db = new Database(copy, { readonly: true });
+  try {
+    return db.prepare('SELECT COUNT(*) FROM journal_entries').pluck().get() as number;
+  } finally {
+    db.close();
+  }
+}
+
+// A server copies its WAL into the ledger file on a thread of its own (src/ledger/sqlite/
+// checkpointer.ts), not in the COMMIT on its only thread: the file catches up while it serves, well
+// before SQLite's own 1,000 pages, and a stop leaves the file whole, without its WAL.
+describe('books serve on a ledger file', () => {
+  it('copies what it commits into the file while it serves, and leaves no WAL when it stops', async () => {
+    const { dir, ledger, run } = await standardLedger();
+    const key = (
+      await run(['keys', 'create', '--permission', 'customer_api:post_journal_entries'])
+    ).stdout.trim();
+    const server = await serve(ledger);
+    try {
+      for (let i = 0; i < 50; i++) {
+        const r = await fetch(`${server.url}/v1/journal-entries`, {
+          method: 'POST',
+          headers: {
+            Authorization: `Bearer ${key}`,
+            'Content-Type': 'application/json',
+            'X-Idempotency-Key': `ck-${i}`,
+          },
+          body: JSON.stringify({ entry_date: '2025-03-02', lines: LINES }),
+        });
+        expect(r.status).toBe(201);
+      }
+      // Awaited as a state: the thread is asked after each commit, at most every 50 ms.
+      const until = Date.now() + 20_000;
+      while (inFileAlone(ledger, dir) < 50 && Date.now() < until)
+        await new Promise((r) => setTimeout(r, 25));
+      expect(inFileAlone(ledger, dir)).toBe(50);
+    } finally {
+      await server.stop();
+    }
+    expect(server.child.exitCode).toBe(0);
+    expect(existsSync(`${ledger}-wal`)).toBe(false);
+    const check = await run(['check']);
+    expect(check.exitCode, check.stdout + check.stderr).toBe(0);
+  });
+});
