@@ -3,6 +3,7 @@ import { copyFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { serve, standardLedger } from '../support/helpers.js';
+import { copyTemplate } from '../support/ledgers.js';
 
 const LINES = [
   { gl_account_id: 'rent', line_type: 'debit', amount_atoms: 100 },
@@ -56,5 +57,27 @@ describe('books serve on a ledger file', () => {
     expect(existsSync(`${ledger}-wal`)).toBe(false);
     const check = await run(['check']);
     expect(check.exitCode, check.stdout + check.stderr).toBe(0);
+  });
+
+  it("leaves the checkpoints to the server's own connection, as SQLite has them, if its thread fails", async () => {
+    // The built module: its thread's script is only there (as books serve runs it).
+    const { Checkpointer } = (await import(
+      new URL('../../dist/ledger/sqlite/checkpointer.js', import.meta.url).href
+    )) as typeof import('../../src/ledger/sqlite/checkpointer.js');
+    const { ledger } = copyTemplate('standard');
+    const db = new Database(ledger);
+    try {
+      const pages = () => db.pragma('wal_autocheckpoint', { simple: true }) as number;
+      // A thread that cannot open its file fails at once.
+      const checkpoints = Checkpointer.start(db, join(ledger, 'not-a-ledger'))!;
+      expect(checkpoints).not.toBeNull();
+      const until = Date.now() + 20_000;
+      while (pages() !== 1000 && Date.now() < until) await new Promise((r) => setTimeout(r, 25));
+      expect(pages()).toBe(1000);
+      checkpoints.committed();
+      await checkpoints.stop();
+    } finally {
+      db.close();
+    }
   });
 });

@@ -152,7 +152,6 @@ export class GroupCommit {
       this.writeHeld();
       this.sql('COMMIT').run();
       this.committed = this.kept.changes();
-      this.afterCommit?.();
     } catch (e) {
       this.committed = null;
       this.current = null;
@@ -164,6 +163,8 @@ export class GroupCommit {
     } finally {
       this.kept.released();
     }
+    // Past the commit: nothing it does can fail a write already committed.
+    this.afterCommit?.();
     group.forEach((w, i) => {
       const r = results[i]!;
       if ('ok' in r) w.resolve(r.ok as never);
