@@ -67,6 +67,13 @@ export interface Capabilities {
  * commands that work on a ledger get from it is a Ledger; `books serve` works through the store,
  * each request acting on the entity its key belongs to.
  */
+/** What an API key grants: its entity's ledger, its permissions, and its name. */
+export interface Grant {
+  ledger: Ledger;
+  permissions: Permission[];
+  name: string | null;
+}
+
 export interface LedgerStore {
   /** Where the store is, for messages (a file path, a database URL without its password). */
   readonly location: string;
@@ -90,14 +97,7 @@ export interface LedgerStore {
    * `checkedInWrite`: the request's write reads the key again (PostOptions.keyToVerify), so a grant
    * the store remembers from an earlier request will do.
    */
-  authenticate(
-    key: string,
-    checkedInWrite?: boolean,
-  ): Promise<{
-    ledger: Ledger;
-    permissions: Permission[];
-    name: string | null;
-  } | null>;
+  authenticate(key: string, checkedInWrite?: boolean): Promise<Grant | null>;
   /** A quick check of the store's storage before serving: damage is marked and said. */
   verify(): Promise<Problem[]>;
   /** Held open by a server: upkeep that pays only over many requests may start (a file's checkpoints). */

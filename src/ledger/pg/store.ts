@@ -1,10 +1,9 @@
 import { BooksError, errors } from '../../domain/errors.js';
-import type { Permission } from '../../domain/keys.js';
 import type { Problem } from '../../domain/errors.js';
 import { newId } from '../ids.js';
 import { RememberedGrants } from '../books/grants.js';
 import type { LedgerInit } from '../port.js';
-import type { Ledger, LedgerStore } from '../port.js';
+import type { Grant, LedgerStore } from '../port.js';
 import { PgDb, redacted, type Clock, type Query } from './db.js';
 import { keyRow, permissionsOf } from './keys.js';
 import { PgLedger } from './ledger.js';
@@ -169,11 +168,7 @@ export class PgStore implements LedgerStore {
     });
   }
 
-  private readonly granted = new RememberedGrants<{
-    ledger: Ledger;
-    permissions: Permission[];
-    name: string | null;
-  }>();
+  private readonly granted = new RememberedGrants<Grant>();
 
   async verify(): Promise<Problem[]> {
     return [];

@@ -1,6 +1,5 @@
 import { errors } from '../../domain/errors.js';
-import type { Ledger, LedgerStore } from '../port.js';
-import type { Permission } from '../../domain/keys.js';
+import type { Grant, Ledger, LedgerStore } from '../port.js';
 import { RememberedGrants } from '../books/grants.js';
 import type { SqliteLedger } from './ledger.js';
 
@@ -49,11 +48,7 @@ export class SqliteStore implements LedgerStore {
     });
   }
 
-  private readonly granted = new RememberedGrants<{
-    ledger: Ledger;
-    permissions: Permission[];
-    name: string | null;
-  }>();
+  private readonly granted = new RememberedGrants<Grant>();
 
   verify() {
     return this.ledger.maintenance.verifyFile();
