@@ -1,10 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { fromTemplate, pgFixture, sqliteFixture } from '../support/fixtures.js';
-
-const LINES = [
-  { gl_account_id: 'rent', line_type: 'debit', amount_atoms: 100 },
-  { gl_account_id: 'checking', line_type: 'credit', amount_atoms: 100 },
-];
+import { postEntry } from '../support/helpers.js';
 
 // A server keeps the trail's head between its own groups of posts (on a ledger file it reads it once
 // while it posts alone): another process's changes in between must move it on, or the server's next
@@ -17,16 +13,7 @@ describe.each([sqliteFixture, pgFixture].map((f) => [f.name, f] as const))(
       try {
         const { url, keys } = await L.serve();
         let n = 0;
-        const post = () =>
-          fetch(`${url}/v1/journal-entries`, {
-            method: 'POST',
-            headers: {
-              Authorization: `Bearer ${keys.post}`,
-              'Content-Type': 'application/json',
-              'X-Idempotency-Key': `head-${++n}`,
-            },
-            body: JSON.stringify({ entry_date: '2025-03-02', lines: LINES }),
-          });
+        const post = () => postEntry(url, keys.post, `head-${++n}`);
         const posted = async (count: number) => {
           for (const r of await Promise.all(Array.from({ length: count }, post)))
             expect(r.status, await r.clone().text()).toBe(201);

@@ -1,11 +1,7 @@
 import http from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { fromTemplate, pgFixture, sqliteFixture } from '../support/fixtures.js';
-
-const LINES = [
-  { gl_account_id: 'rent', line_type: 'debit', amount_atoms: 100 },
-  { gl_account_id: 'checking', line_type: 'credit', amount_atoms: 100 },
-];
+import { postEntry, RENT_ENTRY } from '../support/helpers.js';
 
 // A server remembers the keys it granted posts (the post's write reads the key again, under the
 // entity's lock): a key another process revokes is refused at the next request all the same, by
@@ -21,16 +17,7 @@ describe.each([sqliteFixture, pgFixture].map((f) => [f.name, f] as const))(
           'customer_api:post_journal_entries',
           'customer_api:read',
         ]);
-        const post = (idempotencyKey: string) =>
-          fetch(`${url}/v1/journal-entries`, {
-            method: 'POST',
-            headers: {
-              Authorization: `Bearer ${key}`,
-              'Content-Type': 'application/json',
-              'X-Idempotency-Key': idempotencyKey,
-            },
-            body: JSON.stringify({ entry_date: '2025-03-02', lines: LINES }),
-          });
+        const post = (idempotencyKey: string) => postEntry(url, key, idempotencyKey);
         expect((await post('first')).status).toBe(201);
         expect((await post('second')).status).toBe(201);
         const revoked = await L.books(['keys', 'revoke', id]);
@@ -63,13 +50,10 @@ describe.each([sqliteFixture, pgFixture].map((f) => [f.name, f] as const))(
         const { key, id } = await L.store.keys.create('late', [
           'customer_api:post_journal_entries',
         ]);
-        const posted = await L.store.journal.post(
-          { entry_date: '2025-03-02', lines: LINES },
-          { idempotencyKey: 'by-cli' },
-        );
+        const posted = await L.store.journal.post(RENT_ENTRY, { idempotencyKey: 'by-cli' });
         // A fresh key's first post: its headers (and the grant) before the revocation, its body after.
         let held = () => {};
-        const body = JSON.stringify({ entry_date: '2025-03-02', lines: LINES });
+        const body = JSON.stringify(RENT_ENTRY);
         const target = new URL(`${url}/v1/journal-entries`);
         const answer = new Promise<{ status: number; text: string }>((resolve, reject) => {
           const req = http.request(

@@ -2,13 +2,8 @@ import Database from 'better-sqlite3';
 import { copyFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { serve, standardLedger } from '../support/helpers.js';
+import { postEntry, serve, standardLedger } from '../support/helpers.js';
 import { copyTemplate } from '../support/ledgers.js';
-
-const LINES = [
-  { gl_account_id: 'rent', line_type: 'debit', amount_atoms: 100 },
-  { gl_account_id: 'checking', line_type: 'credit', amount_atoms: 100 },
-];
 
 /** The entries the ledger file holds without its WAL (what the checkpoints have copied into it). */
 function inFileAlone(ledger: string, dir: string): number {
@@ -34,15 +29,7 @@ describe('books serve on a ledger file', () => {
     const server = await serve(ledger);
     try {
       for (let i = 0; i < 50; i++) {
-        const r = await fetch(`${server.url}/v1/journal-entries`, {
-          method: 'POST',
-          headers: {
-            Authorization: `Bearer ${key}`,
-            'Content-Type': 'application/json',
-            'X-Idempotency-Key': `ck-${i}`,
-          },
-          body: JSON.stringify({ entry_date: '2025-03-02', lines: LINES }),
-        });
+        const r = await postEntry(server.url, key, `ck-${i}`);
         expect(r.status).toBe(201);
       }
       // Awaited as a state: the thread is asked after each commit, at most every 50 ms.

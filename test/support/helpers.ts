@@ -163,3 +163,30 @@ export function onTerminal(
   child.stdout!.on('data', (c: Buffer) => (seen += String(c)));
   return { child, seen: () => seen, type: (keys: string) => child.stdin!.write(keys) };
 }
+
+/** A plain entry (rent paid from checking), as tests post it to a server. */
+export const RENT_ENTRY = {
+  entry_date: '2025-03-02',
+  lines: [
+    { gl_account_id: 'rent', line_type: 'debit', amount_atoms: 100 },
+    { gl_account_id: 'checking', line_type: 'credit', amount_atoms: 100 },
+  ],
+};
+
+/** POST /v1/journal-entries of `body` (RENT_ENTRY unless given) with a key and an idempotency key. */
+export function postEntry(
+  url: string,
+  key: string,
+  idempotencyKey: string,
+  body: unknown = RENT_ENTRY,
+): Promise<Response> {
+  return fetch(`${url}/v1/journal-entries`, {
+    method: 'POST',
+    headers: {
+      Authorization: `Bearer ${key}`,
+      'Content-Type': 'application/json',
+      'X-Idempotency-Key': idempotencyKey,
+    },
+    body: JSON.stringify(body),
+  });
+}
