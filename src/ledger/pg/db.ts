@@ -246,7 +246,7 @@ function queueOn(client: pg.PoolClient, db: PgDb) {
 /** A read transaction's BEGIN: one snapshot for all its statements. */
 const BEGIN_READ = 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY';
 
-/** BEGIN and a first statement in one simple query (several statements, no parameters): its rows. */
+/** BEGIN and first statements in one simple query (no parameters): the last statement's rows. */
 async function beginWith(
   client: pg.PoolClient,
   db: PgDb,
@@ -257,7 +257,7 @@ async function beginWith(
     const results = (await client.query(
       `${readOnly ? BEGIN_READ : 'BEGIN'}; ${first}`,
     )) as unknown as pg.QueryResult[];
-    return results[1]!.rows;
+    return results[results.length - 1]!.rows;
   } catch (e) {
     throw db.error(e);
   }
