@@ -29,19 +29,21 @@ export class PgEntities implements EntityOps {
   /**
    * The entity's row taken FOR UPDATE as a statement without parameters, to go with BEGIN in one
    * round trip: the id quoted by pg (backslashes too, whatever standard_conforming_strings says).
-   * Before it, the transaction's prepared statements are set to run on their generic plans: left to
-   * choose, PostgreSQL planned a group's write again at every run (its arrays' lengths vary), about
-   * a third of the server's time per entry, spent under the entity's lock (docs/scaling.md).
    */
   private readonly lock: string;
+  /**
+   * The lock of a transaction of posts and reversals, whose statements run on their generic plans:
+   * left to choose, PostgreSQL planned a group's facts and rows again at every run, about a third of
+   * its time per entry, spent under the entity's lock (docs/scaling.md).
+   */
+  private readonly entriesLock: string;
 
   constructor(
     private readonly db: PgDb,
     readonly entityId: string,
   ) {
-    this.lock =
-      'SET LOCAL plan_cache_mode = force_generic_plan; ' +
-      `SELECT ${ENTITY} FROM entities WHERE entity_id = ${pg.escapeLiteral(entityId)} FOR UPDATE`;
+    this.lock = `SELECT ${ENTITY} FROM entities WHERE entity_id = ${pg.escapeLiteral(entityId)} FOR UPDATE`;
+    this.entriesLock = `SET LOCAL plan_cache_mode = force_generic_plan; ${this.lock}`;
   }
 
   /** The entity's row in a transaction: FOR UPDATE takes its write lock. */
@@ -58,12 +60,15 @@ export class PgEntities implements EntityOps {
     return rows[0];
   }
 
-  /** Runs fn in a transaction that holds the entity's write lock, with the entity as it then is. */
-  write<T>(fn: (q: TxQuery, entity: EntityState) => Promise<T>): Promise<T> {
+  /**
+   * Runs fn in a transaction that holds the entity's write lock, with the entity as it then is;
+   * `entries`: a transaction of posts and reversals only.
+   */
+  write<T>(fn: (q: TxQuery, entity: EntityState) => Promise<T>, entries = false): Promise<T> {
     return this.db.tx(
       async (q, rows) => fn(q, this.found(rows as EntityState[])),
       false,
-      this.lock,
+      entries ? this.entriesLock : this.lock,
     );
   }
 

@@ -65,39 +65,42 @@ export class PgGroupCommit {
   private async flush(group: Waiting[]): Promise<void> {
     let results: Outcome[];
     try {
-      results = await this.entities.write(async (q, entity) => {
-        const out: Outcome[] = [];
-        if (group.length === 1) {
-          // A lone write: no savepoint, its failure is the transaction's.
-          const r = await this.attempt(group[0]!, () => group[0]!.op(q, entity));
-          if ('error' in r) throw r.error;
-          await this.deferred?.write(q);
-          return [r];
-        }
-        // Each write's savepoint is set in the same round trip as the last one is let go; no write
-        // ends the transaction (lastWith).
-        const inGroup: Query = (sql, params) => q(sql, params);
-        let between = 'SAVEPOINT grouped';
-        for (const w of group) {
-          if (!w.entries && this.deferred) {
-            // A failed write is undone first: the sums go into the transaction, not its savepoint.
-            if (between.startsWith('ROLLBACK')) {
-              await q('ROLLBACK TO SAVEPOINT grouped');
-              between = 'RELEASE SAVEPOINT grouped; SAVEPOINT grouped';
-            }
-            await this.deferred.write(q);
+      results = await this.entities.write(
+        async (q, entity) => {
+          const out: Outcome[] = [];
+          if (group.length === 1) {
+            // A lone write: no savepoint, its failure is the transaction's.
+            const r = await this.attempt(group[0]!, () => group[0]!.op(q, entity));
+            if ('error' in r) throw r.error;
+            await this.deferred?.write(q);
+            return [r];
           }
-          await q(between);
-          const r = await this.attempt(w, () => w.op(inGroup, entity));
-          between = 'RELEASE SAVEPOINT grouped; SAVEPOINT grouped';
-          if ('error' in r) between = `ROLLBACK TO SAVEPOINT grouped; ${between}`;
-          out.push(r);
-        }
-        // A write that failed last is undone before the group commits.
-        if (between.startsWith('ROLLBACK')) await q('ROLLBACK TO SAVEPOINT grouped');
-        await this.deferred?.write(q);
-        return out;
-      });
+          // Each write's savepoint is set in the same round trip as the last one is let go; no write
+          // ends the transaction (lastWith).
+          const inGroup: Query = (sql, params) => q(sql, params);
+          let between = 'SAVEPOINT grouped';
+          for (const w of group) {
+            if (!w.entries && this.deferred) {
+              // A failed write is undone first: the sums go into the transaction, not its savepoint.
+              if (between.startsWith('ROLLBACK')) {
+                await q('ROLLBACK TO SAVEPOINT grouped');
+                between = 'RELEASE SAVEPOINT grouped; SAVEPOINT grouped';
+              }
+              await this.deferred.write(q);
+            }
+            await q(between);
+            const r = await this.attempt(w, () => w.op(inGroup, entity));
+            between = 'RELEASE SAVEPOINT grouped; SAVEPOINT grouped';
+            if ('error' in r) between = `ROLLBACK TO SAVEPOINT grouped; ${between}`;
+            out.push(r);
+          }
+          // A write that failed last is undone before the group commits.
+          if (between.startsWith('ROLLBACK')) await q('ROLLBACK TO SAVEPOINT grouped');
+          await this.deferred?.write(q);
+          return out;
+        },
+        group.every((w) => w.entries),
+      );
     } catch (e) {
       this.deferred?.totals.drop();
       for (const w of group) w.reject(e);
