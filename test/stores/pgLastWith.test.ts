@@ -7,6 +7,19 @@ import { databaseUrl, fromTemplate, pgFixture } from '../support/fixtures.js';
 // A group of posts sends its rows with the COMMIT in one simple query (EXECUTE with the values as
 // literals): the values must arrive as bound parameters would, and a failure must undo the whole
 // transaction.
+/** A plain two-line post under `key`, through an entity's ledger of a store. */
+const postOn = (ledger: Awaited<ReturnType<PgStore['open']>>, key: string) =>
+  ledger.journal.post(
+    {
+      entry_date: '2025-03-02',
+      lines: [
+        { gl_account_id: 'rent', line_type: 'debit', amount_atoms: 100 },
+        { gl_account_id: 'checking', line_type: 'credit', amount_atoms: 100 },
+      ],
+    },
+    { idempotencyKey: key },
+  );
+
 describe('a write transaction whose last statement goes with its COMMIT (PostgreSQL)', () => {
   const TRICKY = `it's a "quote", a \\ backslash, {braces}, a comma,\nZürich — 東京 😀`;
   const ARRAY = [TRICKY, '', 'NULL', null, '\\"', 'a,b'];
@@ -89,17 +102,7 @@ describe('a group of posts whose COMMIT is sent with its rows, the answer lost (
     const { entityId } = L.ledger as unknown as { entityId: string };
     const ledger = await store.open(entityId);
     try {
-      const post = (key: string) =>
-        ledger.journal.post(
-          {
-            entry_date: '2025-03-02',
-            lines: [
-              { gl_account_id: 'rent', line_type: 'debit', amount_atoms: 100 },
-              { gl_account_id: 'checking', line_type: 'credit', amount_atoms: 100 },
-            ],
-          },
-          { idempotencyKey: key },
-        );
+      const post = (key: string) => postOn(ledger, key);
       // One after the other: the connection prepares the insert, then sends it as EXECUTE.
       for (let i = 0; i < 3; i++) await post(`warm-${i}`);
       lose = true;
@@ -119,6 +122,49 @@ describe('a group of posts whose COMMIT is sent with its rows, the answer lost (
       expect(await L.check()).toEqual([]);
     } finally {
       await store.close();
+      await L.close();
+    }
+  });
+});
+
+describe('lone posts from two servers on one entity (PostgreSQL)', () => {
+  it('read their facts with the lock, in its round trip, and number gaplessly without a refusal', async () => {
+    const L = await fromTemplate(pgFixture, 'standard');
+    const { entityId } = L.ledger as unknown as { entityId: string };
+    // Two servers of one connection each, whose statements are recorded.
+    const sent: string[] = [];
+    const server = async () => {
+      const store = await PgStore.open(databaseUrl(), () => new Date(), 1, false);
+      const { pool } = (store as unknown as { db: PgDb }).db;
+      for (const client of (pool as unknown as { _clients: pg.PoolClient[] })._clients) {
+        const query = client.query.bind(client) as (...a: unknown[]) => Promise<unknown>;
+        (client as unknown as { query: unknown }).query = (...a: unknown[]) => {
+          const first = a[0] as string | { text: string };
+          sent.push(typeof first === 'string' ? first : first.text);
+          return query(...a);
+        };
+      }
+      return { store, ledger: await store.open(entityId) };
+    };
+    const servers = [await server(), await server()];
+    try {
+      // Each server posts one at a time: every post is a lone group, taken before its lock.
+      await Promise.all(
+        servers.map(async ({ ledger }, s) => {
+          for (let i = 0; i < 40; i++) await postOn(ledger, `s${s}-${i}`);
+        }),
+      );
+      const withLock = sent.filter((t) => /FOR UPDATE; EXECUTE books_\d+\(/.test(t));
+      // The first post of each connection prepares the reading; the rest send it with the lock.
+      expect(withLock.length).toBeGreaterThanOrEqual(76);
+      // A reading taken before the other server's commit would have numbered over its entries:
+      // the database would have refused the rows, and the transaction been rolled back.
+      expect(sent.filter((t) => t === 'ROLLBACK')).toEqual([]);
+      const numbers = (await L.journal()).map((e) => e.je_number).sort();
+      expect(numbers).toEqual(Array.from({ length: 80 }, (_, i) => `JE-${i + 1}`).sort());
+      expect(await L.check()).toEqual([]);
+    } finally {
+      for (const s of servers) await s.store.close();
       await L.close();
     }
   });

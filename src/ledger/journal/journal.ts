@@ -24,6 +24,7 @@ import type {
 import { accrualWrites } from './accrual.js';
 import type {
   EntryMeta,
+  FactsRequest,
   GroupWriteTx,
   Inserted,
   JournalStore,
@@ -60,7 +61,7 @@ interface GroupFacts {
  * key, JE numbers) is read inside the write's own transaction, which holds the entity's write lock.
  */
 export class JournalFromStore implements JournalOps {
-  private readonly posts = new PostQueue((take) => this.postGroup(take));
+  private readonly posts = new PostQueue((take, early) => this.postGroup(take, early));
 
   constructor(
     private readonly store: JournalStore,
@@ -99,50 +100,57 @@ export class JournalFromStore implements JournalOps {
    * from one post to the next in memory; every row in one round trip. A write the database refuses
    * fails the group's transaction: its posts are then posted one by one, and the refused one fails
    * alone. Each is answered after the commit that holds it. The group is taken once the transaction
-   * holds the entity's lock (PostQueue).
+   * holds the entity's lock, or, `early`, before: then the store may read its facts with the lock.
    */
-  private async postGroup(take: () => WaitingPost[]): Promise<PostOutcome[]> {
+  private async postGroup(take: () => WaitingPost[], early: boolean): Promise<PostOutcome[]> {
     let refused = false;
+    const factsOf = (group: WaitingPost[]): FactsRequest => ({
+      bodies: group.map((p) => p.body),
+      fingerprint: null,
+      idempotencyKeys: group.map((p) => p.options.idempotencyKey),
+      automatic: 2 * group.length,
+      ...apiKeysOf(group.map((p) => p.options)),
+    });
+    const asked = early ? factsOf(take()) : undefined;
     try {
-      return await this.store.write(async (wtx) => {
-        const tx = wtx as GroupWriteTx;
-        const group = take();
-        const facts = await tx.facts({
-          bodies: group.map((p) => p.body),
-          fingerprint: null,
-          idempotencyKeys: group.map((p) => p.options.idempotencyKey),
-          automatic: 2 * group.length,
-          ...apiKeysOf(group.map((p) => p.options)),
-        });
-        const shared = { facts, numbering: numberingOf(facts), keys: new Map(facts.usedKeys) };
-        const batch = tx.batch();
-        const batched: WriteTx = { ...tx, write: async (...a) => batch.write(...a) };
-        const outcomes: PostOutcome[] = [];
-        // Each post is an event of its own, by whoever asked for it.
-        const events: EventDraft[] = [];
-        for (const p of group) {
-          const rec = new Recording(p.who);
-          const mine = recordingWrites(batched, rec);
-          outcomes.push(
-            await this.postWithin(mine, p.body, p.options, shared).then(
-              (ok) => {
-                rec.name(...postedEvent(ok));
-                events.push(rec.draft()!);
-                return { ok };
-              },
-              (error: unknown) => ({ error }),
-            ),
-          );
-        }
-        batch.record(await tx.trail.seal(events));
-        await batch.flush(true).catch((e: unknown) => {
-          // Not a refusal: the answer was lost (the rows may be committed, with the COMMIT sent
-          // with them), or the lock. Every post of the group is then answered "retry".
-          refused = !(isBooksError(e) && e.code === 'unavailable');
-          throw e;
-        });
-        return outcomes;
-      }, 'entries');
+      return await this.store.write(
+        async (wtx) => {
+          const tx = wtx as GroupWriteTx;
+          const group = take();
+          const facts = await tx.facts(asked ?? factsOf(group));
+          const shared = { facts, numbering: numberingOf(facts), keys: new Map(facts.usedKeys) };
+          const batch = tx.batch();
+          const batched: WriteTx = { ...tx, write: async (...a) => batch.write(...a) };
+          const outcomes: PostOutcome[] = [];
+          // Each post is an event of its own, by whoever asked for it.
+          const events: EventDraft[] = [];
+          for (const p of group) {
+            const rec = new Recording(p.who);
+            const mine = recordingWrites(batched, rec);
+            outcomes.push(
+              await this.postWithin(mine, p.body, p.options, shared).then(
+                (ok) => {
+                  rec.name(...postedEvent(ok));
+                  events.push(rec.draft()!);
+                  return { ok };
+                },
+                (error: unknown) => ({ error }),
+              ),
+            );
+          }
+          batch.record(await tx.trail.seal(events));
+          await batch.flush(true).catch((e: unknown) => {
+            // Not a refusal: the answer was lost (the rows may be committed, with the COMMIT sent
+            // with them), or the lock. Every post of the group is then answered "retry".
+            refused = !(isBooksError(e) && e.code === 'unavailable');
+            throw e;
+          });
+          return outcomes;
+        },
+        'entries',
+        undefined,
+        asked,
+      );
     } catch (e) {
       if (!refused) throw e;
       const group = take();

@@ -20,6 +20,9 @@ export type PostOutcome = { ok: JournalEntry } | { error: unknown };
  */
 export const MOST_POSTS = 64;
 
+/** The groups whose sizes say whether the next may be taken before its lock (PostQueue). */
+const RECENT = 16;
+
 /**
  * Whether a post may be checked with others against one reading of the facts: a plain post, which
  * reads nothing that another post of its group writes except the numbering and the keys (both kept
@@ -59,8 +62,13 @@ type Queued = {
 export class PostQueue {
   private waiting: Queued[] = [];
   private running = false;
+  /** How many posts the last groups held (RECENT of them), the newest last. */
+  private readonly sizes: number[] = [];
 
-  constructor(private readonly write: (take: () => WaitingPost[]) => Promise<PostOutcome[]>) {}
+  /** `write(take, early)`: `early`, the group may be taken before the lock is asked for. */
+  constructor(
+    private readonly write: (take: () => WaitingPost[], early: boolean) => Promise<PostOutcome[]>,
+  ) {}
 
   add(post: WaitingPost): Promise<JournalEntry> {
     return this.queue(post);
@@ -95,9 +103,14 @@ export class PostQueue {
         }
         let group: (WaitingPost & Queued)[] | null = null;
         const take = () => (group ??= this.leadingPosts());
+        // As many posts wait as the largest of the last groups held (a lone poster's, each time):
+        // the group is taken now, and its facts may go with the lock. Else it is taken once the
+        // lock is had, with the posts that arrived meanwhile: the clients a group answered post
+        // again about together, and a group taken early would leave the later ones to the next.
+        const early = this.leading() >= Math.max(1, ...this.sizes);
         let outcomes: PostOutcome[];
         try {
-          outcomes = await this.write(take);
+          outcomes = await this.write(take, early);
         } catch (e) {
           outcomes = take().map(() => ({ error: e }));
         }
@@ -112,6 +125,13 @@ export class PostQueue {
     }
   }
 
+  /** How many plain posts lead the queue. */
+  private leading(): number {
+    let n = 0;
+    while (n < this.waiting.length && !('alone' in this.waiting[n]!)) n++;
+    return n;
+  }
+
   /** Refuses, as locked, the writes at the head that have waited longer than the lock wait. */
   private refuseStale(): void {
     const since = Date.now() - LOCK_WAIT_MS;
@@ -122,8 +142,9 @@ export class PostQueue {
   /** The plain posts at the head of the queue, at most MOST_POSTS, taken off it. */
   private leadingPosts(): (WaitingPost & Queued)[] {
     this.refuseStale();
-    let n = 0;
-    while (n < this.waiting.length && n < MOST_POSTS && !('alone' in this.waiting[n]!)) n++;
+    const n = Math.min(this.leading(), MOST_POSTS);
+    this.sizes.push(n);
+    if (this.sizes.length > RECENT) this.sizes.shift();
     return this.waiting.splice(0, n) as (WaitingPost & Queued)[];
   }
 }

@@ -23,9 +23,16 @@ export interface JournalStore<R extends ReadTx = ReadTx, W extends WriteTx = Wri
    * share one transaction, each all or nothing on its own (a savepoint): fn must touch the ledger
    * only through `tx`. A write of `kind` 'entries' (a post, a reversal) writes entries and reads no
    * totals: its entries' totals may be summed with its group's and written once before it commits.
-   * Its audit event is by `who`, else by whoever is acting now (runtime/actor.ts).
+   * Its audit event is by `who`, else by whoever is acting now (runtime/actor.ts). `facts`, when
+   * given, is the first reading fn asks (tx.facts with this very object): a store may send it with
+   * its lock, in one round trip.
    */
-  write<T>(fn: (tx: W) => Promise<T>, kind?: WriteKind, who?: Who): Promise<T>;
+  write<T>(
+    fn: (tx: W) => Promise<T>,
+    kind?: WriteKind,
+    who?: Who,
+    facts?: FactsRequest,
+  ): Promise<T>;
   /** Runs fn in one read transaction: a consistent view, no lock (a dry run's). */
   read<T>(fn: (tx: R) => Promise<T>): Promise<T>;
   /** One entry by id or JE number as the API answers for it (not_found otherwise). */

@@ -160,21 +160,27 @@ export class PgDb {
   };
 
   /**
-   * Runs fn in one transaction on one connection; rolled back when fn throws. `first`, a statement
-   * without parameters (a lock), is sent with BEGIN in one round trip, and fn gets its rows.
+   * Runs fn in one transaction on one connection; rolled back when fn throws. `first`, statements
+   * without parameters (a lock last), are sent with BEGIN in one round trip, and fn gets the last
+   * one's rows; so is `then`, a prepared statement with its values, where the connection has
+   * prepared it already (else fn gets no rows for it and runs it itself): a round trip less.
    */
   async tx<T>(
-    fn: (q: TxQuery, first: unknown[]) => Promise<T>,
+    fn: (q: TxQuery, first: unknown[], then?: unknown[]) => Promise<T>,
     readOnly = false,
-    first?: string,
+    first?: string[],
+    then?: [string, unknown[]],
   ): Promise<T> {
     const { client, q, commit, committed, rollback } = await connection(this);
     let broken = false;
     try {
-      let rows: unknown[] = [];
+      let rows: unknown[][] = [[]];
       if (first === undefined) await q(readOnly ? BEGIN_READ : 'BEGIN');
-      else rows = await beginWith(client, this, readOnly, first);
-      const result = await fn(q, rows);
+      else
+        rows = (
+          await beginWith(client, this, readOnly, [...first, ...executable(client, then)])
+        ).slice(first.length - 1);
+      const result = await fn(q, rows[0]!, rows[1]);
       if (!committed()) await commit();
       return result;
     } catch (e) {
@@ -246,20 +252,34 @@ function queueOn(client: pg.PoolClient, db: PgDb) {
 /** A read transaction's BEGIN: one snapshot for all its statements. */
 const BEGIN_READ = 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY';
 
-/** BEGIN and first statements in one simple query (no parameters): the last statement's rows. */
+/** BEGIN and statements without parameters in one simple query: the rows of each statement. */
 async function beginWith(
   client: pg.PoolClient,
   db: PgDb,
   readOnly: boolean,
-  first: string,
-): Promise<unknown[]> {
+  statements: string[],
+): Promise<unknown[][]> {
   try {
     const results = (await client.query(
-      `${readOnly ? BEGIN_READ : 'BEGIN'}; ${first}`,
+      [readOnly ? BEGIN_READ : 'BEGIN', ...statements].join('; '),
     )) as unknown as pg.QueryResult[];
-    return results[results.length - 1]!.rows;
+    return results.slice(1).map((r) => r.rows);
   } catch (e) {
     throw db.error(e);
+  }
+}
+
+/**
+ * A prepared statement as EXECUTE, where the connection has prepared it and its values may go as
+ * literals (none is refused: a refusal is raised where the statement runs on its own).
+ */
+function executable(client: pg.PoolClient, statement?: [string, unknown[]]): string[] {
+  if (!statement) return [];
+  try {
+    const { name } = statementOf(...statement);
+    return name && preparedOn(client).has(name) ? [executed(name, statement[1])] : [];
+  } catch {
+    return [];
   }
 }
 

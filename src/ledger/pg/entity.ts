@@ -30,20 +30,22 @@ export class PgEntities implements EntityOps {
    * The entity's row taken FOR UPDATE as a statement without parameters, to go with BEGIN in one
    * round trip: the id quoted by pg (backslashes too, whatever standard_conforming_strings says).
    */
-  private readonly lock: string;
+  private readonly lock: string[];
   /**
    * The lock of a transaction of posts and reversals, whose statements run on their generic plans:
    * left to choose, PostgreSQL planned a group's facts and rows again at every run, about a third of
    * its time per entry, spent under the entity's lock (docs/scaling.md).
    */
-  private readonly entriesLock: string;
+  private readonly entriesLock: string[];
 
   constructor(
     private readonly db: PgDb,
     readonly entityId: string,
   ) {
-    this.lock = `SELECT ${ENTITY} FROM entities WHERE entity_id = ${pg.escapeLiteral(entityId)} FOR UPDATE`;
-    this.entriesLock = `SET LOCAL plan_cache_mode = force_generic_plan; ${this.lock}`;
+    this.lock = [
+      `SELECT ${ENTITY} FROM entities WHERE entity_id = ${pg.escapeLiteral(entityId)} FOR UPDATE`,
+    ];
+    this.entriesLock = ['SET LOCAL plan_cache_mode = force_generic_plan', ...this.lock];
   }
 
   /** The entity's row in a transaction: FOR UPDATE takes its write lock. */
@@ -62,13 +64,19 @@ export class PgEntities implements EntityOps {
 
   /**
    * Runs fn in a transaction that holds the entity's write lock, with the entity as it then is;
-   * `entries`: a transaction of posts and reversals only.
+   * `entries`: a transaction of posts and reversals only. `then`, a prepared statement with its
+   * values, runs right after the lock (fn gets its rows, or none where it ran not).
    */
-  write<T>(fn: (q: TxQuery, entity: EntityState) => Promise<T>, entries = false): Promise<T> {
+  write<T>(
+    fn: (q: TxQuery, entity: EntityState, then?: unknown[]) => Promise<T>,
+    entries = false,
+    then?: [string, unknown[]],
+  ): Promise<T> {
     return this.db.tx(
-      async (q, rows) => fn(q, this.found(rows as EntityState[])),
+      async (q, rows, thenRows) => fn(q, this.found(rows as EntityState[]), thenRows),
       false,
       entries ? this.entriesLock : this.lock,
+      then,
     );
   }
 

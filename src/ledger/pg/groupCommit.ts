@@ -3,12 +3,15 @@ import type { EntityState } from '../journal/store.js';
 import type { Query, TxQuery } from './db.js';
 import type { PgEntities } from './entity.js';
 
-type Op = (q: TxQuery, entity: EntityState) => Promise<unknown>;
+/** `first`: the rows of the write's first statement (Waiting.first), read with the lock. */
+type Op = (q: TxQuery, entity: EntityState, first?: unknown[]) => Promise<unknown>;
 
 interface Waiting {
   op: Op;
   /** Writes entries and reads no totals: their totals may wait for the group's end (GroupTotals). */
   entries: boolean;
+  /** A statement (prepared) and its values that the write runs first: sent with the lock when alone. */
+  first?: [string, unknown[]];
   resolve: (value: never) => void;
   reject: (e: unknown) => void;
 }
@@ -36,9 +39,13 @@ export class PgGroupCommit {
 
   constructor(private readonly entities: PgEntities) {}
 
-  run<T>(op: (q: TxQuery, entity: EntityState) => Promise<T>, entries = false): Promise<T> {
+  run<T>(
+    op: (q: TxQuery, entity: EntityState, first?: unknown[]) => Promise<T>,
+    entries = false,
+    first?: [string, unknown[]],
+  ): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.waiting.push({ op, entries, resolve: resolve as (value: never) => void, reject });
+      this.waiting.push({ op, entries, first, resolve: resolve as (value: never) => void, reject });
       if (!this.running) void this.drain();
     });
   }
@@ -66,11 +73,11 @@ export class PgGroupCommit {
     let results: Outcome[];
     try {
       results = await this.entities.write(
-        async (q, entity) => {
+        async (q, entity, first) => {
           const out: Outcome[] = [];
           if (group.length === 1) {
             // A lone write: no savepoint, its failure is the transaction's.
-            const r = await this.attempt(group[0]!, () => group[0]!.op(q, entity));
+            const r = await this.attempt(group[0]!, () => group[0]!.op(q, entity, first));
             if ('error' in r) throw r.error;
             await this.deferred?.write(q);
             return [r];
@@ -100,6 +107,7 @@ export class PgGroupCommit {
           return out;
         },
         group.every((w) => w.entries),
+        group.length === 1 ? group[0]!.first : undefined,
       );
     } catch (e) {
       this.deferred?.totals.drop();

@@ -4,11 +4,13 @@ import { storedLine, type LineTags } from '../journal/storedLine.js';
 import { Scope } from '../sql/dialect.js';
 import { FxTables } from '../sql/fxTables.js';
 import { FX_COLUMNS, type FxColumns } from '../../domain/fx.js';
-import { wantsOf, type UsedKey } from '../../domain/posting.js';
+import type { UsedKey } from '../../domain/posting.js';
+import { DB_MS, factsStatement, takenAbove, type FactsRow } from './facts.js';
 import { EntryWriter } from '../journal/entryRows.js';
 import type { EntryFilter } from '../port.js';
 import type {
   EntityState,
+  FactsRequest,
   GroupWriteTx,
   NumberingFacts,
   StoredEntry,
@@ -16,9 +18,8 @@ import type {
 } from '../journal/store.js';
 import { GroupTotals } from '../journal/groupTotals.js';
 import type { FeatureStore, StoreReadTx, StoreWriteTx } from '../compose/storeLedger.js';
-import { lookupColumns, lookupParams, lookupsOf, wantsFx } from './chart.js';
-import type { LookupRow, PgChart } from './chart.js';
-import { prepared, type PgDb, type Query, type TxQuery } from './db.js';
+import { lookupsOf, type PgChart } from './chart.js';
+import type { PgDb, Query, TxQuery } from './db.js';
 import type { PgEntities } from './entity.js';
 import { PgEntryReader } from './entries.js';
 import { PgGroupCommit } from './groupCommit.js';
@@ -33,13 +34,8 @@ import { whoNow } from '../runtime/actor.js';
 import { AUDIT_COLUMNS, AuditTables, eventRow } from '../sql/auditTables.js';
 import { GENESIS, type AuditEvent, type Who } from '../../domain/audit.js';
 
-/** The database's clock as audit events keep it (sql/dialect.ts Scope.clock). */
-const CLOCK = new Scope('').clock;
 /** audit_events' columns, the entity's first, as a batch inserts them. */
 const AUDIT_NAMES = ['entity_id', ...AUDIT_COLUMNS.map((c) => c.name)];
-
-/** The database's clock in ms: every server reads the same one (decisions of the key's hour). */
-const DB_MS = `floor(extract(epoch FROM clock_timestamp()) * 1000)::int8`;
 
 /** The largest storage sequence number of the entity; a writer that holds its lock goes on from it. */
 export async function lastSeq(q: Query, entityId: string): Promise<number> {
@@ -49,11 +45,6 @@ export async function lastSeq(q: Query, entityId: string): Promise<number> {
   );
   return Number(r!.seq);
 }
-
-/** The numbers taken without counting above `last`, each with its rank among them. */
-const takenAbove = (last: string) => `SELECT je_seq_uncounted AS n,
-    row_number() OVER (ORDER BY je_seq_uncounted) AS i
-  FROM journal_entries WHERE entity_id = $1 AND je_seq_uncounted > ${last}`;
 
 /**
  * Where numbering stands for an import, which may number any count of entries: the largest JE-n
@@ -92,55 +83,6 @@ function numberingFrom(lastText: string | null, takenText: string[]): NumberingF
     },
   };
 }
-
-/** A write's facts as FACTS reads them. */
-interface FactsRow extends LookupRow {
-  /** The audit trail's head, and the clock: the events of the write follow it. */
-  head: { seq: number; hash: string } | null;
-  at: string;
-  ms: number;
-  last: string | null;
-  seq: number;
-  used: UsedKey | (UsedKey & { key: string })[] | null;
-  fingerprinted: { id: string; je_number: string } | null;
-  taken: string[] | null;
-  live: string[] | null;
-}
-
-/**
- * What a write reads before its rules run, in one statement ($1 entity, $2 key, $3 fingerprint,
- * then the look-ups): the database's clock, the last counted JE number and sequence number, the
- * key's earlier use, the entry with the fingerprint, the look-ups, and the numbers taken without
- * counting that the next two automatic numbers must pass over: an accrual and its reversal are
- * numbered from one reading. Those are the ones below the second free number above the last (u_i -
- * last - i free numbers lie below the i-th of them); a writer asks only about numbers below it, so
- * the answers are final under the entity's lock.
- */
-const FINGERPRINTED = `(SELECT row_to_json(f) FROM (SELECT id, je_number FROM journal_entries
-  WHERE entity_id = $1 AND fingerprint = $3) f)`;
-const factsSql = (fx: boolean, group = false) => `WITH top AS (
-    SELECT MAX(je_seq) AS last, COALESCE(MAX(seq), 0) AS seq FROM journal_entries WHERE entity_id = $1)
-  SELECT ${DB_MS} AS ms, top.last::text AS last, top.seq,
-    (SELECT ${group ? 'json_agg(u)' : 'row_to_json(u)'} FROM (
-      SELECT ${group ? 'k.key, ' : ''}k.request_hash, k.journal_entry_id, k.created_at_ms, j.je_number
-      FROM idempotency_keys k LEFT JOIN journal_entries j ON j.entity_id = k.entity_id AND j.id = k.journal_entry_id
-      WHERE k.entity_id = $1 AND k.key = ${group ? 'ANY($2::text[])' : '$2'}) u) AS used,
-    ${group ? 'NULL' : FINGERPRINTED} AS fingerprinted,
-    (SELECT row_to_json(h) FROM (SELECT seq, hash FROM audit_events WHERE entity_id = $1
-      ORDER BY seq DESC LIMIT 1) h) AS head, ${CLOCK} AS at,
-    ${lookupColumns(4, fx)},
-    (SELECT json_agg(id) FROM api_keys WHERE entity_id = $1 AND revoked_at IS NULL
-      AND id = ANY($${LIVE_KEYS(fx)}::text[])) AS live,
-    (SELECT json_agg(n::text ORDER BY n) FROM (${takenAbove('COALESCE(top.last, 0)')}) x
-      WHERE n - COALESCE(top.last, 0) - i < ${group ? '$3::int8' : '2'}) AS taken
-  FROM top`;
-/** The parameter of the API keys to read again: after the look-ups' 4 (10 with foreign amounts). */
-const LIVE_KEYS = (fx: boolean) => 4 + (fx ? 10 : 4);
-const FACTS = prepared(factsSql(false));
-const FACTS_FX = prepared(factsSql(true));
-/** FACTS for a group of posts: every key's earlier use ($2, an array), numbers for $3 automatic ones. */
-const GROUP_FACTS = prepared(factsSql(false, true));
-const GROUP_FACTS_FX = prepared(factsSql(true, true));
 
 /**
  * What a write adds after its rows, to the same statement: the entries it reverses marked, and the
@@ -203,17 +145,32 @@ export class PgJournalStore implements FeatureStore {
     return this.db.now();
   }
 
-  async write<T>(fn: (tx: StoreWriteTx) => Promise<T>, kind?: WriteKind, as?: Who): Promise<T> {
+  async write<T>(
+    fn: (tx: StoreWriteTx) => Promise<T>,
+    kind?: WriteKind,
+    as?: Who,
+    facts?: FactsRequest,
+  ): Promise<T> {
     const who = as ?? whoNow();
     let grew: [number, number] | undefined;
     const result = await this.commits.run(
-      (q, entity) =>
+      (q, entity, first) =>
         recorded(
-          this.writeTx(q, entity, (b, a) => (grew = [grew?.[0] ?? b, a])),
+          this.writeTx(
+            q,
+            entity,
+            (b, a) => (grew = [grew?.[0] ?? b, a]),
+            first &&
+              facts && {
+                request: facts,
+                row: first[0] as FactsRow,
+              },
+          ),
           who,
           fn,
         ),
       kind === 'entries',
+      facts && factsStatement(this.entityId, facts),
     );
     if (grew) analyzeIfGrown(this.db, ...grew);
     return result;
@@ -228,25 +185,16 @@ export class PgJournalStore implements FeatureStore {
     entity: EntityState,
     recon = pgRecon(q, this.entityId),
     onSeq?: (seq: number) => void,
+    /** The facts of a request, read with the lock. */
+    read?: { request: FactsRequest; row: FactsRow },
   ): StoreReadTx & { plans: PlanTables; fx: FxTables } {
     const e = this.entityId;
     // Its head comes with each write's facts, and is kept for the transaction.
     const trail = new AuditTables(pgSql(q), new Scope(e), undefined, () => 0);
     return {
       facts: async (r) => {
-        const wants = wantsOf(r.bodies);
-        const fx = wantsFx(wants);
         const keys = r.idempotencyKeys;
-        const [row] = await q<FactsRow>(
-          keys ? (fx ? GROUP_FACTS_FX : GROUP_FACTS) : fx ? FACTS_FX : FACTS,
-          [
-            e,
-            keys ?? r.idempotencyKey ?? null,
-            keys ? (r.automatic ?? 2) : r.fingerprint,
-            ...lookupParams(wants, fx),
-            r.apiKeys ?? [],
-          ],
-        );
+        const [row] = read?.request === r ? [read.row] : await q<FactsRow>(...factsStatement(e, r));
         const { ms, seq, used, fingerprinted, taken, head, at, live } = row!;
         onSeq?.(Number(seq));
         trail.seed({ seq: Number(head?.seq ?? 0), hash: head?.hash ?? GENESIS, at });
@@ -278,12 +226,13 @@ export class PgJournalStore implements FeatureStore {
     q: TxQuery,
     entity: EntityState,
     grew: (before: number, after: number) => void,
+    read?: { request: FactsRequest; row: FactsRow },
   ): Unrecorded<StoreWriteTx & GroupWriteTx> {
     const recon = pgRecon(q, this.entityId);
     // The entity's largest sequence number, as this transaction's facts (or last write) left it.
     let seq: number | undefined;
     return {
-      ...this.readTx(q, entity, recon, (s) => (seq = s)),
+      ...this.readTx(q, entity, recon, (s) => (seq = s), read),
       recon,
       write: async (entry, numbered, meta, key) => {
         const e = this.entityId;
