@@ -249,6 +249,14 @@ function queueOn(client: pg.PoolClient, db: PgDb) {
   };
 }
 
+/**
+ * A transaction's statements on their generic plans, planned for any entity rather than for the one
+ * named: the statistics of a database of many entities say little of one entity, least of one being
+ * filled (its rows not yet committed, or not yet analysed), and a plan made for its values can walk
+ * every row it has (docs/scaling.md, "Figures").
+ */
+export const GENERIC_PLANS = 'SET LOCAL plan_cache_mode = force_generic_plan';
+
 /** A read transaction's BEGIN: one snapshot for all its statements. */
 const BEGIN_READ = 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY';
 

@@ -8,7 +8,7 @@ import { booksStartRule, lockRule } from '../../domain/entityRules.js';
 import { errors } from '../../domain/errors.js';
 import type { EntityOps } from '../port.js';
 import type { EntityState } from '../journal/store.js';
-import type { PgDb, Query, TxQuery } from './db.js';
+import { GENERIC_PLANS, type PgDb, type Query, type TxQuery } from './db.js';
 
 const ENTITY = `entity_id AS id, name, currency, books_start, fiscal_year_start_month, lock_date,
   rebuild_started_at, rebuild_owner, fx_realized, fx_unrealized`;
@@ -45,7 +45,7 @@ export class PgEntities implements EntityOps {
     this.lock = [
       `SELECT ${ENTITY} FROM entities WHERE entity_id = ${pg.escapeLiteral(entityId)} FOR UPDATE`,
     ];
-    this.entriesLock = ['SET LOCAL plan_cache_mode = force_generic_plan', ...this.lock];
+    this.entriesLock = [GENERIC_PLANS, ...this.lock];
   }
 
   /** The entity's row in a transaction: FOR UPDATE takes its write lock. */
