@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { startCluster } from './cluster.js';
@@ -9,7 +10,8 @@ import { bin, data, dataset, freshLedger, summary, time, type Timing } from './m
  * bin/books.js and dist/), run for run in turn on the same machine, so that both meet the same
  * load and the same state of the disk: the 1M-line import into a fresh ledger file, posting over
  * HTTP to one `books serve` on a ledger file, and posting through two `books serve` over one
- * PostgreSQL entity (needs wrk). Prints medians, ranges and this build's share of the other's.
+ * PostgreSQL entity and over eight (needs wrk). Prints medians, ranges and this build's share of
+ * the other's.
  */
 const [other, roundsArg] = process.argv.slice(2);
 if (!other || !existsSync(join(other, 'bin/books.js')) || !existsSync(join(other, 'dist'))) {
@@ -48,6 +50,36 @@ async function twoServers(using: string, url: string): Promise<number> {
   }
 }
 
+/**
+ * Two servers over eight new entities of a database, one connection on each entity for 8 s (four
+ * on each server): entries a second in all.
+ */
+async function eightEntities(using: string, url: string): Promise<number> {
+  const keys = Array.from({ length: 8 }, (_, e) => {
+    const at = ['--ledger', url, '--entity', `firm-${e}`];
+    const run = (args: string[]) => {
+      const r = spawnSync(process.execPath, [using, ...args, ...at], { encoding: 'utf8' });
+      if (r.status !== 0) throw new Error(`books ${args.join(' ')}: ${r.stderr}`);
+      return r.stdout.trim();
+    };
+    run(['init', '--chart', 'standard', '--first-month', '2025-01']);
+    return run(['keys', 'create', '--permission', 'customer_api:post_journal_entries']);
+  });
+  const servers = [
+    await serveStore(using, ['--ledger', url]),
+    await serveStore(using, ['--ledger', url]),
+  ];
+  try {
+    const r = together(
+      await Promise.all(keys.map((k, e) => wrkPost(servers[e % 2]!.url, k, work, 8, 1, `e${e}-`))),
+    );
+    if (r.errors > 0) throw new Error(`${r.errors} posts failed`);
+    return r.rate;
+  } finally {
+    for (const s of servers) await s.stop();
+  }
+}
+
 const cluster = hasWrk() ? startCluster({ durable: true }) : null;
 if (!cluster)
   console.error('wrk is not installed: PostgreSQL posting is left out (apt-get install wrk)');
@@ -74,6 +106,12 @@ try {
           'POST, two books serve, one PostgreSQL entity (entries/s)',
           build,
           await twoServers(using, cluster.url(db)),
+        );
+        cluster.createDatabase(`${db}_eight`);
+        add(
+          'POST, two books serve, eight PostgreSQL entities (entries/s in all)',
+          build,
+          await eightEntities(using, cluster.url(`${db}_eight`)),
         );
       }
     }
