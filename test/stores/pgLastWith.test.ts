@@ -1,7 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import pg from 'pg';
 import { PgDb, prepared } from '../../src/ledger/pg/db.js';
 import { PgStore } from '../../src/ledger/pg/store.js';
+import { LOCK_WAIT_MS } from '../../src/ledger/journal/store.js';
+import { until } from '../support/ledgers.js';
 import { databaseUrl, fromTemplate, pgFixture } from '../support/fixtures.js';
 
 // A group of posts sends its rows with the COMMIT in one simple query (EXECUTE with the values as
@@ -165,6 +167,53 @@ describe('lone posts from two servers on one entity (PostgreSQL)', () => {
       expect(await L.check()).toEqual([]);
     } finally {
       for (const s of servers) await s.store.close();
+      await L.close();
+    }
+  });
+});
+
+describe('a lone post taken before its lock, whose wait in all outlasts a writer’s (PostgreSQL)', () => {
+  it('is refused as locked, and nothing of it is written', async () => {
+    const L = await fromTemplate(pgFixture, 'standard');
+    const { entityId } = L.ledger as unknown as { entityId: string };
+    const store = await PgStore.open(databaseUrl(), () => new Date(), 1, false);
+    const holder = new pg.Client({ connectionString: databaseUrl() });
+    await holder.connect();
+    // The queue's clock, moved on by the test: the database's own lock wait stays short.
+    let now = Date.now();
+    const clock = vi.spyOn(Date, 'now').mockImplementation(() => now);
+    try {
+      const ledger = await store.open(entityId);
+      // Its connection prepares the reading first, so that the next sends it with the lock.
+      await postOn(ledger, 'warm');
+      const before = (await L.journal()).length;
+      await holder.query('BEGIN');
+      await holder.query('SELECT 1 FROM entities WHERE entity_id = $1 FOR UPDATE', [entityId]);
+      const waited = postOn(ledger, 'late').then(
+        () => 'posted',
+        (e: { code?: string }) => e.code,
+      );
+      await until(async () => {
+        await holder.query('SELECT pg_stat_clear_snapshot()');
+        const { rows } = await holder.query<{ n: string }>(
+          `SELECT count(*) AS n FROM pg_stat_activity
+           WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+        );
+        return Number(rows[0]!.n) === 1;
+      }, 'the post to wait for the lock');
+      now += LOCK_WAIT_MS + 1;
+      await holder.query('ROLLBACK');
+      // Answered "retry" (the ledger is locked), as a post whose lock wait alone was as long.
+      expect(await waited).toBe('unavailable');
+      expect((await L.journal()).length).toBe(before);
+      // Its retry posts it, once.
+      await postOn(ledger, 'late');
+      expect((await L.journal()).length).toBe(before + 1);
+      expect(await L.check()).toEqual([]);
+    } finally {
+      clock.mockRestore();
+      await holder.end();
+      await store.close();
       await L.close();
     }
   });

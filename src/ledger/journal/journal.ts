@@ -40,6 +40,7 @@ import {
   PostQueue,
   type PostOutcome,
   type WaitingPost,
+  waitedTooLong,
 } from './postGroup.js';
 import { settledGuard } from './settledGuard.js';
 import { AsyncResource } from 'node:async_hooks';
@@ -125,6 +126,11 @@ export class JournalFromStore implements JournalOps {
           // Each post is an event of its own, by whoever asked for it.
           const events: EventDraft[] = [];
           for (const p of group) {
+            // Taken before the lock: its wait for the lock adds to its wait in the queue.
+            if (asked && waitedTooLong(p)) {
+              outcomes.push({ error: errors.locked() });
+              continue;
+            }
             const rec = new Recording(p.who);
             const mine = recordingWrites(batched, rec);
             outcomes.push(

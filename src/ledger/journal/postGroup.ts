@@ -149,6 +149,16 @@ export class PostQueue {
   }
 }
 
+/**
+ * Whether a post has waited, in the queue and for the lock together, longer than a writer waits for
+ * the lock (LOCK_WAIT_MS): a group taken before its lock refuses it as locked then, as PostQueue
+ * refuses one at the head of the queue.
+ */
+export function waitedTooLong(post: WaitingPost): boolean {
+  const { asked } = post as Partial<Queued>;
+  return asked !== undefined && asked < Date.now() - LOCK_WAIT_MS;
+}
+
 /** The API keys posts ask to be read again with their facts (PostOptions.keyToVerify). */
 export function apiKeysOf(options: { keyToVerify?: string }[]): { apiKeys?: string[] } {
   const ids = new Set(options.flatMap((o) => (o.keyToVerify === undefined ? [] : [o.keyToVerify])));
