@@ -52,12 +52,15 @@ type Queued = {
  * An entity's posts and reversals in the order they were asked, the plain posts taken as groups. A
  * group is taken when its transaction has the lock (`write` calls `take` then): the plain posts at
  * the head of the queue at that moment (those that arrived while another server's group held the
- * lock), at most MOST_POSTS; a lone post waits for nothing. A write that cannot go in a group (a
- * post that names its number, a reversal) runs on its own when it comes to the head, so that no
- * write overtakes one asked before it. `write` checks and writes a group in one transaction and says
- * how each post ended; a group that fails as a whole fails each of its posts. A write that has waited
- * in the queue longer than a writer waits for the lock (LOCK_WAIT_MS) is refused as locked when it
- * reaches the head, as on a ledger file: waits do not add up along the queue.
+ * lock), at most MOST_POSTS; a lone post waits for nothing. Where as many posts wait already as the
+ * entity's recent groups held (`early`), it is taken before, and its facts may go with the lock; a
+ * post of it whose wait in all then outlasts LOCK_WAIT_MS is refused (waitedTooLong). A write that
+ * cannot go in a group (a post that names its number, a reversal) runs on its own when it comes to
+ * the head, so that no write overtakes one asked before it. `write` checks and writes a group in one
+ * transaction and says how each post ended; a group that fails as a whole fails each of its posts. A
+ * write that has waited in the queue longer than a writer waits for the lock (LOCK_WAIT_MS) is
+ * refused as locked when it reaches the head, as on a ledger file: waits do not add up along the
+ * queue.
  */
 export class PostQueue {
   private waiting: Queued[] = [];
