@@ -62,11 +62,6 @@ export interface Capabilities {
   listsEntries: boolean;
 }
 
-/**
- * A place that holds ledgers: a SQLite file (one entity) or a database of many entities. What the
- * commands that work on a ledger get from it is a Ledger; `books serve` works through the store,
- * each request acting on the entity its key belongs to.
- */
 /** What an API key grants: its entity's ledger, its permissions, and its name. */
 export interface Grant {
   ledger: Ledger;
@@ -74,6 +69,11 @@ export interface Grant {
   name: string | null;
 }
 
+/**
+ * A place that holds ledgers: a SQLite file (one entity) or a database of many entities. What the
+ * commands that work on a ledger get from it is a Ledger; `books serve` works through the store,
+ * each request acting on the entity its key belongs to.
+ */
 export interface LedgerStore {
   /** Where the store is, for messages (a file path, a database URL without its password). */
   readonly location: string;

@@ -137,8 +137,7 @@ export class PostQueue {
 
   /** Refuses, as locked, the writes at the head that have waited longer than the lock wait. */
   private refuseStale(): void {
-    const since = Date.now() - LOCK_WAIT_MS;
-    while (this.waiting.length && this.waiting[0]!.asked < since)
+    while (this.waiting.length && outwaited(this.waiting[0]!.asked))
       this.waiting.shift()!.reject(errors.locked());
   }
 
@@ -159,8 +158,11 @@ export class PostQueue {
  */
 export function waitedTooLong(post: WaitingPost): boolean {
   const { asked } = post as Partial<Queued>;
-  return asked !== undefined && asked < Date.now() - LOCK_WAIT_MS;
+  return asked !== undefined && outwaited(asked);
 }
+
+/** Whether a write asked at `asked` (ms) has waited longer than a writer waits for the lock. */
+const outwaited = (asked: number) => asked < Date.now() - LOCK_WAIT_MS;
 
 /** The API keys posts ask to be read again with their facts (PostOptions.keyToVerify). */
 export function apiKeysOf(options: { keyToVerify?: string }[]): { apiKeys?: string[] } {

@@ -3,15 +3,15 @@ import type { EntityState } from '../journal/store.js';
 import type { Query, TxQuery } from './db.js';
 import type { PgEntities } from './entity.js';
 
-/** `first`: the rows of the write's first statement (Waiting.first), read with the lock. */
-type Op = (q: TxQuery, entity: EntityState, first?: unknown[]) => Promise<unknown>;
+/** `then`: the rows of the statement the write runs first (Waiting.then), read with the lock. */
+type Op = (q: TxQuery, entity: EntityState, then?: unknown[]) => Promise<unknown>;
 
 interface Waiting {
   op: Op;
   /** Writes entries and reads no totals: their totals may wait for the group's end (GroupTotals). */
   entries: boolean;
   /** A statement (prepared) and its values that the write runs first: sent with the lock when alone. */
-  first?: [string, unknown[]];
+  then?: [string, unknown[]];
   resolve: (value: never) => void;
   reject: (e: unknown) => void;
 }
@@ -40,12 +40,12 @@ export class PgGroupCommit {
   constructor(private readonly entities: PgEntities) {}
 
   run<T>(
-    op: (q: TxQuery, entity: EntityState, first?: unknown[]) => Promise<T>,
+    op: (q: TxQuery, entity: EntityState, then?: unknown[]) => Promise<T>,
     entries = false,
-    first?: [string, unknown[]],
+    then?: [string, unknown[]],
   ): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.waiting.push({ op, entries, first, resolve: resolve as (value: never) => void, reject });
+      this.waiting.push({ op, entries, then, resolve: resolve as (value: never) => void, reject });
       if (!this.running) void this.drain();
     });
   }
@@ -73,11 +73,11 @@ export class PgGroupCommit {
     let results: Outcome[];
     try {
       results = await this.entities.write(
-        async (q, entity, first) => {
+        async (q, entity, then) => {
           const out: Outcome[] = [];
           if (group.length === 1) {
             // A lone write: no savepoint, its failure is the transaction's.
-            const r = await this.attempt(group[0]!, () => group[0]!.op(q, entity, first));
+            const r = await this.attempt(group[0]!, () => group[0]!.op(q, entity, then));
             if ('error' in r) throw r.error;
             await this.deferred?.write(q);
             return [r];
@@ -107,7 +107,7 @@ export class PgGroupCommit {
           return out;
         },
         group.every((w) => w.entries),
-        group.length === 1 ? group[0]!.first : undefined,
+        group.length === 1 ? group[0]!.then : undefined,
       );
     } catch (e) {
       this.deferred?.totals.drop();

@@ -5,7 +5,7 @@ import { wantsOf } from '../../domain/posting.js';
 import { EntryWriter } from '../journal/entryRows.js';
 import type { BatchWrites, EntityState, Facts, ImportStore } from '../journal/store.js';
 import { journalHolds, type PgChart } from './chart.js';
-import { connection, GENERIC_PLANS, type PgDb } from './db.js';
+import { connection, GENERIC_PLANS, type PgDb, type Query } from './db.js';
 import type { PgEntities } from './entity.js';
 import { lastSeq, numberingOf } from './journal.js';
 import { entityRows } from './entryRows.js';
@@ -38,11 +38,17 @@ export class PgImportStore implements ImportStore {
     return this.entities.state(this.db.query);
   }
 
-  // Read on the generic plans (db.ts GENERIC_PLANS): the entity's own rows, written by this import
-  // and not yet committed, are in every index, and a plan made for an entity the statistics hold no
-  // rows of walked them for each value looked up (a second 1M-line import slowed tenfold).
   facts(bodies: unknown[]): Promise<Facts> {
-    return this.db.tx((q) => this.chart.facts(q, wantsOf(bodies)), true, [GENERIC_PLANS]);
+    return this.generic((q) => this.chart.facts(q, wantsOf(bodies)));
+  }
+
+  /**
+   * A read on generic plans (db.ts GENERIC_PLANS): the entity's own rows, written by this import and
+   * not yet committed, are in every index, and a plan made for an entity the statistics hold no rows
+   * of walked them for each value looked up (a second 1M-line import slowed tenfold).
+   */
+  private generic<T>(read: (q: Query) => Promise<T>): Promise<T> {
+    return this.db.tx(read, true, [GENERIC_PLANS]);
   }
 
   resembling(ref: string): Promise<string[]> {
@@ -50,11 +56,7 @@ export class PgImportStore implements ImportStore {
   }
 
   async fingerprintsTaken(fingerprints: string[]): Promise<Set<string>> {
-    const rows = await this.db.tx(
-      (q) => q<{ v: string }>(TAKEN, [this.entityId, fingerprints]),
-      true,
-      [GENERIC_PLANS],
-    );
+    const rows = await this.generic((q) => q<{ v: string }>(TAKEN, [this.entityId, fingerprints]));
     return new Set(rows.map((r) => r.v));
   }
 

@@ -154,17 +154,13 @@ export class PgJournalStore implements FeatureStore {
     const who = as ?? whoNow();
     let grew: [number, number] | undefined;
     const result = await this.commits.run(
-      (q, entity, first) =>
+      (q, entity, then) =>
         recorded(
           this.writeTx(
             q,
             entity,
             (b, a) => (grew = [grew?.[0] ?? b, a]),
-            first &&
-              facts && {
-                request: facts,
-                row: first[0] as FactsRow,
-              },
+            then && facts && { request: facts, row: then[0] as FactsRow },
           ),
           who,
           fn,
