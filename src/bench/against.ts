@@ -8,10 +8,10 @@ import { bin, data, dataset, freshLedger, summary, time, type Timing } from './m
 /**
  * `npm run bench:against -- OTHER [ROUNDS]`: this build against another checkout's, built (OTHER's
  * bin/books.js and dist/), run for run in turn on the same machine, so that both meet the same
- * load and the same state of the disk: the 1M-line import into a fresh ledger file, posting over
- * HTTP to one `books serve` on a ledger file, and posting through two `books serve` over one
- * PostgreSQL entity and over eight (needs wrk). Prints medians, ranges and this build's share of
- * the other's.
+ * load and the same state of the disk: the 1M-line import into a fresh ledger file and into a new
+ * PostgreSQL entity, posting over HTTP to one `books serve` on a ledger file, and posting through two
+ * `books serve` over one PostgreSQL entity and over eight (needs wrk). Prints medians, ranges and this
+ * build's share of the other's.
  */
 const [other, roundsArg] = process.argv.slice(2);
 if (!other || !existsSync(join(other, 'bin/books.js')) || !existsSync(join(other, 'dist'))) {
@@ -33,6 +33,19 @@ const add = (what: string, build: Build, v: number) => {
 const dir = await dataset('1m', 1_000_000);
 const work = join(data, 'against');
 mkdirSync(work, { recursive: true });
+
+/** The 1M-line import into a new entity of a database (its chart and counterparties first): ms. */
+async function pgImport(using: string, url: string): Promise<number> {
+  const at = ['--ledger', url, '--entity', 'imported'];
+  for (const args of [
+    ['init', '--first-month', '2021-01', '--chart', join(dir, 'accounts.csv')],
+    ['counterparties', 'import', join(dir, 'counterparties.csv')],
+  ]) {
+    const r = spawnSync(process.execPath, [using, ...args, ...at], { encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`books ${args.join(' ')}: ${r.stderr}`);
+  }
+  return (await time([using, 'je', 'import', join(dir, 'entries.csv'), ...at])).ms;
+}
 
 /** Two servers over one new entity of a database, posting with 8 connections for 8 s. */
 async function twoServers(using: string, url: string): Promise<number> {
@@ -80,8 +93,9 @@ async function eightEntities(using: string, url: string): Promise<number> {
   }
 }
 
-const cluster = hasWrk() ? startCluster({ durable: true }) : null;
-if (!cluster)
+const cluster = startCluster({ durable: true });
+const wrk = hasWrk();
+if (!wrk)
   console.error('wrk is not installed: PostgreSQL posting is left out (apt-get install wrk)');
 try {
   for (let round = 0; round < rounds; round++) {
@@ -97,10 +111,14 @@ try {
         ledger,
       ]);
       add('je import, 1M lines, ledger file (s)', build, imported.ms / 1000);
+      const db = `against_${build}_${round}`;
+      cluster.createDatabase(`${db}_import`);
+      const pg = await pgImport(using, cluster.url(`${db}_import`));
+      add('je import, 1M lines, new PostgreSQL entity (s)', build, pg / 1000);
+      add('je import, 1M lines: PostgreSQL ÷ ledger file (×)', build, pg / imported.ms);
       const posted = await httpBench(using, work, 6, 8);
       add('POST, one books serve, ledger file (entries/s)', build, posted.rate);
-      if (cluster) {
-        const db = `against_${build}_${round}`;
+      if (wrk) {
         cluster.createDatabase(db);
         add(
           'POST, two books serve, one PostgreSQL entity (entries/s)',
@@ -117,7 +135,7 @@ try {
     }
   }
 } finally {
-  cluster?.stop();
+  cluster.stop();
 }
 
 const said = (t: Timing, digits: number) =>
@@ -128,7 +146,7 @@ for (const what of new Set([...samples.keys()].map((k) => k.split('\t')[0]!))) {
   const [a, b] = (['this', 'other'] as const).map((build) =>
     summary(samples.get(`${what}\t${build}`)!.map((v) => ({ ms: v, rssMb: 0 }))),
   );
-  const digits = what.endsWith('(s)') ? 2 : 0;
+  const digits = /\((s|×)\)$/.test(what) ? 2 : 0;
   const share = ((a!.median / b!.median) * 100).toFixed(0);
   console.log(
     `| ${what}, ${rounds} rounds | ${said(a!, digits)} | ${said(b!, digits)} | ${share}% |`,

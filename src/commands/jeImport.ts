@@ -5,7 +5,7 @@ import { delimiterOf, readCsv } from '../import/csv.js';
 import { groupEntries, locate, type DraftEntry } from '../import/entries.js';
 import { entryCsvSpec } from '../import/layout.js';
 import { DATE_ORDERS, PRESETS, readingOf, type Reading } from '../import/presets.js';
-import type { BatchResult, ImportBatch, Ledger } from '../ledger/port.js';
+import type { BatchResult, ImportBatch, ImportEntry, Ledger } from '../ledger/port.js';
 import { Progress } from '../render/progress.js';
 import { CSV_FILE_ARG, DELIMITER_FLAG, openInput } from './io.js';
 
@@ -152,23 +152,17 @@ async function importFile(
     const spec = { ...entryCsvSpec(name, opts.delimiter), onBytes: (n: number) => (bytes += n) };
     const read = readCsv(stream, adapter ? { ...spec, acceptAny: true, required: [] } : spec);
     const csv = adapter ? adapter.adapt(read) : read;
-    for await (const drafts of groupEntries(csv, {
-      file: name,
-      accounts,
-      currency: entity.currency,
-    })) {
-      if ('fatal' in drafts) {
-        drafts.fatal.forEach((p) => tally.report(p));
+    // One chunk is read ahead, so that its look-ups are fetched while this one is checked.
+    const chunks = aheadByOne(
+      groupEntries(csv, { file: name, accounts, currency: entity.currency }),
+    );
+    for await (const [read, next] of chunks) {
+      if ('fatal' in read) {
+        read.fatal.forEach((p) => tally.report(p));
         break;
       }
-      const chunk = drafts.map((d) => ({
-        body: d.body,
-        fingerprint: d.fingerprint,
-        hasRowProblems: d.problems.length > 0,
-        row: d.row,
-      }));
-      const results = await batch.add(chunk);
-      drafts.forEach((d, i) => tally.take(d, results[i]!));
+      const results = await batch.add(read.chunk, next && 'chunk' in next ? next.chunk : undefined);
+      read.drafts.forEach((d, i) => tally.take(d, results[i]!));
       progress.update(bytes, `${tally.summary.posted + tally.summary.skipped} entries`);
     }
   } catch (e) {
@@ -183,6 +177,46 @@ async function importFile(
   progress.done();
   if (adapter?.ignoredColumns.length) tally.summary.ignored_columns = adapter.ignoredColumns;
   await finish(ctx, batch, tally, committing);
+}
+
+type Read = { drafts: DraftEntry[]; chunk: ImportEntry[] } | { fatal: Problem[] };
+
+/**
+ * Each chunk of entries with the one after it, read before this one is added; an error reading that
+ * one is thrown after this one is added, as it was met after it.
+ */
+async function* aheadByOne(
+  source: AsyncIterable<DraftEntry[] | { fatal: Problem[] }>,
+): AsyncGenerator<[Read, Read | undefined]> {
+  const it = source[Symbol.asyncIterator]();
+  const read = async (): Promise<{ value?: Read; error?: unknown }> => {
+    try {
+      const r = await it.next();
+      if (r.done) return {};
+      const drafts = r.value;
+      if ('fatal' in drafts) return { value: drafts };
+      const chunk = drafts.map((d) => ({
+        body: d.body,
+        fingerprint: d.fingerprint,
+        hasRowProblems: d.problems.length > 0,
+        row: d.row,
+      }));
+      return { value: { drafts, chunk } };
+    } catch (error) {
+      return { error };
+    }
+  };
+  try {
+    let current = await read();
+    while (current.value) {
+      const following = await read();
+      yield [current.value, following.value];
+      current = following;
+    }
+    if ('error' in current) throw current.error;
+  } finally {
+    await it.return?.();
+  }
 }
 
 /** Commits a clean batch (or rolls back a failed one) and says what happened. */

@@ -66,8 +66,11 @@ export interface ImportEntry {
  * becoming visible at commit, or none).
  */
 export interface ImportBatch {
-  /** Validates a chunk of entries (each chunk's look-ups fetched at once); resolves when more may come. */
-  add(chunk: ImportEntry[]): Promise<BatchResult[]>;
+  /**
+   * Validates a chunk of entries (each chunk's look-ups fetched at once); resolves when more may come.
+   * `next`, the chunk that will be added next: its look-ups may be fetched meanwhile.
+   */
+  add(chunk: ImportEntry[], next?: ImportEntry[]): Promise<BatchResult[]>;
   /** Makes the batch visible; returns the rows of entries found already posted while committing. */
   commit(): Promise<{ alreadyPosted: number[] }>;
   rollback(): Promise<void>;

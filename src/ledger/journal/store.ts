@@ -7,6 +7,13 @@ import type { FxHistoryLine } from '../../domain/settlement.js';
 import type { EntryFilter } from './port.js';
 import type { EventNamer, Trail } from '../audit/trail.js';
 
+/**
+ * Whether an import is large enough (its input's size in bytes, null when unknown: a stream) to be
+ * worth a writer of its own: a ledger file's writer thread, a database's pipelined connection.
+ */
+export const largeImport = (sizeHint: number | null | undefined): boolean =>
+  sizeHint === null || (sizeHint ?? 0) >= 1024 * 1024;
+
 /** How long a write waits for a lock another writer holds before it is "unavailable" (exit 4, 503). */
 export const LOCK_WAIT_MS = 30_000;
 
@@ -246,8 +253,8 @@ export interface ImportStore {
   entity(): Promise<EntityState>;
   facts(bodies: unknown[]): Promise<Facts>;
   resembling(ref: string): Promise<string[]>;
-  /** Which of these fingerprints entries already posted carry. */
-  fingerprintsTaken(fingerprints: string[]): Promise<Set<string>>;
+  /** A chunk's look-ups: its entries' facts, and which of their fingerprints entries posted carry. */
+  lookups(bodies: unknown[], fingerprints: string[]): Promise<[Facts, Set<string>]>;
   /** Takes the write lock for the batch (the rebuild mark read again under it). */
   openWrites(): Promise<BatchWrites>;
 }

@@ -8,7 +8,7 @@ import { Scope, type Tables } from '../sql/dialect.js';
 import type { Facts, Wants } from '../journal/store.js';
 import { storedAtoms } from '../../domain/money.js';
 import type { FxHistoryLine } from '../../domain/settlement.js';
-import type { PgDb, Query } from './db.js';
+import { prepared, type PgDb, type Query } from './db.js';
 
 const REF = `key, id, external_id, account_number, name, account_type, is_active, is_postable, currency`;
 
@@ -37,12 +37,14 @@ export class PgChart extends ChartTables implements ChartOps {
 
   /** What validation of some entries needs, fetched for what they name in one statement. */
   async facts(q: Query, wants: Wants): Promise<Facts> {
-    const fx = wantsFx(wants);
-    const [row] = await q<LookupRow>(`SELECT ${lookupColumns(2, fx)}`, [
-      this.entityId,
-      ...lookupParams(wants, fx),
-    ]);
+    const [row] = await q<LookupRow>(...this.factsStatement(wants));
     return lookupsOf(row!);
+  }
+
+  /** The statement (prepared) and values that read `facts`: one row, a LookupRow. */
+  factsStatement(wants: Wants): [string, unknown[]] {
+    const fx = wantsFx(wants);
+    return [fx ? LOOKUPS_FX : LOOKUPS, [this.entityId, ...lookupParams(wants, fx)]];
   }
 
   /** The accounts a reference that names none resembles, described for a message. */
@@ -170,3 +172,7 @@ function splitKeys(keys: Set<string>, n: number): string[][] {
   for (const k of keys) k.split('\u0000').forEach((part, i) => out[i]!.push(part));
   return out;
 }
+
+/** The look-ups of an import's chunk, prepared: read on generic plans (importBatch.ts). */
+const LOOKUPS = prepared(`SELECT ${lookupColumns(2)}`);
+const LOOKUPS_FX = prepared(`SELECT ${lookupColumns(2, true)}`);

@@ -3,6 +3,7 @@ import { addTagTotalsOfEntries } from '../sql/tagTotals.js';
 import { Scope } from '../sql/dialect.js';
 import type { RowTarget } from '../journal/entryRows.js';
 import { prepared, type Query } from './db.js';
+import { arrayLiteral } from './execute.js';
 import { numbered } from './tables.js';
 
 /** The type of each column an EntryWriter writes, for the arrays a statement takes them in. */
@@ -50,14 +51,18 @@ const TYPES: Record<string, string> = {
   tags: 'text',
 };
 
-/** Rows as one array per column: one statement, one parse, however many rows. */
-function columnsOf(values: unknown[], width: number, rows: number): unknown[][] {
-  const out = Array.from({ length: width }, () => new Array<unknown>(rows));
-  for (let r = 0; r < rows; r++)
-    for (let c = 0; c < width; c++) {
-      const v = values[r * width + c];
-      out[c]![r] = typeof v === 'bigint' ? v.toString() : v;
-    }
+/**
+ * Rows as one array per column (one statement, one parse, however many rows), each column written
+ * as an array literal here: node-postgres's own writing of arrays, element by element, was a tenth
+ * of a database import's time in the client.
+ */
+function columnsOf(values: unknown[], width: number, rows: number): string[] {
+  const out = new Array<string>(width);
+  const column = new Array<unknown>(rows);
+  for (let c = 0; c < width; c++) {
+    for (let r = 0; r < rows; r++) column[r] = values[r * width + c];
+    out[c] = arrayLiteral(column);
+  }
   return out;
 }
 

@@ -1,8 +1,8 @@
 import pg from 'pg';
 
 /** The named statements a connection has prepared (node-postgres prepares one at its first run). */
-const preparedStatements = new WeakMap<pg.PoolClient, Set<string>>();
-export function preparedOn(client: pg.PoolClient): Set<string> {
+const preparedStatements = new WeakMap<object, Set<string>>();
+export function preparedOn(client: object): Set<string> {
   let names = preparedStatements.get(client);
   if (!names) preparedStatements.set(client, (names = new Set()));
   return names;
@@ -15,13 +15,21 @@ export const executed = (name: string, params: unknown[]): string =>
 /** A parameter as an SQL literal, for EXECUTE in a simple query: typed by the prepared statement. */
 function literal(v: unknown): string {
   if (v === null || v === undefined) return 'NULL';
-  if (Array.isArray(v)) return pg.escapeLiteral(`{${v.map(element).join(',')}}`);
-  return pg.escapeLiteral(scalar(v));
+  return pg.escapeLiteral(Array.isArray(v) ? arrayLiteral(v) : scalar(v));
 }
 
+/** Values as an array literal, as a statement takes a text[] or int8[] parameter. */
+export function arrayLiteral(values: unknown[]): string {
+  const elements = new Array<string>(values.length);
+  for (let i = 0; i < values.length; i++) elements[i] = element(values[i]);
+  return `{${elements.join(',')}}`;
+}
+
+/** An element of an array literal: a text quoted, its quotes and backslashes escaped. */
 function element(v: unknown): string {
   if (v === null || v === undefined) return 'NULL';
-  return `"${scalar(v).replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+  if (typeof v !== 'string') return scalar(v);
+  return `"${/["\\]/.test(v) ? v.replace(/["\\]/g, '\\$&') : v}"`;
 }
 
 function scalar(v: unknown): string {

@@ -3,9 +3,16 @@ import { Scope } from '../sql/dialect.js';
 import { pgSql } from './tables.js';
 import { wantsOf } from '../../domain/posting.js';
 import { EntryWriter } from '../journal/entryRows.js';
-import type { BatchWrites, EntityState, Facts, ImportStore } from '../journal/store.js';
-import { journalHolds, type PgChart } from './chart.js';
-import { connection, GENERIC_PLANS, type PgDb, type Query } from './db.js';
+import {
+  largeImport,
+  type BatchWrites,
+  type EntityState,
+  type Facts,
+  type ImportStore,
+} from '../journal/store.js';
+import { pipelined } from './pipelined.js';
+import { journalHolds, lookupsOf, type LookupRow, type PgChart } from './chart.js';
+import { connection, GENERIC_PLANS, prepared, type PgDb } from './db.js';
 import type { PgEntities } from './entity.js';
 import { lastSeq, numberingOf } from './journal.js';
 import { entityRows } from './entryRows.js';
@@ -18,7 +25,7 @@ import { analyzeIfGrown } from './statistics.js';
 const WINDOW = 2048;
 
 /** The fingerprints ($2) that entries of the entity ($1) carry. */
-const TAKEN = journalHolds('fingerprint', '$2');
+const TAKEN = prepared(journalHolds('fingerprint', '$2'));
 
 /**
  * What an import asks of a database: look-ups for each chunk, read on the pool without the lock, and
@@ -32,36 +39,44 @@ export class PgImportStore implements ImportStore {
     private readonly entityId: string,
     private readonly entities: PgEntities,
     private readonly chart: PgChart,
+    private readonly sizeHint: number | null | undefined,
   ) {}
 
   entity(): Promise<EntityState> {
     return this.entities.state(this.db.query);
   }
 
-  facts(bodies: unknown[]): Promise<Facts> {
-    return this.generic((q) => this.chart.facts(q, wantsOf(bodies)));
+  async facts(bodies: unknown[]): Promise<Facts> {
+    const [rows] = await this.generic([this.chart.factsStatement(wantsOf(bodies))]);
+    return lookupsOf(rows![0] as LookupRow);
   }
 
   /**
-   * A read on generic plans (db.ts GENERIC_PLANS): the entity's own rows, written by this import and
-   * not yet committed, are in every index, and a plan made for an entity the statistics hold no rows
-   * of walked them for each value looked up (a second 1M-line import slowed tenfold).
+   * Reads on generic plans (db.ts GENERIC_PLANS), in one transaction: the entity's own rows, written
+   * by this import and not yet committed, are in every index, and a plan made for an entity the
+   * statistics hold no rows of walked them for each value looked up (a second 1M-line import slowed
+   * tenfold).
    */
-  private generic<T>(read: (q: Query) => Promise<T>): Promise<T> {
-    return this.db.tx(read, true, [GENERIC_PLANS]);
+  private generic(statements: [string, unknown[]][]): Promise<unknown[][]> {
+    return this.db.readTogether(statements, [GENERIC_PLANS]);
   }
 
   resembling(ref: string): Promise<string[]> {
     return this.chart.resembling(ref);
   }
 
-  async fingerprintsTaken(fingerprints: string[]): Promise<Set<string>> {
-    const rows = await this.generic((q) => q<{ v: string }>(TAKEN, [this.entityId, fingerprints]));
-    return new Set(rows.map((r) => r.v));
+  async lookups(bodies: unknown[], fingerprints: string[]): Promise<[Facts, Set<string>]> {
+    const [rows, taken] = await this.generic([
+      this.chart.factsStatement(wantsOf(bodies)),
+      [TAKEN, [this.entityId, fingerprints]],
+    ]);
+    return [lookupsOf(rows![0] as LookupRow), new Set((taken as { v: string }[]).map((r) => r.v))];
   }
 
   async openWrites(): Promise<BatchWrites> {
-    const { client, q, commit } = await connection(this.db);
+    const { client, q, commit } = await (largeImport(this.sizeHint)
+      ? pipelined(this.db)
+      : connection(this.db));
     let open = true;
     const end = async (sql: 'COMMIT' | 'ROLLBACK') => {
       if (!open) return;

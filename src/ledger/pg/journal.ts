@@ -337,7 +337,7 @@ export class PgJournalStore implements FeatureStore {
     return this.reader.list(filter);
   }
 
-  async importStore(): Promise<PgImportStore> {
-    return new PgImportStore(this.db, this.entityId, this.entities, this.chart);
+  async importStore(sizeHint: number | null | undefined): Promise<PgImportStore> {
+    return new PgImportStore(this.db, this.entityId, this.entities, this.chart, sizeHint);
   }
 }

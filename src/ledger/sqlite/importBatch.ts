@@ -1,7 +1,13 @@
 import { AuditTables } from '../sql/auditTables.js';
 import { FILE, sqliteSql } from './tables.js';
 import type Database from 'better-sqlite3';
-import type { BatchWrites, EntityState, Facts, ImportStore } from '../journal/store.js';
+import {
+  largeImport,
+  type BatchWrites,
+  type EntityState,
+  type Facts,
+  type ImportStore,
+} from '../journal/store.js';
 import type { SqliteChart } from './chart.js';
 import type { Db } from './db.js';
 import { indexTail } from './glIndex.js';
@@ -9,9 +15,6 @@ import { fileWriter, lastSeq, numberingFacts } from './writer.js';
 
 /** After this many entries, a file whose dates jump about asks for fingerprints one by one. */
 const FINGERPRINT_SAMPLE = 256;
-
-/** Imports of at least this many bytes (or of unknown size) write on a thread of their own. */
-const THREAD_MIN_BYTES = 1024 * 1024;
 
 /**
  * What an import asks of a ledger file: look-ups for each chunk, read on the ledger's connection
@@ -42,16 +45,16 @@ export class SqliteImportStore implements ImportStore {
     return this.chart.resembling(ref);
   }
 
-  async fingerprintsTaken(fingerprints: string[]): Promise<Set<string>> {
+  async lookups(_bodies: unknown[], fingerprints: string[]): Promise<[Facts, Set<string>]> {
     const taken = new Set<string>();
     for (const fp of fingerprints) if (this.fingerprints.taken(fp)) taken.add(fp);
-    return taken;
+    return [this.chart.facts(), taken];
   }
 
   async openWrites(): Promise<BatchWrites> {
     const gone = this.db.stillHere();
     if (gone) throw gone;
-    const large = this.sizeHint === null || (this.sizeHint ?? 0) >= THREAD_MIN_BYTES;
+    const large = largeImport(this.sizeHint);
     // Loaded for imports only: reports and posts need neither the writer thread nor the channel.
     const { writesHere, writesOnThread } = await import('./batchWrites.js');
     const thread = large ? await writesOnThread(this.db.location) : null;
