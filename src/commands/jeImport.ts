@@ -155,6 +155,7 @@ async function importFile(
     // One chunk is read ahead, so that its look-ups are fetched while this one is checked.
     const chunks = aheadByOne(
       groupEntries(csv, { file: name, accounts, currency: entity.currency }),
+      () => stream.destroy(),
     );
     for await (const [read, next] of chunks) {
       if ('fatal' in read) {
@@ -182,11 +183,14 @@ async function importFile(
 type Read = { drafts: DraftEntry[]; chunk: ImportEntry[] } | { fatal: Problem[] };
 
 /**
- * Each chunk of entries with the one after it, read before this one is added; an error reading that
- * one is thrown after this one is added, as it was met after it.
+ * Each chunk of entries with the one after it where that one is read by then (a pipe may not have
+ * sent it yet: the chunk is not held for it). An error reading the next is thrown after this one is
+ * added, as it was met after it. Stopped early, the input is closed (`stop`): a read may be waiting
+ * on it.
  */
 async function* aheadByOne(
   source: AsyncIterable<DraftEntry[] | { fatal: Problem[] }>,
+  stop: () => void,
 ): AsyncGenerator<[Read, Read | undefined]> {
   const it = source[Symbol.asyncIterator]();
   const read = async (): Promise<{ value?: Read; error?: unknown }> => {
@@ -206,15 +210,24 @@ async function* aheadByOne(
       return { error };
     }
   };
+  let pending: ReturnType<typeof read> | null = null;
   try {
     let current = await read();
     while (current.value) {
-      const following = await read();
-      yield [current.value, following.value];
-      current = following;
+      if ('fatal' in current.value) return yield [current.value, undefined];
+      pending = read();
+      const turn = new Promise<null>((resolve) => setImmediate(() => resolve(null)));
+      const next = await Promise.race([pending, turn]);
+      yield [current.value, next?.value];
+      current = await pending;
+      pending = null;
     }
     if ('error' in current) throw current.error;
   } finally {
+    if (pending) {
+      stop();
+      await pending;
+    }
     await it.return?.();
   }
 }
