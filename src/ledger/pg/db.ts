@@ -272,7 +272,7 @@ async function beginWith(
  * A prepared statement as EXECUTE, where the connection has prepared it and its values may go as
  * literals (none is refused: a refusal is raised where the statement runs on its own).
  */
-function executable(client: pg.PoolClient, statement?: [string, unknown[]]): string[] {
+export function executable(client: pg.PoolClient, statement?: [string, unknown[]]): string[] {
   if (!statement) return [];
   try {
     const { name } = statementOf(...statement);

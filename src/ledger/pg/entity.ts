@@ -9,6 +9,7 @@ import { errors } from '../../domain/errors.js';
 import type { EntityOps } from '../port.js';
 import type { EntityState } from '../journal/store.js';
 import { GENERIC_PLANS, type PgDb, type Query, type TxQuery } from './db.js';
+import { mergeOf } from './merge.js';
 
 const ENTITY = `entity_id AS id, name, currency, books_start, fiscal_year_start_month, lock_date,
   rebuild_started_at, rebuild_owner, fx_realized, fx_unrealized`;
@@ -72,12 +73,22 @@ export class PgEntities implements EntityOps {
     entries = false,
     then?: [string, unknown[]],
   ): Promise<T> {
-    return this.db.tx(
-      async (q, rows, thenRows) => fn(q, this.found(rows as EntityState[]), thenRows),
-      false,
-      entries ? this.entriesLock : this.lock,
+    const alone = () =>
+      this.db.tx(
+        async (q, rows, thenRows) => fn(q, this.found(rows as EntityState[]), thenRows),
+        false,
+        entries ? this.entriesLock : this.lock,
+        then,
+      );
+    // Posts whose facts go with the lock may share a transaction with other entities' (merge.ts).
+    if (!entries || !then) return alone();
+    return mergeOf(this.db).run<T>({
+      entityId: this.entityId,
+      lock: this.lock[0]!,
       then,
-    );
+      fn: (q, rows, thenRows) => fn(q, this.found(rows as EntityState[]), thenRows),
+      alone,
+    });
   }
 
   async get(): Promise<Entity> {
