@@ -11,10 +11,10 @@ import { databaseUrl, fromTemplate, pgFixture, type FixtureLedger } from '../sup
  * its last. Each entity's numbers stay gapless, a post the database refuses fails alone, and an
  * entity locked by another transaction holds no other entity's posts.
  */
-const entry = (amount: number) => ({
+const entry = (amount: number, account = 'rent') => ({
   entry_date: '2025-03-02',
   lines: [
-    { gl_account_id: 'rent', line_type: 'debit', amount_atoms: amount },
+    { gl_account_id: account, line_type: 'debit', amount_atoms: amount },
     { gl_account_id: 'checking', line_type: 'credit', amount_atoms: amount },
   ],
 });
@@ -104,19 +104,22 @@ describe('posts of several entities at once (PostgreSQL: one transaction for the
       'refused at commit',
     ],
   ])(
-    'refuse alone a post that the database refuses %s; the others post',
+    'refuse alone a post that the database refuses %s; the others get their own answers',
     async (_, sql, amount, said) => {
-      await withEntities(2, async (ledgers, fixtures, sent) => {
+      await withEntities(3, async (ledgers, fixtures, sent) => {
         fault(sql);
         try {
           const outcomes = await Promise.allSettled([
             ledgers[0]!.journal.post(entry(amount), { idempotencyKey: 'refused' }),
             ledgers[1]!.journal.post(entry(100), { idempotencyKey: 'kept' }),
+            // Refused by the rules: it wrote nothing, and its answer is its own.
+            ledgers[2]!.journal.post(entry(100, 'no-such-account'), { idempotencyKey: 'rule' }),
           ]);
           expect(shared(sent)).toHaveLength(1);
           expect(outcomes[0]).toMatchObject({ status: 'rejected' });
           expect(String((outcomes[0] as PromiseRejectedResult).reason)).toContain(said);
           expect(outcomes[1]).toMatchObject({ status: 'fulfilled', value: { je_number: 'JE-1' } });
+          expect(outcomes[2]).toMatchObject({ status: 'rejected', reason: { code: 'CAPI33' } });
         } finally {
           fault(
             'DROP TRIGGER IF EXISTS merge_fault ON journal_lines; DROP FUNCTION IF EXISTS merge_fault()',
@@ -126,10 +129,44 @@ describe('posts of several entities at once (PostgreSQL: one transaction for the
         expect(await numbers(fixtures[1]!)).toEqual(['JE-1']);
         const next = await ledgers[0]!.journal.post(entry(100), { idempotencyKey: 'next' });
         expect(next.je_number).toBe('JE-1');
+        expect(await numbers(fixtures[2]!)).toEqual([]);
         for (const f of fixtures) expect(await f.check()).toEqual([]);
       });
     },
   );
+
+  it('leave an entity whose rows another transaction holds to wait alone: the others post meanwhile', async () => {
+    await withEntities(2, async (ledgers, fixtures) => {
+      // Statements prepared on the pool's connections, and the month's totals rows made.
+      for (let r = 0; r < 4; r++)
+        await Promise.all(
+          ledgers.map((l, i) => l.journal.post(entry(1), { idempotencyKey: `w${r}-${i}` })),
+        );
+      const holder = new pg.Client({ connectionString: databaseUrl() });
+      await holder.connect();
+      let held: Promise<{ je_number: string }>;
+      try {
+        // An operator's transaction holds the first entity's totals, not its lock: its post is taken
+        // into a shared transaction, whose write then waits for those rows.
+        await holder.query('BEGIN');
+        const id = (fixtures[0]!.ledger as unknown as { entityId: string }).entityId;
+        await holder.query('SELECT 1 FROM account_month_totals WHERE entity_id = $1 FOR UPDATE', [
+          id,
+        ]);
+        let settled = false;
+        held = ledgers[0]!.journal.post(entry(5), { idempotencyKey: 'held' });
+        void held.finally(() => (settled = true)).catch(() => {});
+        const free = await ledgers[1]!.journal.post(entry(5), { idempotencyKey: 'free' });
+        expect(free.je_number).toBe('JE-5');
+        expect(settled).toBe(false);
+        await holder.query('ROLLBACK');
+      } finally {
+        await holder.end();
+      }
+      expect(await held).toMatchObject({ je_number: 'JE-5' });
+      for (const f of fixtures) expect(await f.check()).toEqual([]);
+    });
+  });
 
   it('leave an entity locked by another transaction to wait alone: the others post meanwhile', async () => {
     await withEntities(2, async (ledgers, fixtures) => {

@@ -1,5 +1,5 @@
-import type pg from 'pg';
-import { errors } from '../../domain/errors.js';
+import pg from 'pg';
+import { isBooksError } from '../../domain/errors.js';
 import {
   connection,
   executable,
@@ -33,6 +33,31 @@ interface Final {
   params: unknown[];
   done: Deferred<unknown[]>;
 }
+
+/** A member with its entity's row (its lock had) and its facts' rows where they came with it. */
+interface Held {
+  m: Waiting;
+  entity: unknown[];
+  then?: unknown[];
+}
+
+/**
+ * A failure of a shared transaction that the database answered (it rolled back): each member's
+ * posts are posted again alone (the path of a group the database refused), so each gets its own
+ * answer. It is never an answer itself.
+ */
+export class SharedRefusal extends Error {
+  constructor(override readonly cause: unknown) {
+    super(`the shared transaction was refused: ${(cause as Error)?.message ?? String(cause)}`);
+  }
+}
+
+/**
+ * Nothing but an operator's transaction holds an entity's rows without its lock; a shared
+ * transaction that meets one gives up at once, and its members go alone (each waits for what its own
+ * entity holds, no longer for another's).
+ */
+const SHARED_LOCK_WAIT = `SET LOCAL lock_timeout = '50ms'`;
 
 /** The most entities one transaction takes. */
 const MOST = 16;
@@ -99,14 +124,22 @@ export class EntriesMerge {
       return;
     }
     let broken = false;
-    let inside = members;
+    let held: Held[];
     try {
-      const held = await this.locked(t, members);
-      inside = held.map((h) => h.m);
-      await this.write(t, held);
+      held = await this.locked(t, members);
     } catch (e) {
       await t.rollback().catch(() => (broken = true));
-      for (const m of inside) m.reject(this.db.error(e));
+      for (const m of members) m.reject(this.db.error(e));
+      t.client.release(broken);
+      return;
+    }
+    try {
+      broken = await this.write(t, held);
+    } catch (e) {
+      // Not expected: every member is settled there. Those that were not are now (a promise keeps
+      // its first answer).
+      broken = true;
+      for (const h of held) h.m.reject(this.db.error(e));
     } finally {
       t.client.release(broken);
     }
@@ -116,16 +149,13 @@ export class EntriesMerge {
    * BEGIN, and each member's lock (SKIP LOCKED) and facts (where the connection has them prepared),
    * in one round trip: the members whose lock was had, with their rows. The others run alone.
    */
-  private async locked(
-    t: Transaction<pg.PoolClient>,
-    members: Waiting[],
-  ): Promise<{ m: Waiting; entity: unknown[]; then?: unknown[] }[]> {
+  private async locked(t: Transaction<pg.PoolClient>, members: Waiting[]): Promise<Held[]> {
     const parts = members.map((m) => [`${m.lock} SKIP LOCKED`, ...executable(t.client, m.then)]);
     const results = (await t.client.query(
-      ['BEGIN', GENERIC_PLANS, ...parts.flat()].join('; '),
+      ['BEGIN', GENERIC_PLANS, SHARED_LOCK_WAIT, ...parts.flat()].join('; '),
     )) as unknown as pg.QueryResult[];
-    let at = 2;
-    const held: { m: Waiting; entity: unknown[]; then?: unknown[] }[] = [];
+    let at = 3;
+    const held: Held[] = [];
     members.forEach((m, i) => {
       const entity = results[at]!.rows;
       const then = parts[i]!.length > 1 ? results[at + 1]!.rows : undefined;
@@ -138,16 +168,16 @@ export class EntriesMerge {
 
   /**
    * Runs the members' writes at once on the transaction's connection; once each has ended or asked
-   * for its last statement (lastWith), those statements and COMMIT go in one round trip.
+   * for its last statement (lastWith), those statements and COMMIT go in one round trip. Settles
+   * every member, a failed transaction rolled back first; true where the connection is broken.
    */
-  private async write(
-    t: Transaction<pg.PoolClient>,
-    held: { m: Waiting; entity: unknown[]; then?: unknown[] }[],
-  ): Promise<void> {
+  private async write(t: Transaction<pg.PoolClient>, held: Held[]): Promise<boolean> {
     const finals: Final[] = [];
     const states: (Outcome | null)[] = held.map(() => null);
     const wrote = held.map(() => false);
+    const asked = held.map(() => false);
     let waiting = held.length;
+    let ended = false;
     const barrier = new Deferred<void>();
     const arrived = () => {
       if (--waiting === 0) barrier.resolve();
@@ -155,13 +185,15 @@ export class EntriesMerge {
     const outcomes = held.map(({ m, entity, then }, i) => {
       let last = false;
       const q = (async (sql: string, params?: unknown[]) => {
-        // Only its facts may be read by a statement of its own: anything else is a write that a
-        // failure of this member could not undo alone.
-        if (sql !== m.then[0]) wrote[i] = true;
+        if (ended) throw new Error('a statement after the transaction’s COMMIT');
+        // Its facts, and what a message reads (the accounts a reference resembles), are reads:
+        // anything else is a write that a failure of this member could not undo alone.
+        if (sql !== m.then[0] && !/^\s*SELECT\b/i.test(sql)) wrote[i] = true;
         return t.q(sql, params);
       }) as TxQuery;
       q.lastWith = async (sql, params = []) => {
-        last = true;
+        if (ended) throw new Error('a statement after the transaction’s COMMIT');
+        last = asked[i] = true;
         const done = new Deferred<unknown[]>();
         finals.push({ sql, params, done });
         arrived();
@@ -175,25 +207,44 @@ export class EntriesMerge {
     });
     if (held.length === 0) barrier.resolve();
     await barrier.promise;
-    if (states.some((s, i) => wrote[i] && s !== null && 'error' in s)) {
-      const e = errors.unavailable('a write of a shared transaction failed: nothing was written');
-      for (const f of finals) f.done.reject(e);
-      await Promise.all(outcomes);
-      throw e;
-    }
-    try {
-      await this.commit(t, finals);
-    } catch (e) {
-      for (const f of finals) f.done.reject(this.db.error(e));
-      await Promise.all(outcomes);
-      throw e;
+    ended = true;
+    let failure: unknown = null;
+    if (states.some((s, i) => wrote[i] && s !== null && 'error' in s))
+      failure = new Error('a write of a shared transaction failed after it had written');
+    else
+      await this.commit(t, finals).catch((e: unknown) => {
+        failure = e;
+      });
+    // Nothing of a failed transaction holds. Where the database said so, each last statement is
+    // refused as its own would be, and its posts are posted again alone (only a refused one fails);
+    // where the answer was lost, they are answered "retry".
+    let broken = false;
+    if (failure) {
+      await t.rollback().catch(() => (broken = true));
+      for (const f of finals) f.done.reject(this.said(failure));
     }
     const settled = await Promise.all(outcomes);
     held.forEach(({ m }, i) => {
       const r = settled[i]!;
-      if ('ok' in r) m.resolve(r.ok);
+      if (failure && (wrote[i] || asked[i]) && 'ok' in r) m.reject(this.said(failure));
+      else if ('ok' in r) m.resolve(r.ok);
       else m.reject(r.error);
     });
+    return broken;
+  }
+
+  /**
+   * A failure of the shared transaction as its members' last statements take it: the database's own
+   * refusal (the transaction rolled back, a lock waited for too long) as it is, which the posting
+   * path takes for a refusal of its group, and posts again alone; a lost connection as "unavailable".
+   */
+  private said(e: unknown): unknown {
+    const mapped = this.db.error(e);
+    const lost =
+      e instanceof pg.DatabaseError
+        ? /^(08|57P)/.test(e.code ?? '')
+        : isBooksError(mapped) && mapped.code === 'unavailable';
+    return lost ? mapped : new SharedRefusal(e);
   }
 
   /** The members' last statements, as EXECUTE where prepared, and COMMIT in one simple query. */
@@ -209,9 +260,7 @@ export class EntriesMerge {
       pg.QueryResult[] | pg.QueryResult;
     const list = Array.isArray(results) ? results : [results];
     if (list.at(-1)!.command !== 'COMMIT')
-      throw errors.unavailable(
-        'the database rolled the transaction back at COMMIT: nothing of it was written',
-      );
+      throw new Error('the database rolled the shared transaction back at COMMIT');
     let k = 0;
     finals.forEach((f, i) => f.done.resolve(rows[i] ?? list[k++]!.rows));
   }
