@@ -135,38 +135,97 @@ describe('posts of several entities at once (PostgreSQL: one transaction for the
     },
   );
 
-  it('leave an entity whose rows another transaction holds to wait alone: the others post meanwhile', async () => {
-    await withEntities(2, async (ledgers, fixtures) => {
-      // Statements prepared on the pool's connections, and the month's totals rows made.
-      for (let r = 0; r < 4; r++)
-        await Promise.all(
-          ledgers.map((l, i) => l.journal.post(entry(1), { idempotencyKey: `w${r}-${i}` })),
-        );
-      const holder = new pg.Client({ connectionString: databaseUrl() });
-      await holder.connect();
-      let held: Promise<{ je_number: string }>;
-      try {
-        // An operator's transaction holds the first entity's totals, not its lock: its post is taken
-        // into a shared transaction, whose write then waits for those rows.
-        await holder.query('BEGIN');
-        const id = (fixtures[0]!.ledger as unknown as { entityId: string }).entityId;
-        await holder.query('SELECT 1 FROM account_month_totals WHERE entity_id = $1 FOR UPDATE', [
-          id,
+  it.each([
+    ['prepared', {}],
+    // A statement shape the connections have not prepared: the rows go in a round trip of their own.
+    ['not prepared yet', { tags: { project: 'alpha' } }],
+  ])(
+    'leave an entity whose rows another transaction holds to wait alone (rows %s): the others post meanwhile',
+    async (_, extra) => {
+      await withEntities(2, async (ledgers, fixtures) => {
+        // Statements prepared on the pool's connections, and the month's totals rows made.
+        for (let r = 0; r < 4; r++)
+          await Promise.all(
+            ledgers.map((l, i) => l.journal.post(entry(1), { idempotencyKey: `w${r}-${i}` })),
+          );
+        const holder = new pg.Client({ connectionString: databaseUrl() });
+        await holder.connect();
+        let held: Promise<{ je_number: string }>;
+        try {
+          // An operator's transaction holds the first entity's totals, not its lock: its post is taken
+          // into a shared transaction, whose write then waits for those rows.
+          await holder.query('BEGIN');
+          const id = (fixtures[0]!.ledger as unknown as { entityId: string }).entityId;
+          await holder.query('SELECT 1 FROM account_month_totals WHERE entity_id = $1 FOR UPDATE', [
+            id,
+          ]);
+          let settled = false;
+          held = ledgers[0]!.journal.post({ ...entry(5), ...extra }, { idempotencyKey: 'held' });
+          void held.finally(() => (settled = true)).catch(() => {});
+          const free = await ledgers[1]!.journal.post(
+            { ...entry(5), ...extra },
+            { idempotencyKey: 'free' },
+          );
+          expect(free.je_number).toBe('JE-5');
+          expect(settled).toBe(false);
+          await holder.query('ROLLBACK');
+        } finally {
+          await holder.end();
+        }
+        expect(await held).toMatchObject({ je_number: 'JE-5' });
+        for (const f of fixtures) expect(await f.check()).toEqual([]);
+      });
+    },
+  );
+
+  it.each([
+    ['cold (their facts read in statements of their own)', 0, 'WITH top AS%'],
+    ['warm (their facts read with their locks)', 4, '%SKIP LOCKED%'],
+  ])(
+    'wait together for a table another transaction holds, %s, and both post',
+    async (_, rounds, query) => {
+      await withEntities(2, async (ledgers, fixtures) => {
+        for (let r = 0; r < rounds; r++)
+          await Promise.all(
+            ledgers.map((l, i) => l.journal.post(entry(1), { idempotencyKey: `w${r}-${i}` })),
+          );
+        const holder = new pg.Client({ connectionString: databaseUrl() });
+        await holder.connect();
+        let posts: Promise<PromiseSettledResult<{ je_number: string }>[]>;
+        try {
+          // An operator holds the chart a moment: every post reads it, and waits, as it would alone.
+          await holder.query('BEGIN');
+          await holder.query('LOCK TABLE accounts IN ACCESS EXCLUSIVE MODE');
+          let done = false;
+          posts = Promise.allSettled(
+            ledgers.map((l, i) => l.journal.post(entry(5), { idempotencyKey: `p${i}` })),
+          );
+          void posts.then(() => (done = true));
+          // Held until the shared transaction has waited for it a while (a lone post waits 30 s).
+          let waiting = 0;
+          while (waiting === 0 && !done) {
+            await holder.query('SELECT pg_stat_clear_snapshot()');
+            const { rows } = await holder.query(
+              `SELECT count(*)::int AS n FROM pg_stat_activity
+               WHERE wait_event_type = 'Lock' AND datname = current_database() AND query LIKE $1
+                 AND clock_timestamp() - query_start > interval '200 ms'`,
+              [query],
+            );
+            waiting = (rows[0] as { n: number }).n;
+          }
+          expect(waiting).toBeGreaterThan(0);
+          await holder.query('ROLLBACK');
+        } finally {
+          await holder.end();
+        }
+        expect((await posts).map((o) => o.status === 'fulfilled' && o.value.je_number)).toEqual([
+          `JE-${rounds + 1}`,
+          `JE-${rounds + 1}`,
         ]);
-        let settled = false;
-        held = ledgers[0]!.journal.post(entry(5), { idempotencyKey: 'held' });
-        void held.finally(() => (settled = true)).catch(() => {});
-        const free = await ledgers[1]!.journal.post(entry(5), { idempotencyKey: 'free' });
-        expect(free.je_number).toBe('JE-5');
-        expect(settled).toBe(false);
-        await holder.query('ROLLBACK');
-      } finally {
-        await holder.end();
-      }
-      expect(await held).toMatchObject({ je_number: 'JE-5' });
-      for (const f of fixtures) expect(await f.check()).toEqual([]);
-    });
-  });
+        for (const f of fixtures) expect(await f.check()).toEqual([]);
+      });
+    },
+  );
 
   it('leave an entity locked by another transaction to wait alone: the others post meanwhile', async () => {
     await withEntities(2, async (ledgers, fixtures) => {

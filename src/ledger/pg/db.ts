@@ -56,7 +56,7 @@ const NUL_MESSAGE = 'a text holds a NUL character (U+0000), which a ledger canno
  * here, before it is sent (the server's error would abort the transaction), so that no path of the
  * store answers "internal error" for it.
  */
-function statementOf(sql: string, params: unknown[]): pg.QueryConfig {
+export function statementOf(sql: string, params: unknown[]): pg.QueryConfig {
   if (params.some(holdsNul)) throw nulRefused();
   return { text: sql, values: params, name: names.get(sql) };
 }

@@ -1,9 +1,11 @@
 import pg from 'pg';
-import { isBooksError } from '../../domain/errors.js';
+import { errors, isBooksError } from '../../domain/errors.js';
+import { preparedOn } from './execute.js';
 import {
   connection,
   executable,
   GENERIC_PLANS,
+  statementOf,
   type PgDb,
   type Transaction,
   type TxQuery,
@@ -58,6 +60,13 @@ export class SharedRefusal extends Error {
  * entity holds, no longer for another's).
  */
 const SHARED_LOCK_WAIT = `SET LOCAL lock_timeout = '50ms'`;
+// (Set for the last round trip only, where an entity's own rows are written: a lock on a whole
+// table, before, holds every entity alike, and each waits for it as it would alone.)
+
+const NOT_WRITTEN = () =>
+  errors.unavailable(
+    'another entity’s write in the same database transaction failed; nothing of this was written',
+  );
 
 /** The most entities one transaction takes. */
 const MOST = 16;
@@ -152,9 +161,9 @@ export class EntriesMerge {
   private async locked(t: Transaction<pg.PoolClient>, members: Waiting[]): Promise<Held[]> {
     const parts = members.map((m) => [`${m.lock} SKIP LOCKED`, ...executable(t.client, m.then)]);
     const results = (await t.client.query(
-      ['BEGIN', GENERIC_PLANS, SHARED_LOCK_WAIT, ...parts.flat()].join('; '),
+      ['BEGIN', GENERIC_PLANS, ...parts.flat()].join('; '),
     )) as unknown as pg.QueryResult[];
-    let at = 3;
+    let at = 2;
     const held: Held[] = [];
     members.forEach((m, i) => {
       const entity = results[at]!.rows;
@@ -176,6 +185,9 @@ export class EntriesMerge {
     const states: (Outcome | null)[] = held.map(() => null);
     const wrote = held.map(() => false);
     const asked = held.map(() => false);
+    // A statement that failed after another had (the transaction aborted by it) is not its own.
+    const afterAbort = held.map(() => false);
+    let aborted = false;
     let waiting = held.length;
     let ended = false;
     const barrier = new Deferred<void>();
@@ -189,7 +201,11 @@ export class EntriesMerge {
         // Its facts, and what a message reads (the accounts a reference resembles), are reads:
         // anything else is a write that a failure of this member could not undo alone.
         if (sql !== m.then[0] && !/^\s*SELECT\b/i.test(sql)) wrote[i] = true;
-        return t.q(sql, params);
+        const was = aborted;
+        return t.q(sql, params).catch((e: unknown) => {
+          [aborted, afterAbort[i]] = [true, was];
+          throw e;
+        });
       }) as TxQuery;
       q.lastWith = async (sql, params = []) => {
         if (ended) throw new Error('a statement after the transaction’s COMMIT');
@@ -210,7 +226,7 @@ export class EntriesMerge {
     ended = true;
     let failure: unknown = null;
     if (states.some((s, i) => wrote[i] && s !== null && 'error' in s))
-      failure = new Error('a write of a shared transaction failed after it had written');
+      failure = new SharedRefusal(new Error('a write of it failed after it had written'));
     else
       await this.commit(t, finals).catch((e: unknown) => {
         failure = e;
@@ -226,7 +242,10 @@ export class EntriesMerge {
     const settled = await Promise.all(outcomes);
     held.forEach(({ m }, i) => {
       const r = settled[i]!;
-      if (failure && (wrote[i] || asked[i]) && 'ok' in r) m.reject(this.said(failure));
+      // A write whose statements were rolled back, or one that failed because another's had, is
+      // answered "retry": nothing of it was written.
+      const undone = failure && (wrote[i] || asked[i]) && 'ok' in r;
+      if (undone || ('error' in r && afterAbort[i])) m.reject(NOT_WRITTEN());
       else if ('ok' in r) m.resolve(r.ok);
       else m.reject(r.error);
     });
@@ -239,29 +258,40 @@ export class EntriesMerge {
    * path takes for a refusal of its group, and posts again alone; a lost connection as "unavailable".
    */
   private said(e: unknown): unknown {
-    const mapped = this.db.error(e);
-    const lost =
+    if (e instanceof SharedRefusal) return e;
+    // Only an ERROR the server answered is sure to have rolled back; anything else (a lost
+    // connection, a FATAL, an error of the client's) may follow a COMMIT that took.
+    const refused =
       e instanceof pg.DatabaseError
-        ? /^(08|57P)/.test(e.code ?? '')
-        : isBooksError(mapped) && mapped.code === 'unavailable';
-    return lost ? mapped : new SharedRefusal(e);
+        ? e.severity === 'ERROR' && !/^(08|57P)/.test(e.code ?? '')
+        : isBooksError(e) && e.code !== 'unavailable';
+    return refused ? new SharedRefusal(e) : this.db.error(e);
   }
 
-  /** The members' last statements, as EXECUTE where prepared, and COMMIT in one simple query. */
+  /**
+   * The members' last statements, as EXECUTE where prepared, and COMMIT in one simple query, after
+   * the short lock wait (SHARED_LOCK_WAIT). Errors come as the server or the client raised them.
+   */
   private async commit(t: Transaction<pg.PoolClient>, finals: Final[]): Promise<void> {
     const rows: (unknown[] | undefined)[] = [];
-    const simple: string[] = [];
+    const executes = finals.map((f) => executable(t.client, [f.sql, f.params]));
+    // The lock wait goes with the statements: in a round trip of its own where one is not prepared.
+    const simple = [SHARED_LOCK_WAIT];
+    if (executes.some((e) => e.length === 0)) await t.client.query(simple.pop()!);
     for (const [i, f] of finals.entries()) {
-      const execute = executable(t.client, [f.sql, f.params]);
-      if (execute.length) simple.push(execute[0]!);
-      else rows[i] = await t.q(f.sql, f.params);
+      if (executes[i]!.length) simple.push(executes[i]![0]!);
+      else {
+        const statement = statementOf(f.sql, f.params);
+        rows[i] = (await t.client.query(statement)).rows;
+        if (statement.name) preparedOn(t.client).add(statement.name);
+      }
     }
     const results = (await t.client.query([...simple, 'COMMIT'].join('; '))) as unknown as
       pg.QueryResult[] | pg.QueryResult;
     const list = Array.isArray(results) ? results : [results];
     if (list.at(-1)!.command !== 'COMMIT')
-      throw new Error('the database rolled the shared transaction back at COMMIT');
-    let k = 0;
+      throw new SharedRefusal(new Error('the database rolled it back at COMMIT'));
+    let k = simple[0] === SHARED_LOCK_WAIT ? 1 : 0;
     finals.forEach((f, i) => f.done.resolve(rows[i] ?? list[k++]!.rows));
   }
 }
