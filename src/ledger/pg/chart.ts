@@ -35,13 +35,10 @@ export class PgChart extends ChartTables implements ChartOps {
     );
   }
 
-  /** What validation of some entries needs, fetched for what they name in one statement. */
-  async facts(q: Query, wants: Wants): Promise<Facts> {
-    const [row] = await q<LookupRow>(...this.factsStatement(wants));
-    return lookupsOf(row!);
-  }
-
-  /** The statement (prepared) and values that read `facts`: one row, a LookupRow. */
+  /**
+   * The statement (prepared) and values that read what validation of some entries needs, for what
+   * they name: one row, a LookupRow (lookupsOf).
+   */
   factsStatement(wants: Wants): [string, unknown[]] {
     const fx = wantsFx(wants);
     return [fx ? LOOKUPS_FX : LOOKUPS, [this.entityId, ...lookupParams(wants, fx)]];

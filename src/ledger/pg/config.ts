@@ -5,7 +5,7 @@ import { LOCK_WAIT_MS } from '../journal/store.js';
 import { BooksError, errors } from '../../domain/errors.js';
 import { redacted } from '../runtime/redact.js';
 
-/** How a connection to the database at `location` is made, on the pool or on a thread (thread.ts). */
+/** How a connection to the database at `location` is made, on the pool or on its own (pipelined.ts). */
 export function clientConfig(location: string): pg.ClientConfig {
   // A unix socket the libpq way: postgresql://user@/db?host=/dir. pg reads `host` from the query.
   // The URL is parsed here, not given as connectionString: pg lets a connection string's (empty)

@@ -252,7 +252,7 @@ export const GENERIC_PLANS = 'SET LOCAL plan_cache_mode = force_generic_plan';
 const BEGIN_READ = 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY';
 
 /** BEGIN and statements without parameters in one simple query: the rows of each statement. */
-async function beginWith(
+export async function beginWith(
   client: pg.PoolClient,
   db: PgDb,
   readOnly: boolean,
@@ -284,7 +284,7 @@ export function executable(client: pg.PoolClient, statement?: [string, unknown[]
 
 const listened = new WeakSet<pg.PoolClient>();
 
-/** A connection as a transaction uses it: one of the pool, or one on a thread of its own (thread.ts). */
+/** A connection as a transaction uses it: one of the pool, or one of its own (pipelined.ts). */
 export interface Conn {
   query(config: pg.QueryConfig): Promise<pg.QueryResult | pg.QueryResult[]>;
   release(broken?: boolean): void;

@@ -58,11 +58,7 @@ const TYPES: Record<string, string> = {
  */
 function columnsOf(values: unknown[], width: number, rows: number): string[] {
   const out = new Array<string>(width);
-  const column = new Array<unknown>(rows);
-  for (let c = 0; c < width; c++) {
-    for (let r = 0; r < rows; r++) column[r] = values[r * width + c];
-    out[c] = arrayLiteral(column);
-  }
+  for (let c = 0; c < width; c++) out[c] = arrayLiteral(rows, (r) => values[r * width + c]);
   return out;
 }
 

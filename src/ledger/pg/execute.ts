@@ -15,13 +15,13 @@ export const executed = (name: string, params: unknown[]): string =>
 /** A parameter as an SQL literal, for EXECUTE in a simple query: typed by the prepared statement. */
 function literal(v: unknown): string {
   if (v === null || v === undefined) return 'NULL';
-  return pg.escapeLiteral(Array.isArray(v) ? arrayLiteral(v) : scalar(v));
+  return pg.escapeLiteral(Array.isArray(v) ? arrayLiteral(v.length, (i) => v[i]) : scalar(v));
 }
 
-/** Values as an array literal, as a statement takes a text[] or int8[] parameter. */
-export function arrayLiteral(values: unknown[]): string {
-  const elements = new Array<string>(values.length);
-  for (let i = 0; i < values.length; i++) elements[i] = element(values[i]);
+/** `length` values (the i-th `at(i)`) as an array literal, as a text[] or int8[] parameter takes them. */
+export function arrayLiteral(length: number, at: (i: number) => unknown): string {
+  const elements = new Array<string>(length);
+  for (let i = 0; i < length; i++) elements[i] = element(at(i));
   return `{${elements.join(',')}}`;
 }
 

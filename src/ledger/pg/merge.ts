@@ -2,6 +2,7 @@ import pg from 'pg';
 import { errors, isBooksError } from '../../domain/errors.js';
 import { preparedOn } from './execute.js';
 import {
+  beginWith,
   connection,
   executable,
   GENERIC_PLANS,
@@ -160,14 +161,12 @@ export class EntriesMerge {
    */
   private async locked(t: Transaction<pg.PoolClient>, members: Waiting[]): Promise<Held[]> {
     const parts = members.map((m) => [`${m.lock} SKIP LOCKED`, ...executable(t.client, m.then)]);
-    const results = (await t.client.query(
-      ['BEGIN', GENERIC_PLANS, ...parts.flat()].join('; '),
-    )) as unknown as pg.QueryResult[];
-    let at = 2;
+    const rows = await beginWith(t.client, this.db, false, [GENERIC_PLANS, ...parts.flat()]);
+    let at = 1;
     const held: Held[] = [];
     members.forEach((m, i) => {
-      const entity = results[at]!.rows;
-      const then = parts[i]!.length > 1 ? results[at + 1]!.rows : undefined;
+      const entity = rows[at]!;
+      const then = parts[i]!.length > 1 ? rows[at + 1] : undefined;
       at += parts[i]!.length;
       if (entity.length === 0) void settle(m, m.alone());
       else held.push({ m, entity, then });
