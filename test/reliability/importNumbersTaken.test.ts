@@ -13,7 +13,7 @@ function writeLocked(path: string): boolean {
     probe.exec('ROLLBACK');
     return false;
   } catch (e) {
-    if ((e as { code?: string }).code === 'SQLITE_BUSY') return true;
+    if ((e as { code?: string }).code?.startsWith('SQLITE_BUSY')) return true;
     throw e;
   } finally {
     probe.close();

@@ -35,7 +35,7 @@ export async function untilWriteLocked(path: string, timeoutMs = 30_000): Promis
         db.exec('BEGIN IMMEDIATE');
         db.exec('ROLLBACK');
       } catch (e) {
-        if ((e as { code?: string }).code === 'SQLITE_BUSY') return;
+        if ((e as { code?: string }).code?.startsWith('SQLITE_BUSY')) return;
         throw e;
       }
       if (Date.now() > deadline)
