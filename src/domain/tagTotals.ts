@@ -1,5 +1,5 @@
 import { parts } from './dates.js';
-import { tagsText, type Tags } from './tags.js';
+import { tagsOf, tagsText, type Tags } from './tags.js';
 
 /** One pair's totals in one account-month: sums as numbers while safe, then as bigints. */
 interface PairSum {
@@ -23,6 +23,21 @@ function bump(s: PairSum, net: number, adjusting: boolean): void {
   if (Number.isSafeInteger(adj)) s.adjNet = adj;
   else [s.adjBig, s.adjNet] = [s.adjBig + BigInt(s.adjNet) + BigInt(net), 0];
 }
+
+/** A sum as a number while it is one (no bigint made for each row), else as a bigint. */
+const exact = (big: bigint, n: number): number | bigint => (big === 0n ? n : big + BigInt(n));
+
+/** (account, month, key, value, net, lines, adjusting net, adjusting lines) */
+export type TagTotalRow = [
+  number,
+  string,
+  string,
+  string,
+  number | bigint,
+  number,
+  number | bigint,
+  number,
+];
 
 const cmpPair = (a: [string, string], b: [string, string]): number =>
   a[0] !== b[0] ? (a[0] < b[0] ? -1 : 1) : a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0;
@@ -49,6 +64,9 @@ export class TagTotals {
     number,
     { account: number; month: string; sums: Map<number, PairSum> }
   >();
+  /** The last line's date and its month's number: lines come in runs of one date. */
+  private date = '';
+  private monthNo = 0;
 
   add(entry: {
     entry_date: string;
@@ -60,32 +78,47 @@ export class TagTotals {
       tags?: Tags;
     }[];
   }): void {
-    const month = entry.entry_date.slice(0, 7);
-    const [y, m] = parts(entry.entry_date);
-    const monthNo = y * 12 + m;
     for (const l of entry.lines) {
       const text = tagsText(l.tags);
       if (text === null) continue;
       const net = l.line_type === 'debit' ? l.amount_atoms : -l.amount_atoms;
-      const at = l.account.key * MONTHS + monthNo;
-      let cell = this.cells.get(at);
-      if (!cell) this.cells.set(at, (cell = { account: l.account.key, month, sums: new Map() }));
-      for (const id of this.idsOf(text, l.tags!)) {
-        let s = cell.sums.get(id);
-        if (!s)
-          cell.sums.set(
-            id,
-            (s = { net: 0, big: 0n, count: 0, adjNet: 0, adjBig: 0n, adjCount: 0 }),
-          );
-        bump(s, net, entry.is_adjusting);
-      }
+      this.line(l.account.key, entry.entry_date, net, entry.is_adjusting, text, l.tags!);
     }
   }
 
-  private idsOf(text: string, tags: Tags): number[] {
+  /** A stored line's share, from its tags' stored text (read once per set). */
+  addStored(account: number, date: string, net: number, adjusting: boolean, text: string): void {
+    this.line(account, date, net, adjusting, text, null);
+  }
+
+  private line(
+    account: number,
+    date: string,
+    net: number,
+    adjusting: boolean,
+    text: string,
+    tags: Tags | null,
+  ): void {
+    if (date !== this.date) {
+      const [y, m] = parts(date);
+      [this.date, this.monthNo] = [date, y * 12 + m];
+    }
+    const at = account * MONTHS + this.monthNo;
+    let cell = this.cells.get(at);
+    if (!cell) this.cells.set(at, (cell = { account, month: date.slice(0, 7), sums: new Map() }));
+    for (const id of this.idsOf(text, tags)) {
+      let s = cell.sums.get(id);
+      if (!s)
+        cell.sums.set(id, (s = { net: 0, big: 0n, count: 0, adjNet: 0, adjBig: 0n, adjCount: 0 }));
+      bump(s, net, adjusting);
+    }
+  }
+
+  private idsOf(text: string, given: Tags | null): number[] {
     let ids = this.setIds.get(text);
     if (ids) return ids;
     ids = [];
+    const tags = given ?? tagsOf(text);
     for (const k in tags) {
       const pair = `${k}\u0000${tags[k]}`;
       let id = this.pairIds.get(pair);
@@ -105,16 +138,13 @@ export class TagTotals {
    * Rows of (account, month, key, value, net, lines, adjusting net, adjusting lines), in the order of
    * the table's key (key, value, account, month): an upsert then walks its index pages in order.
    */
-  rows(): [number, string, string, string, bigint, number, bigint, number][] {
-    const byPair = new Map<
-      number,
-      [number, string, string, string, bigint, number, bigint, number][]
-    >();
+  rows(): TagTotalRow[] {
+    const byPair = new Map<number, TagTotalRow[]>();
     const cells = [...this.cells].sort((a, b) => a[0] - b[0]);
     for (const [, { account, month, sums }] of cells)
       for (const [id, s] of sums) {
         const [key, value] = this.pairs[id]!;
-        const net = s.big + BigInt(s.net);
+        const net = exact(s.big, s.net);
         let rows = byPair.get(id);
         if (!rows) byPair.set(id, (rows = []));
         rows.push([
@@ -124,7 +154,7 @@ export class TagTotals {
           value,
           net,
           s.count,
-          s.adjBig + BigInt(s.adjNet),
+          exact(s.adjBig, s.adjNet),
           s.adjCount,
         ]);
       }

@@ -1,13 +1,25 @@
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { books as run } from '../support/helpers.js';
 import { copyTemplate, exec } from '../support/ledgers.js';
+
+const tagTotals = (ledger: string) => {
+  const db = new Database(ledger, { readonly: true });
+  try {
+    return db.prepare(`SELECT * FROM tag_month_totals ORDER BY 1, 2, 3, 4`).all() as {
+      adj_line_count: number;
+    }[];
+  } finally {
+    db.close();
+  }
+};
 
 /**
  * A large import (or one read from standard input) writes its rows on a writer thread, which also
  * takes the audit event's digest from those rows: the event must record exactly what was stored.
  */
 describe('an import written on its writer thread', () => {
-  it('records every field of its entries: audit verify follows it, and names an edit of one of its lines', async () => {
+  it('records its entries and their totals by tag: audit verify follows it, and names an edited line', async () => {
     const { ledger: from } = copyTemplate('fx');
     // The real binary: the thread runs from the built code.
     const books = (args: string[], ledger: string, input?: string) =>
@@ -22,7 +34,17 @@ describe('an import written on its writer thread', () => {
         'project=Zürich',
       ],
       ['--debit', 'capital=12.34 #class=c1', '--credit', 'eur-bank=EUR 11.00 @ 1.1218'],
-      ['--debit', 'capital=5', '--credit', 'capital=5', '--memo', 'Café — 東京 ☕', '--adjusting'],
+      [
+        '--debit',
+        'capital=5 #class=c2',
+        '--credit',
+        'capital=5',
+        '--memo',
+        'Café — 東京 ☕',
+        '--adjusting',
+        '--tag',
+        'project=Zürich',
+      ],
     ]) {
       const r = await books(['je', 'post', '--date', '2025-01-10', ...args], from);
       expect(r.exitCode, r.stderr).toBe(0);
@@ -36,6 +58,11 @@ describe('an import written on its writer thread', () => {
     expect(imported.exitCode, imported.stderr).toBe(0);
     const copied = await books(['je', 'list', '--format', 'csv'], to);
     expect(copied.stdout).toBe(journal.stdout);
+    // The thread also sums the totals by tag, the adjusting part included: as posting summed them.
+    expect(tagTotals(to)).toEqual(tagTotals(from));
+    expect(tagTotals(to).some((r) => r.adj_line_count > 0)).toBe(true);
+    const checked = await books(['check'], to);
+    expect(checked.exitCode, checked.stdout + checked.stderr).toBe(0);
     const verified = await books(['audit', 'verify'], to);
     expect(verified.exitCode, verified.stdout + verified.stderr).toBe(0);
     expect(verified.stdout).toMatch(/verifies \(\d+ events?, 3 entries\)/);

@@ -16,6 +16,11 @@ export interface WriteChannel {
   rollback(): Promise<void>;
   /** The entries written so far and their digest, where the channel takes it from their rows. */
   digest?(): Promise<WrittenDigest>;
+  /**
+   * Where the channel sums the totals by tag from the lines' rows it writes: upserts those of the
+   * lines written since it last did, in order with the statements run before.
+   */
+  tagTotals?(): void;
 }
 
 /**
@@ -151,6 +156,12 @@ class ThreadWrites implements WriteChannel {
     while (!this.failure && this.inFlight >= MAX_IN_FLIGHT)
       await new Promise<void>((r) => (this.wake = r));
     if (this.failure) throw this.failure;
+  }
+
+  tagTotals(): void {
+    this.send();
+    this.post({ tagTotals: true });
+    this.inFlight++;
   }
 
   /** Asked after the last entry's rows: the thread has digested every row by the time it answers. */

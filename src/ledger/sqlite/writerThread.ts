@@ -3,14 +3,16 @@ import type Database from 'better-sqlite3';
 import { isBooksError } from '../../domain/errors.js';
 import { busyToUnavailable, connect } from './connection.js';
 import { RowsDigest } from '../journal/rowsDigest.js';
-import { entryRowsOf } from './writer.js';
+import { RowsTagTotals } from '../journal/rowsTagTotals.js';
+import { entryRowsOf, insertTagTotals } from './writer.js';
 
 /**
  * To the thread: statements to run (new SQL texts first, then pairs of text index and parameters),
- * the digest of the entries written so far, or commit.
+ * the totals by tag of the lines written since it was last asked (upserted there), the digest of the
+ * entries written so far, or commit.
  */
 export type ThreadRequest =
-  { defs: string[]; runs: unknown[] } | { digest: true } | { commit: true };
+  { defs: string[]; runs: unknown[] } | { tagTotals: true } | { digest: true } | { commit: true };
 /** The entries a thread wrote, and their digest (domain/audit.ts EntriesDigest). */
 export interface WrittenDigest {
   count: number;
@@ -32,7 +34,7 @@ export type ThreadReply =
  * transaction, the statements the batch sends, in order, then the commit. The first failure rolls
  * back and is reported; later statements are ignored. A rollback asked for by the batch stops the
  * thread, which closes its connection. The entries' rows it inserts feed the audit event's digest
- * here, on this thread's core, rather than on the import's.
+ * and the totals by tag here, on this thread's core, rather than on the import's.
  */
 if (parentPort) {
   const port = parentPort;
@@ -41,6 +43,8 @@ if (parentPort) {
   /** Per statement: whether it inserts entries' or lines' rows, which the digest reads. */
   const rowsOf: ('entries' | 'lines' | null)[] = [];
   let digest: RowsDigest | null = null;
+  const tagged = new RowsTagTotals();
+  const cached = new Map<string, Database.Statement>();
   let db: Database.Database | null = null;
   let failed = false;
 
@@ -88,6 +92,23 @@ if (parentPort) {
   };
 
   port.on('message', (m: ThreadRequest) => {
+    if ('tagTotals' in m) {
+      if (!failed && db) {
+        const conn = db;
+        const run = (sql: string, params: unknown[]) => {
+          let st = cached.get(sql);
+          if (!st) cached.set(sql, (st = conn.prepare(sql)));
+          st.run(...params);
+        };
+        try {
+          insertTagTotals(run, tagged.take());
+        } catch (e) {
+          fail(e);
+        }
+      }
+      reply({ ack: true });
+      return;
+    }
     if ('digest' in m) {
       try {
         if (failed || !db) throw new Error('the batch failed before its digest');
@@ -121,7 +142,10 @@ if (parentPort) {
           const params = runs[i + 1] as unknown[];
           statements[runs[i] as number]!.run(...params);
           const rows = rowsOf[runs[i] as number];
-          if (rows) (digest ??= newDigest(db))[rows](params);
+          if (rows) {
+            (digest ??= newDigest(db))[rows](params);
+            tagged[rows](params);
+          }
         }
       } catch (e) {
         fail(e);
