@@ -73,12 +73,12 @@ export function readTags(raw: unknown, path: string, problems: Problem[]): Tags 
     bad(path, 'tags must be an object of string keys to string values');
     return null;
   }
-  const entries = Object.entries(raw as Record<string, unknown>);
+  const obj = raw as Record<string, unknown>;
+  const known = givenBefore(obj);
+  if (known) return known;
+  const entries = Object.entries(obj);
   // No tags are none: stored as nothing, as when the field is absent.
   if (entries.length === 0) return NONE;
-  const given = givenKey(entries);
-  const known = given === null ? undefined : byGiven.get(given);
-  if (known) return known;
   let ok = true;
   if (entries.length > MAX_TAGS) {
     bad(path, `at most ${MAX_TAGS} tags; ${entries.length} given`);
@@ -93,7 +93,7 @@ export function readTags(raw: unknown, path: string, problems: Problem[]): Tags 
   }
   if (!ok) return null;
   const tags = interned(sortedTags(Object.fromEntries(entries) as Tags));
-  if (given !== null) remember(byGiven, given, tags);
+  rememberGiven(entries as [string, string][], tags);
   return tags;
 }
 
@@ -106,8 +106,6 @@ const texts = new WeakMap<Tags, string | null>();
  * set rather than once per line. Bounded, as a file of ever new sets may not be.
  */
 const byText = new Map<string, Tags>();
-/** Good tags as given (in the order given), by `givenKey`. */
-const byGiven = new Map<string, Tags>();
 /** Per entry's tags, per line's own: the line's effective tags. */
 const merged = new WeakMap<Tags, Map<Tags, Tags>>();
 const MAX_SETS = 10_000;
@@ -130,16 +128,42 @@ function interned(sorted: Tags): Tags {
 }
 
 /**
- * Tags as given, as text that no other given tags share (lengths before keys and values), or null
- * when a value is not a string (those are not remembered).
+ * Good tags as given, keys in the order given: one node per key and value, so that a look-up of
+ * tags met before makes nothing (a file's lines give a new object each, of a few sets).
  */
-function givenKey(entries: [string, unknown][]): string | null {
-  let key = '';
-  for (const [k, v] of entries) {
-    if (typeof v !== 'string') return null;
-    key += `${k.length}:${k}${v.length}:${v}`;
+interface Given {
+  tags?: Tags;
+  next?: Map<string, Map<string, Given>>;
+}
+let givenRoot: Given = {};
+let givenSets = 0;
+
+/** The tags of an object given before (none for none), or undefined. */
+function givenBefore(raw: Record<string, unknown>): Tags | undefined {
+  let node: Given | undefined = givenRoot;
+  let n = 0;
+  for (const k in raw) {
+    if (!Object.hasOwn(raw, k)) continue;
+    n++;
+    const v = raw[k];
+    if (typeof v !== 'string') return undefined;
+    node = node?.next?.get(k)?.get(v);
   }
-  return key;
+  return n === 0 ? NONE : node?.tags;
+}
+
+function rememberGiven(entries: [string, string][], tags: Tags): void {
+  if (givenSets >= MAX_SETS) [givenRoot, givenSets] = [{}, 0];
+  let node = givenRoot;
+  for (const [k, v] of entries) {
+    const values = (node.next ??= new Map()).get(k) ?? new Map<string, Given>();
+    node.next.set(k, values);
+    let child = values.get(v);
+    if (!child) values.set(v, (child = {}));
+    node = child;
+  }
+  if (!node.tags) givenSets++;
+  node.tags = tags;
 }
 
 /** Tags in key order: one text for equal tags, whatever order they came in. */

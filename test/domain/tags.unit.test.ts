@@ -9,6 +9,25 @@ describe('tags as the ledger keeps them', () => {
     expect(tagsText(readTags({ b: '2', a: '1' }, 'tags', []))).toBe('{"a":"1","b":"2"}');
   });
 
+  it('finds tags given before without reading them again, and still refuses a bad one beside good ones', () => {
+    const first = readTags({ project: 'alpha', class: 'c1' }, 'tags', [])!;
+    expect(readTags({ project: 'alpha', class: 'c1' }, 'tags', [])).toBe(first);
+    expect(readTags({ class: 'c1', project: 'alpha' }, 'tags', [])).toBe(first);
+    for (const bad of [
+      { project: 'alpha', class: 'c1', Bad: 'x' },
+      { project: 'alpha', class: 1 },
+      { project: 'alpha', class: ' c1' },
+    ]) {
+      const problems: { path: string }[] = [];
+      expect(readTags(bad, 'tags', problems as never)).toBeNull();
+      expect(problems.length).toBe(1);
+    }
+    expect(readTags({ project: 'alpha' }, 'tags', [])).toEqual({ project: 'alpha' });
+    const named = JSON.parse('{"constructor":"x"}') as unknown;
+    expect(readTags(named, 'tags', [])).toEqual(named);
+    expect(readTags(named, 'tags', [])).toBe(readTags(named, 'tags', []));
+  });
+
   it('sums by tag exactly, and a writer kept open forgets the pairs it numbered once written', () => {
     const totals = new TagTotals();
     const line = (n: number, amount: number) => ({
