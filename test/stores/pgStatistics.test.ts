@@ -13,27 +13,54 @@ const LINES = [
 ];
 
 describe('statistics of the tables a growing entity fills (PostgreSQL)', () => {
-  it('are taken when the entries pass a power of two from 1,024, not at every write', () => {
+  it('are taken when the entries pass a power of two from 1,024 and the statistics count fewer', async () => {
     const asked: string[] = [];
+    const pending: Promise<unknown>[] = [];
+    /** What the statistics count of journal_entries (-1: never analyzed; null: no such table). */
+    let counted: number | null = null;
     const db = {
-      query: async (sql: string) => asked.push(sql),
-      background: (p: Promise<unknown>) => void p,
+      query: async (sql: string) => {
+        asked.push(sql);
+        return sql.startsWith('SELECT reltuples') && counted !== null ? [{ n: counted }] : [];
+      },
+      background: (p: Promise<unknown>) => void pending.push(p),
     } as unknown as PgDb;
-    const analyzed = (before: number, after: number) => {
-      asked.length = 0;
+    const analyzed = async (before: number, after: number, stats: number | null = -1) => {
+      [asked.length, pending.length, counted] = [0, 0, stats];
       analyzeIfGrown(db, before, after);
-      return asked.length === 1 && asked[0]!.startsWith('ANALYZE');
+      await Promise.all(pending);
+      return asked.some((sql) => sql.startsWith('ANALYZE'));
     };
-    expect([analyzed(0, 1023), analyzed(1000, 1023), analyzed(1024, 2047)]).toEqual([
-      false,
-      false,
-      false,
-    ]);
-    expect([analyzed(1023, 1024), analyzed(1000, 1100), analyzed(4000, 9000)]).toEqual([
-      true,
-      true,
-      true,
-    ]);
+    const all = (cases: [number, number, number?][]) =>
+      Promise.all(cases.map(([b, a, n]) => analyzed(b, a, n)));
+    expect(
+      await all([
+        [0, 1023],
+        [1000, 1023],
+        [1024, 2047],
+      ]),
+    ).toEqual([false, false, false]);
+    expect(
+      await all([
+        [1023, 1024],
+        [1000, 1100],
+        [4000, 9000],
+      ]),
+    ).toEqual([true, true, true]);
+    // Another entity's rows already counted: the statistics count as many entries as this one holds.
+    expect(
+      await all([
+        [1023, 1024, 8000],
+        [4000, 9000, 9000],
+      ]),
+    ).toEqual([false, false]);
+    expect(
+      await all([
+        [4000, 9000, 8999],
+        [1023, 1024, 0],
+      ]),
+    ).toEqual([true, true]);
+    expect(await analyzed(1023, 1024, null)).toBe(true);
   });
 
   it('are taken by posting: a new entity past 1,024 entries has statistics that count them', async () => {
