@@ -13,25 +13,25 @@ const LINES = [
 ];
 
 describe('statistics of the tables a growing entity fills (PostgreSQL)', () => {
-  it('are taken when the entries pass a power of two from 1,024 and the statistics count fewer', async () => {
-    const asked: string[] = [];
+  it('are taken when the entries pass a power of two from 1,024 and the statistics know fewer than half', async () => {
+    const asked: [string, unknown[]][] = [];
     const pending: Promise<unknown>[] = [];
-    /** What the statistics count of journal_entries (-1: never analyzed; null: no such table). */
-    let counted: number | null = null;
+    /** How many of the entity's entries the statistics know (null: they do not know it). */
+    let known: number | null = null;
     const db = {
-      query: async (sql: string) => {
-        asked.push(sql);
-        return sql.startsWith('SELECT reltuples') && counted !== null ? [{ n: counted }] : [];
+      query: async (sql: string, params: unknown[] = []) => {
+        asked.push([sql, params]);
+        return sql.startsWith('ANALYZE') ? [] : [{ n: known }];
       },
       background: (p: Promise<unknown>) => void pending.push(p),
     } as unknown as PgDb;
-    const analyzed = async (before: number, after: number, stats: number | null = -1) => {
-      [asked.length, pending.length, counted] = [0, 0, stats];
-      analyzeIfGrown(db, before, after);
+    const analyzed = async (before: number, after: number, stats: number | null = null) => {
+      [asked.length, pending.length, known] = [0, 0, stats];
+      analyzeIfGrown(db, before, after, 'ent_1');
       await Promise.all(pending);
-      return asked.some((sql) => sql.startsWith('ANALYZE'));
+      return asked.some(([sql]) => sql.startsWith('ANALYZE'));
     };
-    const all = (cases: [number, number, number?][]) =>
+    const all = (cases: [number, number, (number | null)?][]) =>
       Promise.all(cases.map(([b, a, n]) => analyzed(b, a, n)));
     expect(
       await all([
@@ -47,20 +47,59 @@ describe('statistics of the tables a growing entity fills (PostgreSQL)', () => {
         [4000, 9000],
       ]),
     ).toEqual([true, true, true]);
-    // Another entity's rows already counted: the statistics count as many entries as this one holds.
+    // Sampled when other entities passed the same power of two: at least half of this one's known.
     expect(
       await all([
-        [1023, 1024, 8000],
-        [4000, 9000, 9000],
+        [1023, 1024, 1000],
+        [4000, 9000, 4500],
       ]),
     ).toEqual([false, false]);
     expect(
       await all([
-        [4000, 9000, 8999],
+        [4000, 9000, 4499],
         [1023, 1024, 0],
+        [1023, 1024, null],
       ]),
-    ).toEqual([true, true]);
-    expect(await analyzed(1023, 1024, null)).toBe(true);
+    ).toEqual([true, true, true]);
+    expect(asked[0]![1]).toEqual(['ent_1']);
+  });
+
+  it('are taken for an entity the statistics do not know, though they count more rows than it holds', async () => {
+    // Statistics taken before an entity existed plan its posts as if it held every row.
+    const file = (n: number) => {
+      const rows = ['entry,entry_date,gl_account_id,debit,credit'];
+      for (let i = 0; i < n; i++)
+        rows.push(`E${i},2025-01-15,rent,1.00,`, `E${i},2025-01-15,checking,,1.00`);
+      return writeFile(tempDir(), 'past.csv', rows.join('\n') + '\n');
+    };
+    const known = (entityId: string) =>
+      execFileSync(
+        psqlPath(),
+        [
+          databaseUrl(),
+          '-qtAc',
+          `SELECT '${entityId}' = ANY(most_common_vals::text::text[]) FROM pg_stats
+           WHERE tablename = 'journal_entries' AND attname = 'entity_id'`,
+        ],
+        { encoding: 'utf8' },
+      ).trim();
+    const [A, B] = [
+      await fromTemplate(pgFixture, 'standard'),
+      await fromTemplate(pgFixture, 'standard'),
+    ];
+    const idOf = (l: typeof A) => (l.ledger as unknown as { entityId: string }).entityId;
+    try {
+      expect((await A.books(['je', 'import', file(1500)])).exitCode).toBe(0);
+      // Closing a ledger waits for the statistics it is taking.
+      await A.close();
+      expect(known(idOf(A))).toBe('t');
+      expect((await B.books(['je', 'import', file(1100)])).exitCode).toBe(0);
+      await B.close();
+      expect(known(idOf(B))).toBe('t');
+    } finally {
+      await A.close().catch(() => {});
+      await B.close().catch(() => {});
+    }
   });
 
   it('are taken by posting: a new entity past 1,024 entries has statistics that count them', async () => {

@@ -126,7 +126,7 @@ export class PgImportStore implements ImportStore {
             throw e;
           }
           await end('COMMIT');
-          analyzeIfGrown(this.db, first, reached);
+          analyzeIfGrown(this.db, first, reached, this.entityId);
         },
         rollback: () => end('ROLLBACK'),
       };

@@ -168,7 +168,7 @@ export class PgJournalStore implements FeatureStore {
       kind === 'entries',
       facts && factsStatement(this.entityId, facts),
     );
-    if (grew) analyzeIfGrown(this.db, ...grew);
+    if (grew) analyzeIfGrown(this.db, ...grew, this.entityId);
     return result;
   }
 
