@@ -28,7 +28,7 @@ function bump(s: PairSum, net: number, adjusting: boolean): void {
 const exact = (big: bigint, n: number): number | bigint => (big === 0n ? n : big + BigInt(n));
 
 /** (account, month, key, value, net, lines, adjusting net, adjusting lines) */
-export type TagTotalRow = [
+type TagTotalRow = [
   number,
   string,
   string,

@@ -77,8 +77,6 @@ export function readTags(raw: unknown, path: string, problems: Problem[]): Tags 
   const known = givenBefore(obj);
   if (known) return known;
   const entries = Object.entries(obj);
-  // No tags are none: stored as nothing, as when the field is absent.
-  if (entries.length === 0) return NONE;
   let ok = true;
   if (entries.length > MAX_TAGS) {
     bad(path, `at most ${MAX_TAGS} tags; ${entries.length} given`);
@@ -138,7 +136,10 @@ interface Given {
 let givenRoot: Given = {};
 let givenSets = 0;
 
-/** The tags of an object given before (none for none), or undefined. */
+/**
+ * The tags of an object given before, or undefined. No tags are none: stored as nothing, as when
+ * the field is absent.
+ */
 function givenBefore(raw: Record<string, unknown>): Tags | undefined {
   let node: Given | undefined = givenRoot;
   let n = 0;

@@ -45,6 +45,12 @@ export const LINE_COLUMNS = [
   'tags',
 ] as const;
 
+const positions = <C extends string>(columns: readonly C[]) =>
+  Object.fromEntries(columns.map((c, i) => [c, i])) as Record<C, number>;
+/** Each column's place in a row of ENTRY_COLUMNS and of LINE_COLUMNS, for readers of written rows. */
+export const ENTRY_AT = positions(ENTRY_COLUMNS);
+export const LINE_AT = positions(LINE_COLUMNS);
+
 /**
  * Runs one write statement with its parameters (`?` for each): at once on a ledger file's connection
  * or a writer thread's, or queued on a database connection (a promise, awaited by flush).

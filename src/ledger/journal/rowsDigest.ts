@@ -1,10 +1,5 @@
 import { EntriesDigest, type RecordedEntry, type RecordedLine } from '../../domain/audit.js';
-import { ENTRY_COLUMNS, LINE_COLUMNS } from './entryRows.js';
-
-const at = <C extends string>(columns: readonly C[]) =>
-  Object.fromEntries(columns.map((c, i) => [c, i])) as Record<C, number>;
-const E = at(ENTRY_COLUMNS);
-const L = at(LINE_COLUMNS);
+import { ENTRY_AT as E, ENTRY_COLUMNS, LINE_AT as L, LINE_COLUMNS } from './entryRows.js';
 
 interface Open {
   entry: RecordedEntry;

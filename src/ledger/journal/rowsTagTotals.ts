@@ -1,15 +1,5 @@
 import { TagTotals } from '../../domain/tagTotals.js';
-import { ENTRY_COLUMNS, LINE_COLUMNS } from './entryRows.js';
-
-const E = { seq: ENTRY_COLUMNS.indexOf('seq'), adjusting: ENTRY_COLUMNS.indexOf('is_adjusting') };
-const L = {
-  seq: LINE_COLUMNS.indexOf('entry_seq'),
-  account: LINE_COLUMNS.indexOf('account_key'),
-  type: LINE_COLUMNS.indexOf('line_type'),
-  amount: LINE_COLUMNS.indexOf('amount_atoms'),
-  date: LINE_COLUMNS.indexOf('entry_date'),
-  tags: LINE_COLUMNS.indexOf('tags'),
-};
+import { ENTRY_AT as E, ENTRY_COLUMNS, LINE_AT as L, LINE_COLUMNS } from './entryRows.js';
 
 /**
  * The totals by tag of the rows EntryWriter inserts, summed where they are written (an import's
@@ -25,7 +15,7 @@ export class RowsTagTotals {
   entries(values: readonly unknown[]): void {
     const w = ENTRY_COLUMNS.length;
     for (let r = 0; r < values.length; r += w)
-      if (values[r + E.adjusting] === 1) this.adjusting.add(values[r + E.seq] as number);
+      if (values[r + E.is_adjusting] === 1) this.adjusting.add(values[r + E.seq] as number);
   }
 
   /** Rows of journal_lines, in LINE_COLUMNS order. */
@@ -34,12 +24,12 @@ export class RowsTagTotals {
     for (let r = 0; r < values.length; r += w) {
       const text = values[r + L.tags] as string | null;
       if (text === null) continue;
-      const amount = values[r + L.amount] as number;
+      const amount = values[r + L.amount_atoms] as number;
       this.totals.addStored(
-        values[r + L.account] as number,
-        values[r + L.date] as string,
-        values[r + L.type] === 'debit' ? amount : -amount,
-        this.adjusting.has(values[r + L.seq] as number),
+        values[r + L.account_key] as number,
+        values[r + L.entry_date] as string,
+        values[r + L.line_type] === 'debit' ? amount : -amount,
+        this.adjusting.has(values[r + L.entry_seq] as number),
         text,
       );
     }

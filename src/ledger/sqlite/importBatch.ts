@@ -63,15 +63,9 @@ export class SqliteImportStore implements ImportStore {
     // The lock is held: what the ledger's connection reads now is what the batch writes after. The
     // fingerprints read before it (another import may have posted since) are read again.
     this.fingerprints.forget();
-    const tagTotals = channel.tagTotals?.bind(channel);
-    const sink = fileWriter(
-      channel.run,
-      lastSeq(db),
-      db.now,
-      undefined,
-      true,
-      tagTotals ? { since: () => tagTotals() } : undefined,
-    );
+    // A writer thread sums the totals by tag from the lines it writes.
+    const byThread = channel.tagTotals && { since: channel.tagTotals.bind(channel) };
+    const sink = fileWriter(channel.run, lastSeq(db), db.now, undefined, true, byThread);
     return {
       // Read on the ledger's connection (under the batch's lock), written on the batch's.
       trail: new AuditTables(
