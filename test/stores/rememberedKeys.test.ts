@@ -9,7 +9,7 @@ import { postEntry, RENT_ENTRY } from '../support/helpers.js';
 describe.each([sqliteFixture, pgFixture].map((f) => [f.name, f] as const))(
   'a key revoked by another process while a server on %s remembers it',
   (_n, fixture) => {
-    it('is refused (401, CAPI11) at its next post, a replayed one or several at once, and posts nothing', async () => {
+    it('is refused (401, CAPI11) at its next post, replayed, malformed or several at once; posts nothing', async () => {
       const L = await fromTemplate(fixture, 'standard');
       try {
         const { url } = await L.serve();
@@ -17,7 +17,8 @@ describe.each([sqliteFixture, pgFixture].map((f) => [f.name, f] as const))(
           'customer_api:post_journal_entries',
           'customer_api:read',
         ]);
-        const post = (idempotencyKey: string) => postEntry(url, key, idempotencyKey);
+        const post = (idempotencyKey: string, body?: unknown) =>
+          postEntry(url, key, idempotencyKey, body);
         expect((await post('first')).status).toBe(201);
         expect((await post('second')).status).toBe(201);
         const revoked = await L.books(['keys', 'revoke', id]);
@@ -27,7 +28,29 @@ describe.each([sqliteFixture, pgFixture].map((f) => [f.name, f] as const))(
           post('first'),
           post('fourth'),
           post('fifth'),
+          // A body the key could not have posted anyway: the key is what it is told of first.
+          post('sixth', { ...RENT_ENTRY, lines: [] }),
+          post('seventh', { ...RENT_ENTRY, entry_date: 'soon' }),
+          post('eighth', { lines: 'none' }),
+          post('ninth', 'not an entry'),
         ]);
+        const raw = (path: string, body: string, headers: Record<string, string> = {}) =>
+          fetch(`${url}${path}`, {
+            method: 'POST',
+            headers: {
+              Authorization: `Bearer ${key}`,
+              'Content-Type': 'application/json',
+              ...headers,
+            },
+            body,
+          });
+        after.push(
+          await raw('/v1/journal-entries', '{"lines": [', { 'X-Idempotency-Key': 'tenth' }),
+          await raw('/v1/journal-entries', JSON.stringify(RENT_ENTRY)),
+          await raw('/v1/journal-entries/JE-1/reverse', '{"entry_date": "soon"}', {
+            'X-Idempotency-Key': 'undo',
+          }),
+        );
         for (const r of after) {
           expect(r.status).toBe(401);
           expect(((await r.json()) as { code: string }).code).toBe('CAPI11');
