@@ -138,4 +138,20 @@ export const errors = {
     new BooksError('unavailable', message, [], details),
   locked: () =>
     new BooksError('unavailable', 'the ledger is locked by another writer; try again shortly'),
+  /** A derived total (an account's or a tag's, for a month) past what the stores keep exactly. */
+  totalOutOfRange: (where = "an account's total for a month") => {
+    const message =
+      `${where} would pass ${INT64_MAX} atoms, the most a total is kept to; ` +
+      'nothing was posted (an amount is likely mistyped)';
+    return entryInvalid([{ path: 'lines', reason: 'total_out_of_range', message }]);
+  },
 };
+
+/** The largest derived total the stores keep (a 64-bit integer, signed): 2^63 - 1 atoms. */
+export const INT64_MAX = 9_223_372_036_854_775_807n;
+
+/** `total` as it is written, or a refusal where a store could not keep it exactly. */
+export function storableTotal(total: bigint, where?: string): bigint {
+  if (total > INT64_MAX || total < -INT64_MAX) throw errors.totalOutOfRange(where);
+  return total;
+}

@@ -1,4 +1,5 @@
 import { parts } from './dates.js';
+import { storableTotal } from './errors.js';
 import { tagsOf, tagsText, type Tags } from './tags.js';
 
 /** One pair's totals in one account-month: sums as numbers while safe, then as bigints. */
@@ -25,7 +26,8 @@ function bump(s: PairSum, net: number, adjusting: boolean): void {
 }
 
 /** A sum as a number while it is one (no bigint made for each row), else as a bigint. */
-const exact = (big: bigint, n: number): number | bigint => (big === 0n ? n : big + BigInt(n));
+const exact = (big: bigint, n: number): number | bigint =>
+  big === 0n ? n : storableTotal(big + BigInt(n), "an account's total by tag for a month");
 
 /** (account, month, key, value, net, lines, adjusting net, adjusting lines) */
 type TagTotalRow = [

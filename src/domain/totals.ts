@@ -1,3 +1,4 @@
+import { storableTotal } from './errors.js';
 import { endOfMonth, parts } from './dates.js';
 
 /**
@@ -134,13 +135,19 @@ export class MonthTotals {
 
   *entries(): IterableIterator<[number, string, bigint, number]> {
     for (const [account, months] of this.map)
-      for (const [month, t] of months) yield [account, month, t.big + BigInt(t.net), t.count];
+      for (const [month, t] of months)
+        yield [
+          account,
+          month,
+          t.big === 0n ? BigInt(t.net) : storableTotal(t.big + BigInt(t.net)),
+          t.count,
+        ];
   }
 
   /** One account-month's sum and count, or undefined when nothing was added to it. */
   get(account: number, month: string): [bigint, number] | undefined {
     const t = this.map.get(account)?.get(month);
-    return t && [t.big + BigInt(t.net), t.count];
+    return t && [t.big === 0n ? BigInt(t.net) : storableTotal(t.big + BigInt(t.net)), t.count];
   }
 
   clear(): void {

@@ -6,6 +6,7 @@ import type { DumpRecord } from '../../src/domain/dump.js';
 import { isBooksError } from '../../src/domain/errors.js';
 import type { Ledger } from '../../src/ledger/port.js';
 import { SqliteLedger } from '../../src/ledger/sqlite/ledger.js';
+import { AUDIT_VERSION } from '../../src/ledger/sqlite/schema.js';
 import { databaseUrl } from '../support/fixtures.js';
 import { books } from '../support/helpers.js';
 import { copyTemplate, emptyLedger } from '../support/ledgers.js';
@@ -102,10 +103,10 @@ describe('the audit trail moved between stores', () => {
 
   it('a ledger file written before the trail starts it when first opened: check holds at once', async () => {
     const { ledger: file } = copyTemplate('demo');
-    // As a books without the trail left it: no table, the schema one version back.
+    // As a books without the trail left it: no table, the schema of the version before it.
     const db = new Database(file);
     db.exec('DROP TABLE audit_events');
-    db.pragma(`user_version = ${(db.pragma('user_version', { simple: true }) as number) - 1}`);
+    db.pragma(`user_version = ${AUDIT_VERSION - 1}`);
     db.close();
     const checked = await books(['check', '--ledger', file]);
     expect(checked.exitCode, checked.stderr).toBe(0);

@@ -79,6 +79,8 @@ export function dbError(e: unknown, location: string): unknown {
       { path: '', reason: 'invalid_text', message: said },
     ]);
   }
+  // Amounts are checked before they are written: only a derived total's sum passes a bigint.
+  if (code === '22003') return errors.totalOutOfRange();
   if (code === 'ERR_INVALID_URL') return errors.usage(`the database URL '${where}' cannot be read`);
   return e;
 }

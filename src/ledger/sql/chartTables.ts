@@ -240,9 +240,13 @@ function text(name: string) {
 export async function chartShapes({ sql, scope }: Session): Promise<ChartShape[]> {
   const rows = await sql.all<Record<string, unknown>>(
     `SELECT a.external_id, a.account_number, a.account_type, p.external_id AS parent_external_id,
-            a.is_postable, a.currency, t.lines, t.balance, c.cleared
+            a.is_postable, a.currency, t.lines, c.cleared,
+            -- Only a header's is said (it holds none): a balance may pass what SQLite sums.
+            CASE WHEN a.is_postable THEN NULL ELSE
+              (SELECT SUM(b.net_atoms) FROM account_month_totals b
+               WHERE ${scope.joined('b', 'a')}b.account_key = a.key) END AS balance
      FROM accounts a LEFT JOIN accounts p ON ${scope.joined('p', 'a')}p.key = a.parent_key
-     LEFT JOIN (SELECT account_key, SUM(line_count) AS lines, SUM(net_atoms) AS balance
+     LEFT JOIN (SELECT account_key, SUM(line_count) AS lines
                 FROM account_month_totals t WHERE ${scope.of('t')}TRUE GROUP BY account_key) t
        ON t.account_key = a.key
      LEFT JOIN (SELECT account_key, COUNT(*) AS cleared FROM line_marks m

@@ -44,7 +44,13 @@ export function writesHere(
     db.pragma('foreign_keys = ON');
   };
   return {
-    run: (sql, params) => prep(sql).run(...params),
+    run: (sql, params) => {
+      try {
+        return prep(sql).run(...params);
+      } catch (e) {
+        throw busyToUnavailable(e);
+      }
+    },
     ready: async () => {},
     commit: async () => end('COMMIT'),
     rollback: async () => end('ROLLBACK'),
@@ -96,7 +102,7 @@ class ThreadWrites implements WriteChannel {
         else if ('ack' in m) this.inFlight--;
         else if ('digest' in m) this.digested?.resolve(m.digest);
         else if ('error' in m) {
-          this.failure ??= new BooksError('unavailable', m.error);
+          this.failure ??= new BooksError(m.code ?? 'unavailable', m.error, m.errors ?? []);
           reject(this.failure);
           this.rejectWaiting(this.failure);
         } else if ('committed' in m) {

@@ -327,4 +327,17 @@ export const MIGRATIONS: string[] = [
   CREATE TRIGGER IF NOT EXISTS audit_events_kept_on_delete BEFORE DELETE ON audit_events
   BEGIN SELECT RAISE(ABORT, 'audit events are never deleted'); END;
   `,
+  `
+  -- Totals are 64-bit integers. SQLite adds two past that into a real number, which would be kept
+  -- as an inexact total: the write is refused instead (TOTAL_OUT_OF_RANGE, storageError).
+  CREATE TRIGGER IF NOT EXISTS account_month_totals_exact BEFORE UPDATE ON account_month_totals
+  WHEN typeof(NEW.net_atoms) <> 'integer' OR typeof(NEW.adj_net_atoms) <> 'integer'
+  BEGIN SELECT RAISE(ABORT, 'books: total out of range'); END;
+  CREATE TRIGGER IF NOT EXISTS tag_month_totals_exact BEFORE UPDATE ON tag_month_totals
+  WHEN typeof(NEW.net_atoms) <> 'integer' OR typeof(NEW.adj_net_atoms) <> 'integer'
+  BEGIN SELECT RAISE(ABORT, 'books: total out of range'); END;
+  `,
 ];
+
+/** What the totals' triggers say of a sum past a 64-bit integer. */
+export const TOTAL_OUT_OF_RANGE = 'books: total out of range';

@@ -1,6 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
-import { isBooksError } from '../../domain/errors.js';
+import { isBooksError, type ErrorCode, type Problem } from '../../domain/errors.js';
 import { busyToUnavailable, connect } from './connection.js';
 import { RowsDigest } from '../journal/rowsDigest.js';
 import { RowsTagTotals } from '../journal/rowsTagTotals.js';
@@ -27,7 +27,7 @@ export type ThreadReply =
   | { ack: true }
   | { digest: WrittenDigest }
   | { committed: true }
-  | { error: string };
+  | { error: string; code?: ErrorCode; errors?: Problem[] };
 
 /**
  * The writer thread of a large import (see writesOnThread): one connection, one IMMEDIATE
@@ -52,11 +52,11 @@ if (parentPort) {
     failed = true;
     if (db?.inTransaction) db.exec('ROLLBACK');
     const err = busyToUnavailable(e);
-    reply({
-      error: isBooksError(err)
-        ? err.message
-        : `internal error: ${(err as Error)?.message ?? String(err)}`,
-    });
+    reply(
+      isBooksError(err)
+        ? { error: err.message, code: err.code, errors: err.errors }
+        : { error: `internal error: ${(err as Error)?.message ?? String(err)}` },
+    );
   };
 
   try {
