@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FIXTURES, fromTemplate } from '../support/fixtures.js';
+import { MIGRATIONS } from '../../src/ledger/sqlite/schema.js';
 import { tamper } from '../support/tamper.js';
 
 /**
@@ -151,20 +152,35 @@ describe('what only a ledger file can hold: a fraction or text where a number is
     }
   });
 
-  it('a derived total with a fraction: check names it, and the chart still imports', async () => {
+  it('a derived total with a fraction: the file refuses it; one kept before is made whole and named', async () => {
     const L = await fromTemplate(file, 'demo');
     try {
-      // As a books before the totals' guard could leave it (that write is refused now).
-      tamper(L, 'DROP TRIGGER account_month_totals_exact');
-      tamper(
-        L,
-        `UPDATE account_month_totals SET net_atoms = net_atoms + 0.5 WHERE (account_key, month) =
-           (SELECT account_key, month FROM account_month_totals ORDER BY account_key, month LIMIT 1)`,
-      );
+      const first = `(account_key, month) =
+        (SELECT account_key, month FROM account_month_totals ORDER BY account_key, month LIMIT 1)`;
+      // The totals' tables are STRICT: not even sqlite3 writes a fraction into one.
+      expect(() =>
+        tamper(L, `UPDATE account_month_totals SET net_atoms = net_atoms + 0.5 WHERE ${first}`),
+      ).toThrow(/cannot store REAL value in INTEGER column/);
+      // As a books before them could leave it: a table that is not STRICT, the schema one back.
+      for (const sql of [
+        'ALTER TABLE account_month_totals RENAME TO kept',
+        `CREATE TABLE account_month_totals (account_key INTEGER NOT NULL, month TEXT NOT NULL,
+           net_atoms INTEGER NOT NULL, line_count INTEGER NOT NULL,
+           adj_net_atoms INTEGER NOT NULL DEFAULT 0, adj_line_count INTEGER NOT NULL DEFAULT 0,
+           PRIMARY KEY (account_key, month)) WITHOUT ROWID`,
+        'INSERT INTO account_month_totals SELECT * FROM kept',
+        'DROP TABLE kept',
+        `UPDATE account_month_totals SET net_atoms = net_atoms + 1.5 WHERE ${first}`,
+        `PRAGMA user_version = ${MIGRATIONS.length - 1}`,
+      ])
+        tamper(L, sql);
       expect((await problems(L)).map((p) => p.reason)).toContain('derived_mismatch');
       const chart = join(import.meta.dirname, '../../fixtures/demo/accounts.csv');
       const again = await L.books(['accounts', 'import', chart]);
       expect(again.exitCode, again.stderr).toBe(0);
+      const rebuilt = await L.books(['rebuild']);
+      expect(rebuilt.exitCode, rebuilt.stderr).toBe(0);
+      expect(await L.check()).toEqual([]);
     } finally {
       await L.close();
     }

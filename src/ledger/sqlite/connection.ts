@@ -11,7 +11,7 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { BooksError, errors } from '../../domain/errors.js';
 import { LOCK_WAIT_MS } from '../journal/store.js';
-import { TOTAL_OUT_OF_RANGE } from './schema.js';
+import { totalsOutOfRange } from './schema.js';
 
 /** How long a connection waits for a lock another process holds before the command says "unavailable". */
 export const BUSY_TIMEOUT_MS = LOCK_WAIT_MS;
@@ -40,8 +40,7 @@ const code = (e: unknown) => String((e as { code?: unknown })?.code ?? '');
 export function busyToUnavailable(e: unknown): unknown {
   const c = code(e);
   if (c === 'SQLITE_BUSY' || c === 'SQLITE_LOCKED') return errors.locked();
-  if (c === 'SQLITE_CONSTRAINT_TRIGGER' && (e as Error).message === TOTAL_OUT_OF_RANGE)
-    return errors.totalOutOfRange();
+  if (totalsOutOfRange(e)) return errors.totalOutOfRange();
   return e;
 }
 
@@ -70,7 +69,7 @@ export function accessProblem(path: string): string | null {
  */
 export function storageError(e: unknown, path: string): unknown {
   const c = code(e);
-  if (c === 'SQLITE_BUSY' || c === 'SQLITE_LOCKED' || c === 'SQLITE_CONSTRAINT_TRIGGER')
+  if (c === 'SQLITE_BUSY' || c === 'SQLITE_LOCKED' || c === 'SQLITE_CONSTRAINT_DATATYPE')
     return busyToUnavailable(e);
   if (c === 'SQLITE_FULL' || c.startsWith('SQLITE_IOERR')) {
     const why =

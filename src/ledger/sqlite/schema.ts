@@ -328,16 +328,47 @@ export const MIGRATIONS: string[] = [
   BEGIN SELECT RAISE(ABORT, 'audit events are never deleted'); END;
   `,
   `
-  -- Totals are 64-bit integers. SQLite adds two past that into a real number, which would be kept
-  -- as an inexact total: the write is refused instead (TOTAL_OUT_OF_RANGE, storageError).
-  CREATE TRIGGER IF NOT EXISTS account_month_totals_exact BEFORE UPDATE ON account_month_totals
-  WHEN typeof(NEW.net_atoms) <> 'integer' OR typeof(NEW.adj_net_atoms) <> 'integer'
-  BEGIN SELECT RAISE(ABORT, 'books: total out of range'); END;
-  CREATE TRIGGER IF NOT EXISTS tag_month_totals_exact BEFORE UPDATE ON tag_month_totals
-  WHEN typeof(NEW.net_atoms) <> 'integer' OR typeof(NEW.adj_net_atoms) <> 'integer'
-  BEGIN SELECT RAISE(ABORT, 'books: total out of range'); END;
+  -- Totals are 64-bit integers. SQLite adds two past that into a real number, which a STRICT table
+  -- refuses to keep (totalsOutOfRange): the write fails rather than keeping an inexact total. A
+  -- total a file kept inexact before is copied whole; books check compares it with the lines.
+  CREATE TABLE account_month_totals_strict (
+    account_key INTEGER NOT NULL,
+    month TEXT NOT NULL,
+    net_atoms INTEGER NOT NULL,
+    line_count INTEGER NOT NULL,
+    adj_net_atoms INTEGER NOT NULL DEFAULT 0,
+    adj_line_count INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (account_key, month)
+  ) WITHOUT ROWID, STRICT;
+  INSERT INTO account_month_totals_strict
+    SELECT account_key, month, CAST(net_atoms AS INTEGER), CAST(line_count AS INTEGER),
+           CAST(adj_net_atoms AS INTEGER), CAST(adj_line_count AS INTEGER)
+    FROM account_month_totals;
+  DROP TABLE account_month_totals;
+  ALTER TABLE account_month_totals_strict RENAME TO account_month_totals;
+  CREATE TABLE tag_month_totals_strict (
+    tag_key TEXT NOT NULL,
+    tag_value TEXT NOT NULL,
+    account_key INTEGER NOT NULL,
+    month TEXT NOT NULL,
+    net_atoms INTEGER NOT NULL,
+    line_count INTEGER NOT NULL,
+    adj_net_atoms INTEGER NOT NULL,
+    adj_line_count INTEGER NOT NULL,
+    PRIMARY KEY (tag_key, tag_value, account_key, month)
+  ) WITHOUT ROWID, STRICT;
+  INSERT INTO tag_month_totals_strict
+    SELECT tag_key, tag_value, account_key, month, CAST(net_atoms AS INTEGER),
+           CAST(line_count AS INTEGER), CAST(adj_net_atoms AS INTEGER), CAST(adj_line_count AS INTEGER)
+    FROM tag_month_totals;
+  DROP TABLE tag_month_totals;
+  ALTER TABLE tag_month_totals_strict RENAME TO tag_month_totals;
   `,
 ];
 
-/** What the totals' triggers say of a sum past a 64-bit integer. */
-export const TOTAL_OUT_OF_RANGE = 'books: total out of range';
+/** Whether a SQLite error is a derived total that would pass a 64-bit integer (a STRICT table's refusal). */
+export const totalsOutOfRange = (e: unknown): boolean =>
+  (e as { code?: unknown })?.code === 'SQLITE_CONSTRAINT_DATATYPE' &&
+  /^cannot store REAL value in INTEGER column (account|tag)_month_totals\./.test(
+    (e as Error).message,
+  );
