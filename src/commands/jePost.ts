@@ -360,6 +360,10 @@ function flagOf(opts: JePostOptions): (path: string) => string | null {
   return (path) => {
     const line = /^lines\[(\d+)\]/.exec(path);
     if (line) return flags[Number(line[1])] ?? null;
+    // The entry's tags: the --tag that gave the key, or all of them (too many).
+    const tag = /^tags(?:\.(.+))?$/.exec(path);
+    if (tag)
+      return `--tag${tag[1] ? ` ${opts.tag.find((t) => t.startsWith(`${tag[1]}=`)) ?? tag[1]}` : ''}`;
     return FIELD_FLAGS[path] ?? null;
   };
 }

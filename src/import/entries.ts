@@ -340,9 +340,13 @@ const FX_COLUMN_OF: Record<string, string> = {
 /** Where a validation path of a draft's body sits in the file: the row and the column to name. */
 export function locate(d: DraftEntry, path: string): { row: number; column: string } {
   const form = d.form;
-  const tag = /^(?:lines\[(\d+)\]\.)?tags\.(.+)$/.exec(path);
+  // A key's column, or, for too many tags, the row's tag columns.
+  const tag = /^(?:lines\[(\d+)\]\.)?tags(?:\.(.+))?$/.exec(path);
   if (tag)
-    return { row: tag[1] ? (d.lineRows[Number(tag[1])] ?? d.row) : d.row, column: `tag:${tag[2]}` };
+    return {
+      row: tag[1] ? (d.lineRows[Number(tag[1])] ?? d.row) : d.row,
+      column: tag[2] === undefined ? 'tag columns' : `tag:${tag[2]}`,
+    };
   const m = /^lines\[(\d+)\](?:\.([\w.]+))?$/.exec(path);
   if (!m) return { row: d.row, column: path === 'lines' ? 'entry' : path };
   const row = d.lineRows[Number(m[1])] ?? d.row;
