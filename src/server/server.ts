@@ -198,7 +198,12 @@ async function handle(
     presented = auth?.[1] ?? '';
     const granted = auth ? await store.authenticate(presented, hit.route.checksKey) : null;
     if (!granted) throw errors.unauthenticated();
-    if (!granted.permissions.includes(needed)) throw errors.forbidden(needed);
+    if (!granted.permissions.includes(needed)) {
+      // A remembered grant may be of a key revoked since: a refusal names the key first.
+      if (hit.route.checksKey && !(await store.authenticate(presented, false)))
+        throw errors.unauthenticated();
+      throw errors.forbidden(needed);
+    }
     ledger = granted.ledger;
     const id = keyId(auth![1]!)!;
     // A write that reads the key again does so whether or not the grant was remembered: a request

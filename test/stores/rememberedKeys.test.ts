@@ -21,9 +21,15 @@ describe.each([sqliteFixture, pgFixture].map((f) => [f.name, f] as const))(
           postEntry(url, key, idempotencyKey, body);
         expect((await post('first')).status).toBe(201);
         expect((await post('second')).status).toBe(201);
-        const revoked = await L.books(['keys', 'revoke', id]);
-        expect(revoked.exitCode, revoked.stderr).toBe(0);
+        // A key that may only read: its post is refused for the permission, its grant remembered.
+        const reader = await L.store.keys.create('reader', ['customer_api:read']);
+        expect((await postEntry(url, reader.key, 'read-1')).status).toBe(403);
+        for (const k of [id, reader.id]) {
+          const revoked = await L.books(['keys', 'revoke', k]);
+          expect(revoked.exitCode, revoked.stderr).toBe(0);
+        }
         const after = await Promise.all([
+          postEntry(url, reader.key, 'read-2'),
           post('third'),
           post('first'),
           post('fourth'),
