@@ -99,6 +99,56 @@ describe.each(FIXTURES.map((f) => [f.name, f] as const))(
       }
     });
 
+    it('may pass it along the way: the largest debit and credit on one account check, rebuild and report', async () => {
+      const L = await fromTemplate(fixture, 'standard');
+      try {
+        const dir = tempDir();
+        const seed = await L.books([
+          'je',
+          'import',
+          csv(dir, 'seed.csv', entries('S', 1024, '2025-03-03', 'a')),
+        ]);
+        expect(seed.exitCode, seed.stderr).toBe(0);
+        // Nets to nothing on checking and on its tag: a sum of the month's lines passes 2^63 - 1 on the way.
+        const both = [
+          '--date',
+          '2025-03-04',
+          '--tag',
+          'project=a',
+          '--debit',
+          `checking=${MOST}`,
+          '--credit',
+          `checking=${MOST}`,
+        ];
+        const posted = await L.books(['je', 'post', ...both]);
+        expect(posted.exitCode, posted.stderr).toBe(0);
+        expect(await L.check()).toEqual([]);
+        if (name !== 'served')
+          for (const args of [['check'], ['rebuild']]) {
+            const r = await L.books(args);
+            expect(r.exitCode, r.stderr).toBe(0);
+          }
+        const most = 1024n * BigInt(MOST.replace('.', ''));
+        // The 4th: the month's lines up to it are summed; the 31st: its total is read.
+        for (const asOf of ['2025-03-04', '2025-03-31']) {
+          const tb = await L.books([
+            'report',
+            'tb',
+            '--as-of',
+            asOf,
+            '--where',
+            'project=a',
+            '--format',
+            'json',
+          ]);
+          expect(tb.exitCode, tb.stderr).toBe(0);
+          expect(BigInt(/"debit": (\d+)/.exec(tb.stdout)?.[1] ?? 0)).toBe(most);
+        }
+      } finally {
+        await L.close();
+      }
+    });
+
     it("is refused where a tag's total passes, though the account's does not", async () => {
       const L = await fromTemplate(fixture, 'standard');
       try {

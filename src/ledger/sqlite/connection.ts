@@ -9,7 +9,7 @@ import {
 } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { BooksError, errors } from '../../domain/errors.js';
+import { BooksError, errors, INT64_MAX } from '../../domain/errors.js';
 import { LOCK_WAIT_MS } from '../journal/store.js';
 import { totalsOutOfRange } from './schema.js';
 
@@ -31,7 +31,36 @@ export function connect(
   db.pragma('foreign_keys = ON');
   // A large batch inserts into several indexes at once; a 64 MiB page cache keeps their pages in memory.
   db.pragma('cache_size = -65536');
+  return exactSums(db);
+}
+
+/**
+ * SQLite's SUM fails ("integer overflow") once its running sum passes 2^63 - 1, though the sum may
+ * end within it: an entry of the largest debit and credit on one account. `exact_sum` adds exactly
+ * (bigints), for the statement run again when SUM failed (summingExactly). A sum past a 64-bit
+ * integer is given as its decimal text.
+ */
+export function exactSums(db: Database.Database): Database.Database {
+  db.aggregate('exact_sum', {
+    start: null,
+    step: (total: bigint | null, v: unknown) =>
+      v === null || v === undefined ? total : (total ?? 0n) + BigInt(v as bigint | number),
+    result: (total: bigint | null) =>
+      total === null || (total <= INT64_MAX && total >= -INT64_MAX - 1n) ? total : String(total),
+    safeIntegers: true,
+    deterministic: true,
+  });
   return db;
+}
+
+/** Runs `sql` through `run`; where SQLite's SUM overflowed on the way, again with exact sums. */
+export function summingExactly<T>(sql: string, run: (text: string) => T): T {
+  try {
+    return run(sql);
+  } catch (e) {
+    if (code(e) !== 'SQLITE_ERROR' || (e as Error).message !== 'integer overflow') throw e;
+    return run(sql.replace(/\bSUM\(/g, 'exact_sum('));
+  }
 }
 
 const code = (e: unknown) => String((e as { code?: unknown })?.code ?? '');

@@ -9,7 +9,7 @@ import { restoreInto, rewriteTotals, type RestoreTarget } from '../sql/restore.j
 import type { MaintenanceOps } from '../port.js';
 import type { Tables } from '../sql/dialect.js';
 import { monthTotalsFromLines, TOTALS_COLUMNS } from '../sql/totals.js';
-import { clearDamaged, markDamaged } from './connection.js';
+import { clearDamaged, markDamaged, summingExactly } from './connection.js';
 import type { Db } from './db.js';
 import { reindex } from './glIndex.js';
 import { FILE, fileTables } from './tables.js';
@@ -71,14 +71,9 @@ export class SqliteMaintenance implements MaintenanceOps {
     return rebuildMarked(this.tables, async (done) => {
       // Computed from a snapshot without the write lock (posts are refused by the mark meanwhile),
       // then written with the index rebuilt and the mark cleared in one transaction.
-      const rows = this.db.prep(monthTotalsFromLines(FILE)).safeIntegers(true).raw().all() as [
-        bigint,
-        string,
-        bigint,
-        bigint,
-        bigint,
-        bigint,
-      ][];
+      const rows = summingExactly(monthTotalsFromLines(FILE), (sql) =>
+        this.db.prep(sql).safeIntegers(true).raw().all(),
+      ) as [bigint, string, bigint, bigint, bigint, bigint][];
       return this.tables.write(async (s) => {
         this.db.sqlite.exec('DELETE FROM account_month_totals');
         const insert = this.db.prep(

@@ -14,6 +14,7 @@ import type {
 import { splitConditions } from '../reports/reports.js';
 import type { SqliteChart } from './chart.js';
 import { publicEntity, type Db } from './db.js';
+import { summingExactly } from './connection.js';
 import { LINE_NET } from '../sql/totals.js';
 import { filteredTotals, linesMeet, tagCountsSql, tagValuesSql } from '../sql/tagTotals.js';
 import type { TagCondition } from '../../domain/tags.js';
@@ -122,16 +123,15 @@ export class SqliteSums implements Sums {
 
   /** For each cut inside a month: per account, the lines of that month up to the cut. */
   private partials(cuts: string[], where: TagCondition[]): PartialSums {
-    const stmt = this.db
-      .prep(
-        `SELECT l.account_key, SUM(${LINE_NET}), COUNT(*),
+    const sql = `SELECT l.account_key, SUM(${LINE_NET}), COUNT(*),
                 SUM(CASE WHEN e.is_adjusting = 1 THEN ${LINE_NET} ELSE 0 END), SUM(e.is_adjusting)
          FROM journal_entries e JOIN journal_lines l ON l.entry_seq = e.seq
          WHERE e.entry_date >= ? AND e.entry_date <= ? AND ${linesMeet(FILE, where)}
-         GROUP BY l.account_key`,
-      )
-      .safeIntegers(true)
-      .raw();
+         GROUP BY l.account_key`;
+    const stmt = {
+      all: (from: string, cut: string) =>
+        summingExactly(sql, (t) => this.db.prep(t).safeIntegers(true).raw().all(from, cut)),
+    };
     const out: PartialSums = new Map();
     for (const { cut, from } of partialCuts(cuts)) {
       const map = new Map<
@@ -153,9 +153,8 @@ export class SqliteSums implements Sums {
 
   /** Per account, the lines with one counterparty before a date: all of them, and those since a date. */
   async counterpartySums(q: CounterpartySumsQuery): Promise<CounterpartySums> {
-    const rows = this.db
-      .prep(
-        `SELECT l.account_key, SUM(${LINE_NET}), COUNT(*),
+    const rows = summingExactly(
+      `SELECT l.account_key, SUM(${LINE_NET}), COUNT(*),
                 SUM(CASE WHEN e.entry_date >= ? THEN ${LINE_NET} ELSE 0 END),
                 SUM(CASE WHEN e.entry_date >= ? THEN 1 ELSE 0 END)
          FROM journal_entries e JOIN journal_lines l ON l.entry_seq = e.seq
@@ -163,17 +162,20 @@ export class SqliteSums implements Sums {
          WHERE e.entry_date < ? AND c.counterparty_type = ? AND c.external_id = ?
            AND l.account_key IN (SELECT value FROM json_each(?)) AND ${linesMeet(FILE, q.where ?? [])}
          GROUP BY l.account_key`,
-      )
-      .safeIntegers(true)
-      .raw()
-      .all(
-        q.since,
-        q.since,
-        q.before,
-        q.counterparty.type,
-        q.counterparty.external_id,
-        JSON.stringify(q.keys),
-      ) as bigint[][];
+      (sql) =>
+        this.db
+          .prep(sql)
+          .safeIntegers(true)
+          .raw()
+          .all(
+            q.since,
+            q.since,
+            q.before,
+            q.counterparty.type,
+            q.counterparty.external_id,
+            JSON.stringify(q.keys),
+          ),
+    ) as bigint[][];
     const out: CounterpartySums = new Map();
     for (const [k, all, n, recent, m] of rows) {
       out.set(Number(k), {

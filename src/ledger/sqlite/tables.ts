@@ -2,6 +2,7 @@ import Database from 'better-sqlite3';
 import { toJsonInteger } from '../../domain/money.js';
 import { Scope, type Session, type Sql, type Tables } from '../sql/dialect.js';
 import type { Db } from './db.js';
+import { exactSums, summingExactly } from './connection.js';
 
 /** Where a ledger file keeps its one entity's rows (sql/dialect.ts). */
 export const FILE = new Scope(null);
@@ -26,7 +27,7 @@ async function* snapshot<T>(
   location: string,
   fn: (s: Session) => AsyncIterable<T>,
 ): AsyncGenerator<T> {
-  const db = new Database(location, { readonly: true, fileMustExist: true });
+  const db = exactSums(new Database(location, { readonly: true, fileMustExist: true }));
   try {
     db.exec('BEGIN');
     yield* fn({ sql: sqliteSql((text) => db.prepare(text)), scope: FILE });
@@ -42,13 +43,15 @@ export function sqliteSql(prep: (text: string) => Database.Statement): Sql {
     // Integers as PostgreSQL's are read (db.ts): a number while it is exact as one, else a bigint;
     // a sum past 2^53 read as a float would lose atoms.
     all: async <T>(text: string, params: unknown[]) =>
-      (
-        prep(text)
-          .safeIntegers(true)
-          .all(...params) as Record<string, unknown>[]
+      summingExactly(
+        text,
+        (t) =>
+          prep(t)
+            .safeIntegers(true)
+            .all(...params) as Record<string, unknown>[],
       ).map(exact) as T[],
     run: async (text: string, params: unknown[]) => {
-      prep(text).run(...params);
+      summingExactly(text, (t) => prep(t).run(...params));
     },
     anyOf: (column, values) => ({
       sql: `${column} IN (SELECT value FROM json_each(?))`,
