@@ -140,9 +140,7 @@ export const errors = {
     new BooksError('unavailable', 'the ledger is locked by another writer; try again shortly'),
   /** A derived total (an account's or a tag's, for a month) past what the stores keep exactly. */
   totalOutOfRange: (where = "an account's total for a month") => {
-    const message =
-      `${where} would pass ${INT64_MAX} atoms, the most a total is kept to; ` +
-      'nothing was posted (an amount is likely mistyped)';
+    const message = `${where} would pass ${INT64_MAX} atoms, the most a total is kept to; nothing was posted`;
     return entryInvalid([{ path: 'lines', reason: 'total_out_of_range', message }]);
   },
 };

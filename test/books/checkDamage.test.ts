@@ -1,8 +1,11 @@
+import { writeFileSync } from 'node:fs';
+import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FIXTURES, fromTemplate } from '../support/fixtures.js';
 import { MIGRATIONS } from '../../src/ledger/sqlite/schema.js';
 import { tamper } from '../support/tamper.js';
+import { tempDir } from '../support/ledgers.js';
 
 /**
  * What someone with the tables (sqlite3 on a file, psql on a database) can write that no command
@@ -152,7 +155,24 @@ describe('what only a ledger file can hold: a fraction or text where a number is
     }
   });
 
-  it('a derived total with a fraction: the file refuses it; one kept before is made whole and named', async () => {
+  /** As a books before the totals' tables were STRICT left them: the schema one version back. */
+  const olderTotals = (L: FixtureLedger) => {
+    for (const sql of [
+      'ALTER TABLE account_month_totals RENAME TO kept',
+      `CREATE TABLE account_month_totals (account_key INTEGER NOT NULL, month TEXT NOT NULL,
+         net_atoms INTEGER NOT NULL, line_count INTEGER NOT NULL,
+         adj_net_atoms INTEGER NOT NULL DEFAULT 0, adj_line_count INTEGER NOT NULL DEFAULT 0,
+         PRIMARY KEY (account_key, month)) WITHOUT ROWID`,
+      'INSERT INTO account_month_totals SELECT * FROM kept',
+      'DROP TABLE kept',
+      `PRAGMA user_version = ${MIGRATIONS.length - 1}`,
+    ])
+      tamper(L, sql);
+  };
+  const MOST = 9007199254740991n;
+  const MOST_TEXT = '90071992547409.91';
+
+  it('a derived total with a fraction: the file refuses it; one kept before is summed again on upgrade', async () => {
     const L = await fromTemplate(file, 'demo');
     try {
       const first = `(account_key, month) =
@@ -161,28 +181,63 @@ describe('what only a ledger file can hold: a fraction or text where a number is
       expect(() =>
         tamper(L, `UPDATE account_month_totals SET net_atoms = net_atoms + 0.5 WHERE ${first}`),
       ).toThrow(/cannot store REAL value in INTEGER column/);
-      // As a books before them could leave it: a table that is not STRICT, the schema one back.
-      for (const sql of [
-        'ALTER TABLE account_month_totals RENAME TO kept',
-        `CREATE TABLE account_month_totals (account_key INTEGER NOT NULL, month TEXT NOT NULL,
-           net_atoms INTEGER NOT NULL, line_count INTEGER NOT NULL,
-           adj_net_atoms INTEGER NOT NULL DEFAULT 0, adj_line_count INTEGER NOT NULL DEFAULT 0,
-           PRIMARY KEY (account_key, month)) WITHOUT ROWID`,
-        'INSERT INTO account_month_totals SELECT * FROM kept',
-        'DROP TABLE kept',
-        `UPDATE account_month_totals SET net_atoms = net_atoms + 1.5 WHERE ${first}`,
-        `PRAGMA user_version = ${MIGRATIONS.length - 1}`,
-      ])
-        tamper(L, sql);
-      expect((await problems(L)).map((p) => p.reason)).toContain('derived_mismatch');
-      const chart = join(import.meta.dirname, '../../fixtures/demo/accounts.csv');
-      const again = await L.books(['accounts', 'import', chart]);
-      expect(again.exitCode, again.stderr).toBe(0);
-      const rebuilt = await L.books(['rebuild']);
-      expect(rebuilt.exitCode, rebuilt.stderr).toBe(0);
+      olderTotals(L);
+      tamper(L, `UPDATE account_month_totals SET net_atoms = net_atoms + 1.5 WHERE ${first}`);
+      const checked = await L.books(['check']);
+      expect(checked.exitCode, checked.stderr).toBe(0);
       expect(await L.check()).toEqual([]);
     } finally {
       await L.close();
+    }
+  });
+
+  it('a total kept inexact past 2^63 - 1 before: summed again when upgraded, or refused naming it', async () => {
+    const dir = tempDir();
+    const rows = ['entry,entry_date,gl_account_id,debit,credit'];
+    for (let i = 1; i <= 1025; i++) {
+      const amount = i === 1025 ? '1.00' : MOST_TEXT;
+      rows.push(`E${i},2025-03-03,checking,${amount},`, `E${i},2025-03-03,savings,,${amount}`);
+    }
+    writeFileSync(join(dir, 'most.csv'), rows.join('\n') + '\n');
+    for (const last of [1000n, MOST]) {
+      const L = await fromTemplate(file, 'standard');
+      try {
+        const seeded = await L.books(['je', 'import', join(dir, 'most.csv')]);
+        expect(seeded.exitCode, seeded.stderr).toBe(0);
+        olderTotals(L);
+        // The last entry as an earlier books could take it (its lines 1,000 atoms, or the largest),
+        // and the totals as SQLite's real numbers left them.
+        const lastSeq = '(SELECT MAX(seq) FROM journal_entries)';
+        tamper(L, `UPDATE journal_lines SET amount_atoms = ${last} WHERE entry_seq = ${lastSeq}`);
+        tamper(L, `UPDATE journal_entries SET total_atoms = ${last} WHERE seq = ${lastSeq}`);
+        for (const [sign, side] of [
+          ['+', '>'],
+          ['-', '<'],
+        ])
+          tamper(
+            L,
+            `UPDATE account_month_totals SET net_atoms = net_atoms * 1.0 ${sign} ${last}.0
+             WHERE month = '2025-03' AND net_atoms ${side} 0`,
+          );
+        const r = await L.books(['report', 'tb', '--as-of', '2025-03-31', '--format', 'json']);
+        const sum = 1024n * MOST + last;
+        if (last === MOST) {
+          expect(r.exitCode).toBe(1);
+          expect(r.stdout + r.stderr).toContain(
+            `the total of account 'checking' for 2025-03 is ${sum} atoms`,
+          );
+          expect(r.stdout + r.stderr).toContain('past 2^63 - 1');
+          // Left as it was: not upgraded.
+          const db = new Database(L.file!, { readonly: true });
+          expect(db.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length - 1);
+          db.close();
+          continue;
+        }
+        expect(r.exitCode, r.stderr).toBe(0);
+        expect(BigInt(/"debit": (\d+)/.exec(r.stdout)![1]!)).toBe(sum);
+      } finally {
+        await L.close();
+      }
     }
   });
 });

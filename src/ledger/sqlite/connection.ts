@@ -69,7 +69,12 @@ const code = (e: unknown) => String((e as { code?: unknown })?.code ?? '');
 export function busyToUnavailable(e: unknown): unknown {
   const c = code(e);
   if (c === 'SQLITE_BUSY' || c === 'SQLITE_LOCKED') return errors.locked();
-  if (totalsOutOfRange(e)) return errors.totalOutOfRange();
+  if (totalsOutOfRange(e))
+    return errors.totalOutOfRange(
+      /tag_month_totals/.test((e as Error).message)
+        ? "an account's total by tag for a month"
+        : undefined,
+    );
   return e;
 }
 

@@ -14,6 +14,7 @@ import { SqliteKeys } from './keys.js';
 import { SqliteMaintenance } from './maintenance.js';
 import { APPLICATION_ID, AUDIT_VERSION, MIGRATIONS } from './schema.js';
 import { startTrail } from './trailStart.js';
+import { STRICT_TOTALS_VERSION, wholeTotals } from './wholeTotals.js';
 import { SqliteSums } from './sums.js';
 import { newId } from '../ids.js';
 
@@ -115,7 +116,10 @@ export class SqliteLedger extends StoreLedger implements Ledger {
           `${this.location} was written by a newer books (schema ${version}); upgrade books`,
         );
       }
-      for (let v = version; v < MIGRATIONS.length; v++) sqlite.exec(MIGRATIONS[v]!);
+      for (let v = version; v < MIGRATIONS.length; v++) {
+        if (v === STRICT_TOTALS_VERSION) wholeTotals(sqlite, this.location);
+        sqlite.exec(MIGRATIONS[v]!);
+      }
       if (version < AUDIT_VERSION) startTrail(this.db);
       sqlite.pragma(`application_id = ${APPLICATION_ID}`);
       sqlite.pragma(`user_version = ${MIGRATIONS.length}`);

@@ -330,7 +330,7 @@ export const MIGRATIONS: string[] = [
   `
   -- Totals are 64-bit integers. SQLite adds two past that into a real number, which a STRICT table
   -- refuses to keep (totalsOutOfRange): the write fails rather than keeping an inexact total. A
-  -- total a file kept inexact before is copied whole; books check compares it with the lines.
+  -- total a file kept inexact before was summed again from its lines (wholeTotals.ts).
   CREATE TABLE account_month_totals_strict (
     account_key INTEGER NOT NULL,
     month TEXT NOT NULL,
