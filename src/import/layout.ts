@@ -131,7 +131,9 @@ export function layoutOf(
         row: 1,
         path: h,
         reason: 'invalid_tag',
-        message: `'${key}' is not a tag key (lower-case letters, digits, '_' or '-', starting with a letter)`,
+        message:
+          `'${key}' is not a tag key (lower-case letters, digits, '_' or '-', starting with a ` +
+          'letter, at most 32)',
         code: 'invalid_input',
       });
   });
