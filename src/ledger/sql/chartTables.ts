@@ -240,13 +240,9 @@ function text(name: string) {
 export async function chartShapes({ sql, scope }: Session): Promise<ChartShape[]> {
   const rows = await sql.all<Record<string, unknown>>(
     `SELECT a.external_id, a.account_number, a.account_type, p.external_id AS parent_external_id,
-            a.is_postable, a.currency, t.lines, c.cleared,
-            -- Only a header's is said (it holds none): a balance may pass what SQLite sums.
-            CASE WHEN a.is_postable THEN NULL ELSE
-              (SELECT SUM(b.net_atoms) FROM account_month_totals b
-               WHERE ${scope.joined('b', 'a')}b.account_key = a.key) END AS balance
+            a.is_postable, a.currency, t.lines, t.balance, c.cleared
      FROM accounts a LEFT JOIN accounts p ON ${scope.joined('p', 'a')}p.key = a.parent_key
-     LEFT JOIN (SELECT account_key, SUM(line_count) AS lines
+     LEFT JOIN (SELECT account_key, SUM(line_count) AS lines, SUM(net_atoms) AS balance
                 FROM account_month_totals t WHERE ${scope.of('t')}TRUE GROUP BY account_key) t
        ON t.account_key = a.key
      LEFT JOIN (SELECT account_key, COUNT(*) AS cleared FROM line_marks m
@@ -271,6 +267,8 @@ function balanceOf(v: unknown): bigint {
   if (v === null || v === undefined) return 0n;
   const whole = wholeOf(v);
   if (whole !== null) return whole;
+  // A database's sum (numeric), or a file's past a 64-bit integer (exact_sum), comes as its digits.
+  if (typeof v === 'string' && /^-?\d+$/.test(v)) return BigInt(v);
   const n = Number(v);
   return Number.isFinite(n) ? BigInt(n > 0 ? Math.ceil(n) : Math.floor(n)) : 0n;
 }
