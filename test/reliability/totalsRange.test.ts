@@ -6,9 +6,10 @@ import { tempDir } from '../support/ledgers.js';
 
 /** The largest amount of a line: 2^53 - 1 atoms. 1,024 of them stay 1,023 atoms under 2^63 - 1. */
 const MOST = '90071992547409.91';
+const MOST_ATOMS = BigInt(MOST.replace('.', ''));
 const HEADER = 'entry,entry_date,gl_account_id,line_type,amount,memo,tag:project';
 
-/** CSV rows of `n` entries on `date`: `debit` debited with the line's tag (if any), `credit` credited. */
+/** CSV rows of `n` entries on `date`: checking debited with the tag (if any), savings credited. */
 function entries(prefix: string, n: number, date: string, tag = '', amount = MOST): string[] {
   const rows: string[] = [];
   for (let i = 1; i <= n; i++)
@@ -19,10 +20,31 @@ function entries(prefix: string, n: number, date: string, tag = '', amount = MOS
   return rows;
 }
 
-function csv(dir: string, name: string, rows: string[]): string {
-  const file = join(dir, name);
-  writeFileSync(file, [HEADER, ...rows, ''].join('\n'));
-  return file;
+/** A ledger of the standard chart holding `rows` (imported), given to `fn` with a folder for files. */
+async function seeded(
+  fixture: (typeof FIXTURES)[number],
+  rows: string[],
+  fn: (L: FixtureLedger, csv: (name: string, rows: string[]) => string) => Promise<void>,
+): Promise<void> {
+  const L = await fromTemplate(fixture, 'standard');
+  try {
+    const dir = tempDir();
+    const csv = (name: string, rows: string[]) => {
+      const file = join(dir, name);
+      writeFileSync(file, [HEADER, ...rows, ''].join('\n'));
+      return file;
+    };
+    await ok(L, ['je', 'import', csv('seed.csv', rows)]);
+    await fn(L, csv);
+  } finally {
+    await L.close();
+  }
+}
+
+async function ok(L: FixtureLedger, args: string[]): Promise<string> {
+  const r = await L.books(args);
+  expect(r.exitCode, r.stderr).toBe(0);
+  return r.stdout;
 }
 
 async function refused(L: FixtureLedger, args: string[]): Promise<void> {
@@ -32,145 +54,90 @@ async function refused(L: FixtureLedger, args: string[]): Promise<void> {
   expect(r.stderr).toContain('would pass 9223372036854775807 atoms');
 }
 
+/** The trial balance's total debits as of a date, in atoms. */
+async function debits(L: FixtureLedger, asOf: string, where: string[] = []): Promise<bigint> {
+  const tb = await ok(L, ['report', 'tb', '--as-of', asOf, ...where, '--format', 'json']);
+  return BigInt(/"debit": (\d+)/.exec(tb)?.[1] ?? 0);
+}
+
 // A month's total of an account, or of a tag on it, is kept as a 64-bit integer. A post that would
 // take one past it is refused as bad input and writes nothing: SQLite added the two into an inexact
 // real number, which every report and books check then failed on; a batch's own sum failed to bind.
 describe.each(FIXTURES.map((f) => [f.name, f] as const))(
   'a total past 2^63 - 1 atoms on %s',
   (name, fixture) => {
-    it('is refused (CAPI33, exit 1) by a post, an import and a large import, which write nothing', async () => {
-      const L = await fromTemplate(fixture, 'standard');
-      try {
-        const dir = tempDir();
-        const seed = await L.books([
-          'je',
-          'import',
-          csv(dir, 'seed.csv', entries('S', 1024, '2025-03-03')),
-        ]);
-        expect(seed.exitCode, seed.stderr).toBe(0);
+    const post = (date: string, ...more: string[]) => ['je', 'post', '--date', date, ...more];
+
+    it('is refused (CAPI33, exit 1) by a post, an import and a large import, which write nothing', () =>
+      seeded(fixture, entries('S', 1024, '2025-03-03'), async (L, csv) => {
         const before = L.inspect();
-        await refused(L, ['je', 'import', csv(dir, 'more.csv', entries('M', 3, '2025-03-04'))]);
-        await refused(L, [
-          'je',
-          'post',
-          '--date',
-          '2025-03-05',
-          '--debit',
-          `checking=${MOST}`,
-          '--credit',
-          `savings=${MOST}`,
-        ]);
+        await refused(L, ['je', 'import', csv('more.csv', entries('M', 3, '2025-03-04'))]);
+        await refused(
+          L,
+          post('2025-03-05', '--debit', `checking=${MOST}`, '--credit', `savings=${MOST}`),
+        );
         // Over a remote profile an import posts entry by entry: a batch's own sum is a local import's.
         if (name !== 'served') {
-          const own = entries('O', 1025, '2025-04-01');
-          await refused(L, ['je', 'import', csv(dir, 'own.csv', own)]);
+          await refused(L, ['je', 'import', csv('own.csv', entries('O', 1025, '2025-04-01'))]);
           // Over 1 MiB: written on a writer thread (a file) or a pipelined connection (a database).
           const large = [
             ...entries('L', 14_000, '2025-05-01', 'p2', '1.00'),
             ...entries('X', 1, '2025-03-06'),
           ];
-          await refused(L, ['je', 'import', csv(dir, 'large.csv', large)]);
+          await refused(L, ['je', 'import', csv('large.csv', large)]);
         }
         expect(L.inspect()).toBe(before);
         expect(await L.check()).toEqual([]);
-      } finally {
-        await L.close();
-      }
-    });
+      }));
 
-    it('over many months may pass it: check passes and the trial balance says it exactly', async () => {
-      const L = await fromTemplate(fixture, 'standard');
-      try {
-        const dir = tempDir();
-        const both = [...entries('A', 1024, '2025-03-03'), ...entries('B', 1024, '2025-04-03')];
-        const r = await L.books(['je', 'import', csv(dir, 'both.csv', both)]);
-        expect(r.exitCode, r.stderr).toBe(0);
-        expect(await L.check()).toEqual([]);
-        if (name !== 'served') {
-          const checked = await L.books(['check']);
-          expect(checked.exitCode, checked.stderr).toBe(0);
-        }
-        const tb = await L.books(['report', 'tb', '--as-of', '2025-04-30', '--format', 'json']);
-        expect(tb.exitCode, tb.stderr).toBe(0);
-        const debit = /"debit": (\d+)/.exec(tb.stdout)?.[1];
-        expect(BigInt(debit ?? 0)).toBe(2048n * BigInt(MOST.replace('.', '')));
-      } finally {
-        await L.close();
-      }
-    });
+    it('over many months may pass it: check passes and the trial balance says it exactly', () =>
+      seeded(
+        fixture,
+        [...entries('A', 1024, '2025-03-03'), ...entries('B', 1024, '2025-04-03')],
+        async (L) => {
+          expect(await L.check()).toEqual([]);
+          if (name !== 'served') await ok(L, ['check']);
+          expect(await debits(L, '2025-04-30')).toBe(2048n * MOST_ATOMS);
+        },
+      ));
 
-    it('may pass it along the way: the largest debit and credit on one account check, rebuild and report', async () => {
-      const L = await fromTemplate(fixture, 'standard');
-      try {
-        const dir = tempDir();
-        const seed = await L.books([
-          'je',
-          'import',
-          csv(dir, 'seed.csv', entries('S', 1024, '2025-03-03', 'a')),
-        ]);
-        expect(seed.exitCode, seed.stderr).toBe(0);
+    it('may pass it along the way: the largest debit and credit on one account check, rebuild and report', () =>
+      seeded(fixture, entries('S', 1024, '2025-03-03', 'a'), async (L) => {
         // Nets to nothing on checking and on its tag: a sum of the month's lines passes 2^63 - 1 on the way.
-        const both = [
-          '--date',
-          '2025-03-04',
-          '--tag',
-          'project=a',
-          '--debit',
-          `checking=${MOST}`,
-          '--credit',
-          `checking=${MOST}`,
-        ];
-        const posted = await L.books(['je', 'post', ...both]);
-        expect(posted.exitCode, posted.stderr).toBe(0);
-        expect(await L.check()).toEqual([]);
-        if (name !== 'served')
-          for (const args of [['check'], ['rebuild']]) {
-            const r = await L.books(args);
-            expect(r.exitCode, r.stderr).toBe(0);
-          }
-        const most = 1024n * BigInt(MOST.replace('.', ''));
-        // The 4th: the month's lines up to it are summed; the 31st: its total is read.
-        for (const asOf of ['2025-03-04', '2025-03-31']) {
-          const tb = await L.books([
-            'report',
-            'tb',
-            '--as-of',
-            asOf,
-            '--where',
+        await ok(
+          L,
+          post(
+            '2025-03-04',
+            '--tag',
             'project=a',
-            '--format',
-            'json',
-          ]);
-          expect(tb.exitCode, tb.stderr).toBe(0);
-          expect(BigInt(/"debit": (\d+)/.exec(tb.stdout)?.[1] ?? 0)).toBe(most);
-        }
-      } finally {
-        await L.close();
-      }
-    });
-
-    it("is refused where a tag's total passes, though the account's does not", async () => {
-      const L = await fromTemplate(fixture, 'standard');
-      try {
-        const dir = tempDir();
-        // Checking's month nets to nothing; its lines tagged p1 add up to 1,024 of the most.
-        const back = entries('B', 1024, '2025-03-03').map((r) =>
-          r.replace('checking,debit', 'checking,credit').replace('savings,credit', 'savings,debit'),
+            '--debit',
+            `checking=${MOST}`,
+            '--credit',
+            `checking=${MOST}`,
+          ),
         );
-        const seed = [...entries('S', 1024, '2025-03-03', 'p1'), ...back];
-        const seeded = await L.books(['je', 'import', csv(dir, 'seed.csv', seed)]);
-        expect(seeded.exitCode, seeded.stderr).toBe(0);
-        const before = L.inspect();
-        await refused(L, [
-          'je',
-          'import',
-          csv(dir, 'more.csv', entries('M', 1, '2025-03-04', 'p1')),
-        ]);
-        expect(L.inspect()).toBe(before);
         expect(await L.check()).toEqual([]);
-      } finally {
-        await L.close();
-      }
+        if (name !== 'served') for (const args of [['check'], ['rebuild']]) await ok(L, args);
+        // The 4th: the month's lines up to it are summed; the 31st: its total is read.
+        for (const asOf of ['2025-03-04', '2025-03-31'])
+          expect(await debits(L, asOf, ['--where', 'project=a'])).toBe(1024n * MOST_ATOMS);
+      }));
+
+    it("is refused where a tag's total passes, though the account's does not", () => {
+      // Checking's month nets to nothing; its lines tagged p1 add up to 1,024 of the most.
+      const back = entries('B', 1024, '2025-03-03').map((r) =>
+        r.replace('checking,debit', 'checking,credit').replace('savings,credit', 'savings,debit'),
+      );
+      return seeded(
+        fixture,
+        [...entries('S', 1024, '2025-03-03', 'p1'), ...back],
+        async (L, csv) => {
+          const before = L.inspect();
+          await refused(L, ['je', 'import', csv('more.csv', entries('M', 1, '2025-03-04', 'p1'))]);
+          expect(L.inspect()).toBe(before);
+          expect(await L.check()).toEqual([]);
+        },
+      );
     });
   },
 );
