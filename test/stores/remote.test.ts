@@ -145,6 +145,19 @@ describe('a remote profile against a real books serve', () => {
     expect(memos).toHaveLength(1);
   });
 
+  it('names the file and row of an entry the service refuses on import', async () => {
+    // A number only the service knows is taken: the refusal is the service's, not the file's check.
+    const taken = writeFile(
+      L.dir,
+      'taken.csv',
+      'entry,entry_date,gl_account_id,debit,credit,je_number\n' +
+        'A,2025-02-03,6100,5.00,,JE-1\nA,2025-02-03,checking,,5.00,JE-1\n',
+    );
+    const r = await remote(['je', 'import', taken]);
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toContain('taken.csv:2: CAPI33 duplicate_je_number: je_number:');
+  });
+
   it('imports another system’s file with a preset, reading the chart and counterparties remotely', async () => {
     const next = async () => {
       const r = await local([

@@ -142,7 +142,7 @@ export class RemoteImportBatch implements ImportBatch {
     return new BooksError(
       err.code,
       `row ${row}: ${err.message}; ${before}, and a re-run posts the rest`,
-      err.errors.map((p) => ({ ...p, row })),
+      err.errors.map((p) => ({ ...p, file: this.file, row })),
       { ...err.details, posted },
     );
   }
