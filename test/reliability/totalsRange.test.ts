@@ -8,6 +8,7 @@ import { tempDir } from '../support/ledgers.js';
 const MOST = '90071992547409.91';
 const MOST_ATOMS = BigInt(MOST.replace('.', ''));
 const HEADER = 'entry,entry_date,gl_account_id,line_type,amount,memo,tag:project';
+const PARTIES = 'counterparty_type,external_id,name,is_active';
 
 /** CSV rows of `n` entries on `date`: checking debited with the tag (if any), savings credited. */
 function entries(prefix: string, n: number, date: string, tag = '', amount = MOST): string[] {
@@ -24,17 +25,20 @@ function entries(prefix: string, n: number, date: string, tag = '', amount = MOS
 async function seeded(
   fixture: (typeof FIXTURES)[number],
   rows: string[],
-  fn: (L: FixtureLedger, csv: (name: string, rows: string[]) => string) => Promise<void>,
+  fn: (
+    L: FixtureLedger,
+    csv: (name: string, rows: string[], header?: string) => string,
+  ) => Promise<void>,
 ): Promise<void> {
   const L = await fromTemplate(fixture, 'standard');
   try {
     const dir = tempDir();
-    const csv = (name: string, rows: string[]) => {
+    const csv = (name: string, rows: string[], header = HEADER) => {
       const file = join(dir, name);
-      writeFileSync(file, [HEADER, ...rows, ''].join('\n'));
+      writeFileSync(file, [header, ...rows, ''].join('\n'));
       return file;
     };
-    await ok(L, ['je', 'import', csv('seed.csv', rows)]);
+    if (rows.length) await ok(L, ['je', 'import', csv('seed.csv', rows)]);
     await fn(L, csv);
   } finally {
     await L.close();
@@ -139,5 +143,94 @@ describe.each(FIXTURES.map((f) => [f.name, f] as const))(
         },
       );
     });
+  },
+);
+
+// What only a local store reads: sums of lines whose running sum passes 2^63 - 1 (a counterparty's
+// history, a month's lines up to a day, a key's values together). A remote profile reads these
+// reports from a file's store, which the ledger file's fixture covers.
+describe.each(FIXTURES.filter((f) => f.name !== 'served').map((f) => [f.name, f] as const))(
+  'sums of lines past 2^63 - 1 atoms on %s',
+  (_name, fixture) => {
+    it('are reported exactly: by counterparty, up to a day, by a tag value, without a key', () =>
+      seeded(fixture, [], async (L, csv) => {
+        const M = MOST_ATOMS;
+        await ok(L, [
+          'counterparties',
+          'import',
+          csv('parties.csv', ['customer,C1,One,true'], PARTIES),
+        ]);
+        // The customer's history before March passes 2^63 - 1; no month's total does.
+        const sales = (p: string, n: number, date: string) =>
+          entries(p, n, date).map((r) =>
+            r
+              .replace(/,checking,debit,(.*)$/, ',ar,debit,$1,customer,C1')
+              .replace(/,savings,credit,(.*)$/, ',sales,credit,$1,,'),
+          );
+        const rows = [
+          ...sales('A', 1024, '2025-01-03'),
+          ...sales('B', 2, '2025-02-03'),
+          ...sales('C', 1, '2025-03-05'),
+        ];
+        await ok(L, [
+          'je',
+          'import',
+          csv('sales.csv', rows, `${HEADER},counterparty_type,counterparty_external_id`),
+        ]);
+        const gl = await ok(L, [
+          'report',
+          'gl',
+          '--start',
+          '2025-03-01',
+          '--end',
+          '2025-03-31',
+          '--counterparty',
+          'customer:C1',
+          '--format',
+          'json',
+        ]);
+        expect(/"opening": (\d+)/.exec(gl)?.[1]).toBe(String(1026n * M));
+        expect(/"closing": (\d+)/.exec(gl)?.[1]).toBe(String(1027n * M));
+        // March on checking, tagged SUM(1): 1,025 debits on the 3rd, one credit on the 20th. The lines
+        // up to the 10th pass 2^63 - 1; the month's total does not.
+        const back = (p: string, n: number, date: string, tag = '') =>
+          entries(p, n, date, tag).map((r) =>
+            r
+              .replace('checking,debit', 'checking,credit')
+              .replace('savings,credit', 'savings,debit'),
+          );
+        await ok(L, [
+          'je',
+          'import',
+          csv('march.csv', [
+            ...entries('D', 1025, '2025-03-03', 'SUM(1)'),
+            ...back('R', 1, '2025-03-20', 'SUM(1)'),
+          ]),
+        ]);
+        expect(await debits(L, '2025-03-10', ['--where', 'project=SUM(1)'])).toBe(1025n * M);
+        expect(await debits(L, '2025-03-31', ['--where', 'project=SUM(1)'])).toBe(1024n * M);
+        // April on checking: 1,024 debits tagged p1, 1,024 tagged p2, 1,024 credits without a project.
+        // The lines without the key are the month's less its tagged ones, which pass 2^63 - 1 together.
+        const april = [
+          ...entries('P', 1024, '2025-04-03', 'p1'),
+          ...entries('Q', 1024, '2025-04-03', 'p2'),
+          ...back('U', 1024, '2025-04-03'),
+        ];
+        await ok(L, ['je', 'import', csv('april.csv', april)]);
+        const tb = await ok(L, [
+          'report',
+          'tb',
+          '--as-of',
+          '2025-04-30',
+          '--where',
+          'project=',
+          '--format',
+          'csv',
+          '--atoms',
+        ]);
+        expect(tb.split('\n').find((l) => l.includes('Operating Checking'))).toContain(
+          `,,${1024n * M}`,
+        );
+      }));
   },
 );

@@ -138,15 +138,16 @@ export function filteredTotals(s: Scope, where: readonly TagCondition[]): string
     if (w.op === 'eq')
       return `(SELECT account_key, month, net_atoms, line_count, adj_net_atoms, adj_line_count
         FROM tag_month_totals g WHERE ${t('g')}${tagged})`;
-    return `(SELECT m.account_key, m.month, m.net_atoms - COALESCE(x.net, 0) AS net_atoms,
-        m.line_count - COALESCE(x.n, 0) AS line_count, m.adj_net_atoms - COALESCE(x.adj_net, 0) AS adj_net_atoms,
-        m.adj_line_count - COALESCE(x.adj_n, 0) AS adj_line_count
-      FROM account_month_totals m LEFT JOIN (
-        SELECT account_key, month, SUM(net_atoms) AS net, SUM(line_count) AS n, SUM(adj_net_atoms) AS adj_net,
-               SUM(adj_line_count) AS adj_n
-        FROM tag_month_totals g WHERE ${t('g')}${tagged} GROUP BY account_key, month) x
-        ON x.account_key = m.account_key AND x.month = m.month
-      WHERE ${t('m')}TRUE)`;
+    // Each total less its tagged rows, summed in one aggregate: a file's SUM that passes 2^63 - 1
+    // on the way is summed again exactly (summingExactly), where a difference of sums would not be.
+    return `(SELECT account_key, month, SUM(net_atoms) AS net_atoms, SUM(line_count) AS line_count,
+        SUM(adj_net_atoms) AS adj_net_atoms, SUM(adj_line_count) AS adj_line_count
+      FROM (SELECT account_key, month, net_atoms, line_count, adj_net_atoms, adj_line_count
+              FROM account_month_totals m WHERE ${t('m')}TRUE
+            UNION ALL
+            SELECT account_key, month, -net_atoms, -line_count, -adj_net_atoms, -adj_line_count
+              FROM tag_month_totals g WHERE ${t('g')}${tagged}) x
+      GROUP BY account_key, month)`;
   }
   return `(SELECT l.account_key, substr(e.entry_date, 1, 7) AS month, SUM(${LINE_NET}) AS net_atoms,
       COUNT(*) AS line_count, COALESCE(SUM(${LINE_NET}) FILTER (WHERE e.is_adjusting), 0) AS adj_net_atoms,

@@ -59,9 +59,31 @@ export function summingExactly<T>(sql: string, run: (text: string) => T): T {
     return run(sql);
   } catch (e) {
     if (code(e) !== 'SQLITE_ERROR' || (e as Error).message !== 'integer overflow') throw e;
-    return run(sql.replace(/\bSUM\(/g, 'exact_sum('));
+    return run(exactSql(sql));
   }
 }
+
+/** `sql` with each SUM( made exact_sum(, except inside quoted text (a tag's value) or names. */
+export function exactSql(sql: string): string {
+  let out = '';
+  let quote: string | null = null;
+  for (let i = 0; i < sql.length; i++) {
+    const c = sql[i]!;
+    // A doubled quote inside a literal closes it and opens it again: the same as reading on.
+    if (quote !== null) quote = c === quote ? null : quote;
+    else if (c === "'" || c === '"') quote = c;
+    else if (c === 'S' && sql.startsWith('SUM(', i) && !/\w/.test(sql[i - 1] ?? '')) {
+      out += 'exact_sum(';
+      i += 3;
+      continue;
+    }
+    out += c;
+  }
+  return out;
+}
+
+/** A sum as SQLite gives it (exact_sum's past a 64-bit integer as its digits), as a bigint. */
+export const sumOf = (v: unknown): bigint => (typeof v === 'bigint' ? v : BigInt(String(v ?? 0)));
 
 const code = (e: unknown) => String((e as { code?: unknown })?.code ?? '');
 

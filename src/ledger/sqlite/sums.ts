@@ -14,7 +14,7 @@ import type {
 import { splitConditions } from '../reports/reports.js';
 import type { SqliteChart } from './chart.js';
 import { publicEntity, type Db } from './db.js';
-import { summingExactly } from './connection.js';
+import { summingExactly, sumOf } from './connection.js';
 import { LINE_NET } from '../sql/totals.js';
 import { filteredTotals, linesMeet, tagCountsSql, tagValuesSql } from '../sql/tagTotals.js';
 import type { TagCondition } from '../../domain/tags.js';
@@ -86,15 +86,13 @@ export class SqliteSums implements Sums {
     const source = where.length ? filteredTotals(FILE, where) : 'account_month_totals';
     // One row per account with its months packed as text: building thousands of small row arrays
     // through the driver costs more than splitting one string.
-    const packed = this.db
-      .prep(
-        `SELECT account_key, group_concat(month || ' ' || net_atoms || ' ' || line_count || ' ' || adj_net_atoms
+    const packed = summingExactly(
+      `SELECT account_key, group_concat(month || ' ' || net_atoms || ' ' || line_count || ' ' || adj_net_atoms
                   || ' ' || adj_line_count, ',')
          FROM (SELECT * FROM ${source} WHERE month <= ? ORDER BY account_key, month)
          GROUP BY account_key`,
-      )
-      .raw()
-      .all(lastMonth) as [number, string][];
+      (sql) => this.db.prep(sql).raw().all(lastMonth),
+    ) as [number, string][];
     const partials = this.partials(cuts, where);
     return accountCumulatives(
       packed.map(([key, text]) => [
@@ -138,11 +136,11 @@ export class SqliteSums implements Sums {
         number,
         { net: bigint; count: number; adjNet: bigint; adjCount: number }
       >();
-      for (const [k, net, n, adjNet, adjN] of stmt.all(from, cut) as bigint[][]) {
+      for (const [k, net, n, adjNet, adjN] of stmt.all(from, cut) as unknown[][]) {
         map.set(Number(k), {
-          net: net!,
+          net: sumOf(net),
           count: Number(n),
-          adjNet: adjNet!,
+          adjNet: sumOf(adjNet),
           adjCount: Number(adjN),
         });
       }
@@ -175,13 +173,13 @@ export class SqliteSums implements Sums {
             q.counterparty.external_id,
             JSON.stringify(q.keys),
           ),
-    ) as bigint[][];
+    ) as unknown[][];
     const out: CounterpartySums = new Map();
     for (const [k, all, n, recent, m] of rows) {
       out.set(Number(k), {
-        all: all!,
+        all: sumOf(all),
         allCount: Number(n),
-        recent: recent!,
+        recent: sumOf(recent),
         recentCount: Number(m),
       });
     }

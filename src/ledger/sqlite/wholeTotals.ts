@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { BooksError, INT64_MAX } from '../../domain/errors.js';
+import { exactSql } from './connection.js';
 import { FILE } from './tables.js';
 import { tagTotalsFromLines } from '../sql/tagTotals.js';
 import { monthTotalsFromLines } from '../sql/totals.js';
@@ -21,10 +22,7 @@ export function wholeTotals(db: Database.Database, location: string): void {
   const suspect = `typeof(net_atoms) <> 'integer' OR typeof(adj_net_atoms) <> 'integer' OR line_count >= ${DENSE}`;
   const account = db.prepare('SELECT external_id FROM accounts WHERE key = ?').pluck();
   const exactly = (sql: string) =>
-    db
-      .prepare(sql.replace(/\bSUM\(/g, 'exact_sum('))
-      .safeIntegers(true)
-      .all() as Record<string, bigint | string>[];
+    db.prepare(exactSql(sql)).safeIntegers(true).all() as Record<string, bigint | string>[];
   const whole = (r: Record<string, bigint | string>, what: string): [bigint, bigint] => {
     const [net, adj] = [BigInt(r.net!), BigInt(r.adj_net!)];
     const fits = (v: bigint) => v <= INT64_MAX && v >= -INT64_MAX;
