@@ -127,6 +127,36 @@ describe.each(FIXTURES.map((f) => [f.name, f] as const))(
           expect(await debits(L, asOf, ['--where', 'project=a'])).toBe(1024n * MOST_ATOMS);
       }));
 
+    it("may reach -2^63 by a tag's total: reports without the tag still read it", () => {
+      const credits = (p: string, n: number, date: string, tag: string, amount = MOST) =>
+        entries(p, n, date, tag, amount).map((r) =>
+          r.replace('checking,debit', 'checking,credit').replace('savings,credit', 'savings,debit'),
+        );
+      return seeded(fixture, credits('C', 1024, '2025-03-05', 'x'), async (L, csv) => {
+        // 1,024 atoms more on checking, tagged x: its total and its tag's are -2^63 exactly.
+        const last = credits('D', 1, '2025-03-06', 'x', '10.24').map((r) =>
+          r.replace('savings,debit', 'rent,debit'),
+        );
+        await ok(L, ['je', 'import', csv('last.csv', last)]);
+        for (const where of ['project!=x', 'project=']) {
+          const tb = await ok(L, [
+            'report',
+            'tb',
+            '--as-of',
+            '2025-03-31',
+            '--where',
+            where,
+            '--format',
+            'csv',
+            '--atoms',
+          ]);
+          expect(tb.split('\n').find((l) => l.includes('Savings'))).toContain(
+            String(1024n * MOST_ATOMS),
+          );
+        }
+      });
+    });
+
     it("is refused where a tag's total passes, though the account's does not", () => {
       // Checking's month nets to nothing; its lines tagged p1 add up to 1,024 of the most.
       const back = entries('B', 1024, '2025-03-03').map((r) =>

@@ -140,13 +140,24 @@ export function filteredTotals(s: Scope, where: readonly TagCondition[]): string
         FROM tag_month_totals g WHERE ${t('g')}${tagged})`;
     // Each total less its tagged rows, summed in one aggregate: a file's SUM that passes 2^63 - 1
     // on the way is summed again exactly (summingExactly), where a difference of sums would not be.
+    // A tagged sum of -2^63, which a store may hold, has no 64-bit negative: such a row (there is
+    // hardly ever one) is taken away in two halves.
+    const MIN = '-9223372036854775808';
+    const least = `(g.net_atoms = ${MIN} OR g.adj_net_atoms = ${MIN})`;
+    const half = (c: string) => `CASE WHEN h.n = 1 THEN g.${c} / 2 ELSE g.${c} - g.${c} / 2 END`;
     return `(SELECT account_key, month, SUM(net_atoms) AS net_atoms, SUM(line_count) AS line_count,
         SUM(adj_net_atoms) AS adj_net_atoms, SUM(adj_line_count) AS adj_line_count
       FROM (SELECT account_key, month, net_atoms, line_count, adj_net_atoms, adj_line_count
               FROM account_month_totals m WHERE ${t('m')}TRUE
             UNION ALL
             SELECT account_key, month, -net_atoms, -line_count, -adj_net_atoms, -adj_line_count
-              FROM tag_month_totals g WHERE ${t('g')}${tagged}) x
+              FROM tag_month_totals g WHERE ${t('g')}${tagged} AND NOT ${least}
+            UNION ALL
+            SELECT g.account_key, g.month, -(${half('net_atoms')}),
+                   CASE WHEN h.n = 1 THEN -g.line_count ELSE 0 END, -(${half('adj_net_atoms')}),
+                   CASE WHEN h.n = 1 THEN -g.adj_line_count ELSE 0 END
+              FROM tag_month_totals g CROSS JOIN (SELECT 1 AS n UNION ALL SELECT 2) h
+              WHERE ${t('g')}${tagged} AND ${least}) x
       GROUP BY account_key, month)`;
   }
   return `(SELECT l.account_key, substr(e.entry_date, 1, 7) AS month, SUM(${LINE_NET}) AS net_atoms,
