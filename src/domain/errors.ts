@@ -148,8 +148,11 @@ export const errors = {
 /** The largest derived total the stores keep (a 64-bit integer, signed): 2^63 - 1 atoms. */
 export const INT64_MAX = 9_223_372_036_854_775_807n;
 
+/** Whether a derived total is one the stores keep: within 2^63 - 1 either way. */
+export const storable = (total: bigint): boolean => total <= INT64_MAX && total >= -INT64_MAX;
+
 /** `total` as it is written, or a refusal where a store could not keep it exactly. */
 export function storableTotal(total: bigint, where?: string): bigint {
-  if (total > INT64_MAX || total < -INT64_MAX) throw errors.totalOutOfRange(where);
+  if (!storable(total)) throw errors.totalOutOfRange(where);
   return total;
 }

@@ -108,6 +108,10 @@ export function sortedCuts(dates: Iterable<string>): string[] {
   return [...new Set(dates)].sort();
 }
 
+/** A month's sum, kept as a number while exact, as written: refused past what a store keeps. */
+const sumOf = (t: { net: number; big: bigint }): bigint =>
+  t.big === 0n ? BigInt(t.net) : storableTotal(t.big + BigInt(t.net));
+
 /** Sums of (account, month) net atoms and line counts, added up exactly in memory. */
 export class MonthTotals {
   // By account key, then month: numbers as keys, so adding a line builds no key string.
@@ -135,19 +139,13 @@ export class MonthTotals {
 
   *entries(): IterableIterator<[number, string, bigint, number]> {
     for (const [account, months] of this.map)
-      for (const [month, t] of months)
-        yield [
-          account,
-          month,
-          t.big === 0n ? BigInt(t.net) : storableTotal(t.big + BigInt(t.net)),
-          t.count,
-        ];
+      for (const [month, t] of months) yield [account, month, sumOf(t), t.count];
   }
 
   /** One account-month's sum and count, or undefined when nothing was added to it. */
   get(account: number, month: string): [bigint, number] | undefined {
     const t = this.map.get(account)?.get(month);
-    return t && [t.big === 0n ? BigInt(t.net) : storableTotal(t.big + BigInt(t.net)), t.count];
+    return t && [sumOf(t), t.count];
   }
 
   clear(): void {

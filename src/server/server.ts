@@ -192,6 +192,9 @@ async function handle(
   let actor = 'key:none';
   let keyToVerify: string | undefined;
   let presented = '';
+  /** Whether the key presented is no longer valid, read afresh (a failure to read is not a no). */
+  const revoked = async () =>
+    (await store.authenticate(presented, false).catch(() => undefined)) === null;
   if (needed) {
     // The scheme is case-insensitive (RFC 9110 11.1).
     const auth = /^Bearer +(\S+)$/i.exec(req.headers.authorization ?? '');
@@ -200,8 +203,7 @@ async function handle(
     if (!granted) throw errors.unauthenticated();
     if (!granted.permissions.includes(needed)) {
       // A remembered grant may be of a key revoked since: a refusal names the key first.
-      if (hit.route.checksKey && !(await store.authenticate(presented, false)))
-        throw errors.unauthenticated();
+      if (hit.route.checksKey && (await revoked())) throw errors.unauthenticated();
       throw errors.forbidden(needed);
     }
     ledger = granted.ledger;
@@ -229,10 +231,8 @@ async function handle(
   } catch (e) {
     // A remembered key is read again by the write; a request refused before it (its body, its
     // headers) is told first that its key was revoked, as it would have been without the memory.
-    if (keyToVerify && !(isBooksError(e) && e.code === 'CAPI11')) {
-      const live = await store.authenticate(presented, false).catch(() => undefined);
-      if (live === null) throw errors.unauthenticated();
-    }
+    if (keyToVerify && !(isBooksError(e) && e.code === 'CAPI11') && (await revoked()))
+      throw errors.unauthenticated();
     throw e;
   } finally {
     done?.();

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
 import { BooksError } from '../../domain/errors.js';
-import { busyToUnavailable } from './connection.js';
+import { writeRefusal } from './connection.js';
 import type { RunWrite } from './writer.js';
 import type { ThreadReply, ThreadRequest, WrittenDigest } from './writerThread.js';
 
@@ -37,7 +37,7 @@ export function writesHere(
     db.exec('BEGIN IMMEDIATE');
   } catch (e) {
     db.pragma('foreign_keys = ON');
-    throw busyToUnavailable(e);
+    throw writeRefusal(e);
   }
   const end = (sql: string) => {
     if (db.inTransaction) db.exec(sql);
@@ -48,7 +48,7 @@ export function writesHere(
       try {
         return prep(sql).run(...params);
       } catch (e) {
-        throw busyToUnavailable(e);
+        throw writeRefusal(e);
       }
     },
     ready: async () => {},

@@ -11,7 +11,6 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { BooksError, errors, INT64_MAX } from '../../domain/errors.js';
 import { LOCK_WAIT_MS } from '../journal/store.js';
-import { totalsOutOfRange } from './schema.js';
 
 /** How long a connection waits for a lock another process holds before the command says "unavailable". */
 export const BUSY_TIMEOUT_MS = LOCK_WAIT_MS;
@@ -87,15 +86,22 @@ export const sumOf = (v: unknown): bigint => (typeof v === 'bigint' ? v : BigInt
 
 const code = (e: unknown) => String((e as { code?: unknown })?.code ?? '');
 
-/** A lock held past the busy timeout is "unavailable, retry later" (exit 4), never a raw SQLITE_BUSY. */
-export function busyToUnavailable(e: unknown): unknown {
+/**
+ * What any write may meet, as the ledger's errors say it: a lock held past the busy timeout is
+ * "unavailable, retry later" (exit 4), never a raw SQLITE_BUSY; a total past 2^63 - 1, which the
+ * STRICT totals tables refuse to keep as a real number, is CAPI33. Other errors pass through.
+ */
+export function writeRefusal(e: unknown): unknown {
   const c = code(e);
   if (c === 'SQLITE_BUSY' || c === 'SQLITE_LOCKED') return errors.locked();
-  if (totalsOutOfRange(e))
+  const totals =
+    c === 'SQLITE_CONSTRAINT_DATATYPE' &&
+    /^cannot store REAL value in INTEGER column (account|tag)_month_totals\./.exec(
+      (e as Error).message,
+    );
+  if (totals)
     return errors.totalOutOfRange(
-      /tag_month_totals/.test((e as Error).message)
-        ? "an account's total by tag for a month"
-        : undefined,
+      totals[1] === 'tag' ? "an account's total by tag for a month" : undefined,
     );
   return e;
 }
@@ -124,9 +130,9 @@ export function accessProblem(path: string): string | null {
  * damaged: nothing more is written to it. Other errors pass through.
  */
 export function storageError(e: unknown, path: string): unknown {
+  const refused = writeRefusal(e);
+  if (refused !== e) return refused;
   const c = code(e);
-  if (c === 'SQLITE_BUSY' || c === 'SQLITE_LOCKED' || c === 'SQLITE_CONSTRAINT_DATATYPE')
-    return busyToUnavailable(e);
   if (c === 'SQLITE_FULL' || c.startsWith('SQLITE_IOERR')) {
     const why =
       c === 'SQLITE_FULL' ? 'the disk is full' : `the disk failed to read or write (${c})`;

@@ -329,7 +329,7 @@ export const MIGRATIONS: string[] = [
   `,
   `
   -- Totals are 64-bit integers. SQLite adds two past that into a real number, which a STRICT table
-  -- refuses to keep (totalsOutOfRange): the write fails rather than keeping an inexact total. A
+  -- refuses to keep (connection.ts, writeRefusal): the write fails rather than keeping an inexact total. A
   -- total a file kept inexact before was summed again from its lines (wholeTotals.ts).
   CREATE TABLE account_month_totals_strict (
     account_key INTEGER NOT NULL,
@@ -365,10 +365,3 @@ export const MIGRATIONS: string[] = [
   ALTER TABLE tag_month_totals_strict RENAME TO tag_month_totals;
   `,
 ];
-
-/** Whether a SQLite error is a derived total that would pass a 64-bit integer (a STRICT table's refusal). */
-export const totalsOutOfRange = (e: unknown): boolean =>
-  (e as { code?: unknown })?.code === 'SQLITE_CONSTRAINT_DATATYPE' &&
-  /^cannot store REAL value in INTEGER column (account|tag)_month_totals\./.test(
-    (e as Error).message,
-  );

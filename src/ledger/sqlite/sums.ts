@@ -126,17 +126,15 @@ export class SqliteSums implements Sums {
          FROM journal_entries e JOIN journal_lines l ON l.entry_seq = e.seq
          WHERE e.entry_date >= ? AND e.entry_date <= ? AND ${linesMeet(FILE, where)}
          GROUP BY l.account_key`;
-    const stmt = {
-      all: (from: string, cut: string) =>
-        summingExactly(sql, (t) => this.db.prep(t).safeIntegers(true).raw().all(from, cut)),
-    };
+    const rowsOf = (from: string, cut: string) =>
+      summingExactly(sql, (t) => this.db.prep(t).safeIntegers(true).raw().all(from, cut));
     const out: PartialSums = new Map();
     for (const { cut, from } of partialCuts(cuts)) {
       const map = new Map<
         number,
         { net: bigint; count: number; adjNet: bigint; adjCount: number }
       >();
-      for (const [k, net, n, adjNet, adjN] of stmt.all(from, cut) as unknown[][]) {
+      for (const [k, net, n, adjNet, adjN] of rowsOf(from, cut) as unknown[][]) {
         map.set(Number(k), {
           net: sumOf(net),
           count: Number(n),

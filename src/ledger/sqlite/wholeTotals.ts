@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { BooksError, INT64_MAX } from '../../domain/errors.js';
+import { BooksError, storable } from '../../domain/errors.js';
 import { exactSql } from './connection.js';
 import { FILE } from './tables.js';
 import { tagTotalsFromLines } from '../sql/tagTotals.js';
@@ -25,8 +25,7 @@ export function wholeTotals(db: Database.Database, location: string): void {
     db.prepare(exactSql(sql)).safeIntegers(true).all() as Record<string, bigint | string>[];
   const whole = (r: Record<string, bigint | string>, what: string): [bigint, bigint] => {
     const [net, adj] = [BigInt(r.net!), BigInt(r.adj_net!)];
-    const fits = (v: bigint) => v <= INT64_MAX && v >= -INT64_MAX;
-    if (fits(net) && fits(adj)) return [net, adj];
+    if (storable(net) && storable(adj)) return [net, adj];
     throw new BooksError(
       'damaged',
       `${location}: ${what} of account '${String(account.get(r.account_key))}' for ${String(r.month)} ` +

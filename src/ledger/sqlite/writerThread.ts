@@ -1,7 +1,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
 import { isBooksError, type ErrorCode, type Problem } from '../../domain/errors.js';
-import { busyToUnavailable, connect } from './connection.js';
+import { writeRefusal, connect } from './connection.js';
 import { RowsDigest } from '../journal/rowsDigest.js';
 import { RowsTagTotals } from '../journal/rowsTagTotals.js';
 import { entryRowsOf, insertTagTotals } from './writer.js';
@@ -51,7 +51,7 @@ if (parentPort) {
   const fail = (e: unknown) => {
     failed = true;
     if (db?.inTransaction) db.exec('ROLLBACK');
-    const err = busyToUnavailable(e);
+    const err = writeRefusal(e);
     reply(
       isBooksError(err)
         ? { error: err.message, code: err.code, errors: err.errors }
